@@ -1,0 +1,16 @@
+// Subcommands of the `dualpath` program; each file in cli/ registers one family.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace dualpath::cli {
+
+// Exit codes shared by every subcommand.
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitFailure = 1;    // the run itself failed (e.g. no progress possible)
+inline constexpr int kExitBadInput = 2;   // bad configuration, override, trace or command line
+
+void register_trace_commands(CLI::App& app);  // trace gen | stats | convert   (trace_cmd.cpp)
+void register_run_command(CLI::App& app);     // run                           (run_cmd.cpp)
+
+}  // namespace dualpath::cli

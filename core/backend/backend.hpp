@@ -1,0 +1,65 @@
+// The interface between the backend-independent brain (core/) and a body that moves bytes and runs compute:
+// sim/ implements it on SimGrid activities, hw/ on files, UCX and CUDA, tests/ on a closed-form fake.
+//
+// Everything is asynchronous: a call starts work and returns at once; the backend later calls `done` from its
+// event loop, on the thread that drives the core (the core is single-threaded and never blocks or sleeps).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+namespace dualpath {
+
+using Done = std::function<void()>;
+
+// A memory a transfer starts or ends in. GPU indices are global: node * gpus_per_node + local index.
+enum class Loc : uint8_t {
+  Hbm,   // the GPU's HBM
+  Dram,  // the host DRAM of the GPU's node, reached through that GPU's paired CNIC (the PE/DE buffer)
+};
+struct Place {
+  Loc loc;
+  int gpu;
+};
+
+// Traffic classes share CNICs by weight under QoS (model 99 : KV 1, work-conserving).
+enum class TrafficClass : uint8_t { Model, Kv };
+
+// What a transfer is, for accounting and traces; the route follows from (src, dst).
+enum class Hop : uint8_t {
+  H2D,            // DRAM -> HBM on one GPU (CNIC loopback)
+  D2H,            // HBM -> DRAM on one GPU (CNIC loopback)
+  HbmToRemoteDram,  // PE HBM -> DE buffer (PE path steps 5-7, DE path miss-KV return)
+  RemoteDramToHbm,  // DE buffer -> PE HBM (DE path steps 3-5)
+  Collective,     // model traffic between GPUs (EP all-to-all)
+};
+const char* hop_name(Hop h);
+
+// A unit of GPU work. `seconds` is the cost model's prediction; a hardware backend may run real kernels
+// shaped by the other fields and report the measured time instead.
+struct ComputeWork {
+  double seconds = 0;
+  double flops = 0;
+  int layers = 0;
+  int64_t tokens = 0;  // new tokens (prefill) or batch size x steps (decode)
+  bool decode = false;
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual double now() const = 0;
+  // storage -> node DRAM through the node's SNIC (Full Blocks).
+  virtual void storage_read(int node, double bytes, Done done) = 0;
+  // node DRAM -> storage through the node's SNIC (persisting Full Blocks).
+  virtual void storage_write(int node, double bytes, Done done) = 0;
+  // Between memories over CNICs (and PCIe/DRAM); cls picks the QoS lane.
+  virtual void transfer(Hop hop, Place src, Place dst, double bytes, TrafficClass cls, Done done) = 0;
+  // GPU compute on one GPU.
+  virtual void compute(int gpu, const ComputeWork& work, Done done) = 0;
+  // Fire `done` after `delay` seconds.
+  virtual void timer(double delay, Done done) = 0;
+};
+
+}  // namespace dualpath

@@ -1,0 +1,138 @@
+// Typed configuration of one simulation: the C++ side of models/, topologies/ and scenarios/ JSON files.
+// All quantities are in SI base units after parsing: seconds, bytes, bytes per second, FLOP per second.
+// Parsing and validation live in loader.cpp; defaults that the paper fixes are documented in docs/assumptions.md.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace dualpath {
+
+// One LLM. Figures and their sources are in models/*.json ("sources" object).
+struct ModelSpec {
+  std::string name;
+  int n_layers = 0;
+  double kv_bytes_per_token_layer = 0;       // bytes of main KV per token per layer (MLA FP8: 656)
+  double indexer_bytes_per_token_layer = 0;  // DSA lightning-indexer key cache, bytes per token per layer
+  bool count_indexer_cache = false;          // whether the indexer cache is stored and loaded with the KV
+  double active_params = 0;                  // parameters touched per token (MoE: active); linear FLOPs = 2x this
+  double weight_bytes = 0;                   // all weights, bytes (split over an engine group by EP/DP)
+  double attn_flops_per_query_key = 0;       // FLOPs for one (query, key) pair in one layer: QK^T + AV
+  int sparse_topk = 0;                       // DSA top-k keys per query (0 = dense attention)
+  double indexer_flops_per_query_key = 0;    // DSA indexer FLOPs per (query, key) pair per layer, full context
+  double ep_bytes_per_token_layer = 0;       // EP all-to-all bytes per token per layer (dispatch + combine), 0 = none
+  // Efficiency factors turning peak FLOP/s and HBM bandwidth into achieved rates (roofline until hw/ calibrates).
+  double linear_efficiency = 0.5;
+  double attention_efficiency = 0.4;
+  double hbm_efficiency = 0.8;
+
+  double kv_bytes_per_token() const {
+    return n_layers * (kv_bytes_per_token_layer + (count_indexer_cache ? indexer_bytes_per_token_layer : 0.0));
+  }
+  double kv_bytes_per_token_one_layer() const { return kv_bytes_per_token() / n_layers; }
+};
+
+struct GpuSpec {
+  double flops = 0;       // dense peak FLOP/s of the precision the model runs in
+  double hbm_bytes = 0;   // HBM capacity per GPU
+  double hbm_bw = 0;      // HBM bandwidth per GPU, bytes/s
+};
+
+struct StorageSpec {
+  int servers = 0;           // number of storage servers; 0 = one per compute node
+  double server_nic_bw = 0;  // per storage server NIC, bytes/s
+  double ssd_read_bw = 0;    // per storage server aggregate SSD read bandwidth
+  double ssd_write_bw = 0;   // per storage server aggregate SSD write bandwidth
+  double latency = 0;        // per request latency (seconds), folded into the storage NIC link
+};
+
+// One node type plus the storage cluster.
+struct Topology {
+  std::string name;
+  int gpus_per_node = 0;
+  GpuSpec gpu;
+  double cnic_bw = 0;            // per GPU compute NIC, bytes/s, per direction (PCIe-side read and write)
+  double snic_bw = 0;            // per node storage NIC, bytes/s, per direction
+  double pcie_bw = 0;            // per GPU PCIe link between host DRAM and the GPU/CNIC switch, per direction
+  double dram_bw = 0;            // per node host DRAM bandwidth, half duplex (reads + writes share it)
+  double dram_buffer_bytes = 0;  // per node DRAM set aside as PE/DE buffer
+  double nic_latency = 0;        // one-way latency of a NIC hop (fabric latency folded in), seconds
+  StorageSpec storage;
+};
+
+struct Deployment {
+  int prefill_nodes = 0;   // P
+  int decode_nodes = 0;    // D
+  int pe_group_gpus = 0;   // engines per prefill group (EP/DP group); multiple of gpus_per_node or divisor
+  int de_group_gpus = 0;   // engines per decode group
+  double fetch_period = 0; // seconds between a group leader's fetches from the scheduler
+};
+
+enum class ArrivalMode { Offline, Online };
+
+struct WorkloadSpec {
+  // Source of trajectories: a generated synthetic profile, or a native trace file.
+  std::string source = "generate";     // "generate" | "file"
+  std::string profile = "64k";         // for "generate": "32k" | "48k" | "64k"
+  int trajectories = 500;              // for "generate"
+  std::string file;                    // for "file": path (resolved against the scenario file's folder)
+  ArrivalMode mode = ArrivalMode::Offline;
+  int agents = 0;                      // offline: number of agents started at t = 0
+  double aps = 0;                      // online: Poisson agent arrivals per second
+  double duration = 0;                 // online: stop issuing new agents after this time (seconds)
+  double append_scale = 1.0;           // multiply each round's append length (Fig. 9), then truncate at max_len
+  double gen_scale = 1.0;              // multiply each round's generated length
+  int64_t max_len = 0;                 // truncate trajectories at this total length (0 = the profile's maximum)
+  double think_time = 0;               // added pause between a round's end and the next round (seconds)
+  uint64_t seed = 1;
+};
+
+struct QosSpec {
+  bool enabled = true;
+  double model_weight = 99;  // weighted max-min share of model traffic vs KV traffic on a CNIC
+  double kv_weight = 1;
+};
+
+struct PolicySpec {
+  std::string name = "dualpath";     // registry key: dualpath | basic | oracle | any registered policy
+  // Ablation toggles; unset = the named policy's default.
+  std::optional<bool> layerwise;     // layerwise prefill (one layer of the batch's KV in HBM)
+  std::optional<bool> dual_path;     // allow the DE read path
+  std::optional<bool> scheduler;     // Algorithm 1 + two-level DE selection (else round-robin)
+  double compute_quota = 0.3;        // seconds of predicted attention time per PE forward batch
+  std::string quota_scope = "layer"; // "layer" (per attention layer) | "forward" (whole forward)
+  double alpha_seconds = 3.0;        // alpha = tokens one node reads from storage in this time
+  double beta_seconds = 5.0;         // beta = tokens one GPU processes in this time
+  double z_factor = 1.05;            // DE high-token threshold factor
+  int block_tokens = 64;             // Full Block size in tokens (persistence granularity)
+  QosSpec qos;
+};
+
+struct OutputSpec {
+  std::string dir = "results";      // results/<scenario name>/ unless --out is given
+  double link_sample_interval = 1.0; // seconds between links.csv samples
+};
+
+struct SimSpec {
+  int layer_group = 0;           // layers coalesced per streamed transfer (0 = automatic)
+  int decode_chunk_steps = 8;    // decode steps simulated as one chunk (1 = every step)
+  double time_limit = 0;         // stop the simulation at this simulated time (0 = none)
+};
+
+struct Scenario {
+  std::string name;
+  std::string description;
+  std::string source_file;  // the scenario file this was loaded from (for messages)
+  ModelSpec model;
+  Topology topology;
+  Deployment deployment;
+  WorkloadSpec workload;
+  PolicySpec policy;
+  OutputSpec outputs;
+  SimSpec sim;
+};
+
+}  // namespace dualpath

@@ -1,0 +1,32 @@
+// Agent trajectories: the workload the simulator and the hardware backend replay.
+// Native on-disk format (JSON Lines) is described in traces/FORMAT.md.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace dualpath {
+
+// One turn of an agent: the tokens appended to the context (tool output / user input),
+// then the tokens the model generates. Context of round i+1 = all earlier appends and generations.
+struct Round {
+  int64_t append = 0;
+  int64_t gen = 0;
+  double think = 0;  // pause after this round's last token before the next round is issued (seconds)
+};
+
+struct Trajectory {
+  std::string id;
+  double arrival = -1;        // seconds; < 0 = not set (the arrival mode decides)
+  std::vector<Round> rounds;
+
+  int64_t total_tokens() const;               // sum of all appends and generations
+  int64_t context_before(size_t round) const; // tokens of context when round `round` is issued
+};
+
+struct Trace {
+  std::vector<Trajectory> trajectories;
+};
+
+}  // namespace dualpath
