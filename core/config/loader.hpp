@@ -1,0 +1,34 @@
+// Loading a scenario: read the scenario file, resolve its model and topology references, apply --set overrides,
+// then validate every field strictly into a typed Scenario (all quantities in SI units).
+//
+// Scenario file: {name, description?, sources?, model, topology, deployment, workload, policy, outputs?, sim?}.
+// "model" and "topology" are either a path string, resolved against the scenario file's folder
+// ("../models/deepseek-v3.2-660b.json"), or an inline object. Field reference: docs/configuration.md.
+//
+// Every problem raises InputError whose message names the file (or override) the value came from, the JSON
+// pointer in the merged scenario ("/topology/snic_bw"), and what was expected vs found.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/config/scenario.hpp"
+
+namespace dualpath {
+
+// `overrides` are "path=value" texts as given to --set, applied in order (see overrides.hpp).
+// An override of "model" or "topology" with a string loads that file (relative to the working directory).
+Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides = {});
+
+// A model or topology file on its own (e.g. for tools that only need the hardware).
+ModelSpec load_model(const std::string& path);
+Topology load_topology(const std::string& path);
+
+// The effective configuration, for echoing into results and for `dualpath check`: same keys as the input
+// files, every quantity as a plain number in SI units (bytes, bytes/s, s, FLOP/s), defaults filled in, unset
+// policy toggles as null, plus a "derived" object (KV bytes per token, GPU and group counts).
+nlohmann::json scenario_to_json(const Scenario& scenario);
+
+}  // namespace dualpath

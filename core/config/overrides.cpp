@@ -1,0 +1,72 @@
+#include "core/config/overrides.hpp"
+
+#include <vector>
+
+#include "core/config/input_error.hpp"
+#include "core/config/object_reader.hpp"
+
+namespace dualpath {
+namespace {
+
+std::vector<std::string> split_path(const std::string& path, const std::string& where) {
+  // "/a/b" is a JSON pointer; anything else is dotted or slash-separated ("a.b", "a/b").
+  std::string body = path.starts_with("/") ? path.substr(1) : path;
+  std::vector<std::string> segments;
+  std::string current;
+  for (char c : body) {
+    if (c == '.' || c == '/') {
+      segments.push_back(current);
+      current.clear();
+    } else {
+      current += c;
+    }
+  }
+  segments.push_back(current);
+  for (const auto& s : segments) {
+    if (s.empty()) throw InputError(where, "empty key in override path \"" + path + "\"");
+  }
+  return segments;
+}
+
+}  // namespace
+
+Override parse_override(const std::string& text) {
+  Override o;
+  o.text = "--set " + text;
+  const size_t eq = text.find('=');
+  if (eq == std::string::npos) throw InputError(o.text, "expected path=value, e.g. topology.snic_bw=\"200 Gbps\"");
+  const std::string path = text.substr(0, eq);
+  const std::string value = text.substr(eq + 1);
+  if (path.empty()) throw InputError(o.text, "missing path before '='");
+  for (const auto& segment : split_path(path, o.text)) o.pointer = pointer_join(o.pointer, segment);
+  // Strings need no JSON quotes on a command line; anything that is not valid JSON is taken as a string.
+  o.value = nlohmann::json::parse(value, nullptr, /*allow_exceptions=*/false);
+  if (o.value.is_discarded()) o.value = value;
+  return o;
+}
+
+void apply_override(nlohmann::json& tree, const Override& o, Origins& origins) {
+  nlohmann::json* node = &tree;
+  std::string pointer;
+  std::string first_created;
+  const nlohmann::json::json_pointer target(o.pointer);
+  // Walk every segment but the last, creating missing objects.
+  std::vector<std::string> segments;
+  for (auto p = target; !p.empty(); p = p.parent_pointer()) segments.insert(segments.begin(), p.back());
+  for (size_t i = 0; i + 1 < segments.size(); ++i) {
+    pointer = pointer_join(pointer, segments[i]);
+    if (!node->contains(segments[i])) {
+      (*node)[segments[i]] = nlohmann::json::object();
+      if (first_created.empty()) first_created = pointer;
+    }
+    node = &(*node)[segments[i]];
+    if (!node->is_object()) {
+      throw InputError(o.text + ": " + pointer, "cannot set a key inside " + describe_found(*node) +
+                                                    "; expected an object here");
+    }
+  }
+  (*node)[segments.back()] = o.value;
+  origins.set(first_created.empty() ? o.pointer : first_created, o.text, /*is_file=*/false);
+}
+
+}  // namespace dualpath

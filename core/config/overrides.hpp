@@ -1,0 +1,29 @@
+// --set overrides: "path=value" edits applied to the merged scenario tree before validation.
+// The path is dotted ("topology.snic_bw") or slash-separated ("/topology/snic_bw"); the value is parsed as JSON
+// when it is valid JSON (4, true, null, {"a":1}) and taken as a string otherwise ("200 Gbps", basic).
+// Missing intermediate objects are created, so optional keys can be set; a key that the scenario format does
+// not know is then rejected by validation, naming the override as the origin.
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "core/config/origins.hpp"
+
+namespace dualpath {
+
+struct Override {
+  std::string text;     // as given, for messages ("--set policy.name=basic")
+  std::string pointer;  // JSON pointer ("/policy/name")
+  nlohmann::json value;
+};
+
+// Splits and parses one "path=value" text; throws InputError naming the override when it is malformed.
+Override parse_override(const std::string& text);
+
+// Writes the override into `tree` and records it in `origins` (at the first object it created, or at the
+// target key). Throws InputError when the path runs through a value that is not an object.
+void apply_override(nlohmann::json& tree, const Override& o, Origins& origins);
+
+}  // namespace dualpath

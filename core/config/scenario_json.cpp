@@ -1,0 +1,110 @@
+// scenario_to_json: the effective configuration echoed by `dualpath check` and into results.
+#include "core/config/loader.hpp"
+
+namespace dualpath {
+namespace {
+
+using nlohmann::json;
+
+json optional_bool(const std::optional<bool>& b) { return b ? json(*b) : json(nullptr); }
+
+}  // namespace
+
+nlohmann::json scenario_to_json(const Scenario& s) {
+  const ModelSpec& m = s.model;
+  const Topology& t = s.topology;
+  const Deployment& d = s.deployment;
+  const WorkloadSpec& w = s.workload;
+  const PolicySpec& p = s.policy;
+
+  json model = {{"name", m.name},
+                {"n_layers", m.n_layers},
+                {"kv_bytes_per_token_layer", m.kv_bytes_per_token_layer},
+                {"indexer_bytes_per_token_layer", m.indexer_bytes_per_token_layer},
+                {"count_indexer_cache", m.count_indexer_cache},
+                {"active_params", m.active_params},
+                {"weight_bytes", m.weight_bytes},
+                {"attn_flops_per_query_key", m.attn_flops_per_query_key},
+                {"sparse_topk", m.sparse_topk},
+                {"indexer_flops_per_query_key", m.indexer_flops_per_query_key},
+                {"ep_bytes_per_token_layer", m.ep_bytes_per_token_layer},
+                {"linear_efficiency", m.linear_efficiency},
+                {"attention_efficiency", m.attention_efficiency},
+                {"hbm_efficiency", m.hbm_efficiency}};
+
+  json topology = {{"name", t.name},
+                   {"gpus_per_node", t.gpus_per_node},
+                   {"gpu", {{"flops", t.gpu.flops}, {"hbm_bytes", t.gpu.hbm_bytes}, {"hbm_bw", t.gpu.hbm_bw}}},
+                   {"cnic_bw", t.cnic_bw},
+                   {"snic_bw", t.snic_bw},
+                   {"pcie_bw", t.pcie_bw},
+                   {"dram_bw", t.dram_bw},
+                   {"dram_buffer_bytes", t.dram_buffer_bytes},
+                   {"nic_latency", t.nic_latency},
+                   {"storage",
+                    {{"servers", t.storage.servers},
+                     {"server_nic_bw", t.storage.server_nic_bw},
+                     {"ssd_read_bw", t.storage.ssd_read_bw},
+                     {"ssd_write_bw", t.storage.ssd_write_bw},
+                     {"latency", t.storage.latency}}}};
+
+  json deployment = {{"prefill_nodes", d.prefill_nodes},
+                     {"decode_nodes", d.decode_nodes},
+                     {"pe_group_gpus", d.pe_group_gpus},
+                     {"de_group_gpus", d.de_group_gpus},
+                     {"fetch_period", d.fetch_period}};
+
+  json workload = {{"source", w.source},
+                   {"mode", w.mode == ArrivalMode::Online ? "online" : "offline"},
+                   {"agents", w.agents},
+                   {"aps", w.aps},
+                   {"duration", w.duration},
+                   {"append_scale", w.append_scale},
+                   {"gen_scale", w.gen_scale},
+                   {"max_len", w.max_len},
+                   {"think_time", w.think_time},
+                   {"seed", w.seed}};
+  if (w.source == "file") {
+    workload["file"] = w.file;
+  } else {
+    workload["profile"] = w.profile;
+    workload["trajectories"] = w.trajectories;
+  }
+
+  json policy = {{"name", p.name},
+                 {"layerwise", optional_bool(p.layerwise)},
+                 {"dual_path", optional_bool(p.dual_path)},
+                 {"scheduler", optional_bool(p.scheduler)},
+                 {"compute_quota", p.compute_quota},
+                 {"quota_scope", p.quota_scope},
+                 {"alpha_seconds", p.alpha_seconds},
+                 {"beta_seconds", p.beta_seconds},
+                 {"z_factor", p.z_factor},
+                 {"block_tokens", p.block_tokens},
+                 {"qos", {{"enabled", p.qos.enabled}, {"model_weight", p.qos.model_weight}, {"kv_weight", p.qos.kv_weight}}}};
+
+  const int g = t.gpus_per_node;
+  json derived = {{"kv_bytes_per_token", m.kv_bytes_per_token()},
+                  {"prefill_gpus", d.prefill_nodes * g},
+                  {"decode_gpus", d.decode_nodes * g},
+                  {"pe_groups", d.pe_group_gpus > 0 ? d.prefill_nodes * g / d.pe_group_gpus : 0},
+                  {"de_groups", d.de_group_gpus > 0 ? d.decode_nodes * g / d.de_group_gpus : 0}};
+
+  return {{"name", s.name},
+          {"description", s.description},
+          {"source_file", s.source_file},
+          {"units", "SI: bytes, bytes/s, seconds, FLOP/s"},
+          {"model", model},
+          {"topology", topology},
+          {"deployment", deployment},
+          {"workload", workload},
+          {"policy", policy},
+          {"outputs", {{"dir", s.outputs.dir}, {"link_sample_interval", s.outputs.link_sample_interval}}},
+          {"sim",
+           {{"layer_group", s.sim.layer_group},
+            {"decode_chunk_steps", s.sim.decode_chunk_steps},
+            {"time_limit", s.sim.time_limit}}},
+          {"derived", derived}};
+}
+
+}  // namespace dualpath

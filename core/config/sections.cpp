@@ -1,0 +1,205 @@
+#include "core/config/sections.hpp"
+
+#include <filesystem>
+#include <limits>
+
+namespace dualpath {
+namespace {
+
+using units::Dimension;
+constexpr int64_t kMaxInt = std::numeric_limits<int>::max();
+constexpr int64_t kMaxInt64 = std::numeric_limits<int64_t>::max();
+
+std::string non_empty_string(const ObjectReader& r, const std::string& key) {
+  std::string s = r.string(key);
+  if (s.empty()) r.fail(key, "expected a non-empty string");
+  return s;
+}
+
+// An engine group is a set of GPUs that run one EP/DP instance. A node's engines all belong to groups of the
+// same role, so a group either fits a whole number of times into a node or spans a whole number of nodes, and
+// the role's GPUs must split into whole groups.
+int parse_group(const ObjectReader& r, const std::string& key, int nodes, int gpus_per_node, const char* role) {
+  const int n = static_cast<int>(r.integer(key, 1, kMaxInt));
+  const bool fits = n <= gpus_per_node ? gpus_per_node % n == 0 : n % gpus_per_node == 0;
+  if (!fits) {
+    r.fail(key, "expected a group size that divides gpus_per_node (" + std::to_string(gpus_per_node) +
+                    " in the topology) or is a multiple of it, found " + std::to_string(n));
+  }
+  const int64_t gpus = static_cast<int64_t>(nodes) * gpus_per_node;
+  if (gpus % n != 0) {
+    r.fail(key, std::string("expected the ") + role + " GPUs (" + std::to_string(nodes) + " nodes x " +
+                    std::to_string(gpus_per_node) + " = " + std::to_string(gpus) +
+                    ") to split into whole groups, found a group size of " + std::to_string(n));
+  }
+  return n;
+}
+
+}  // namespace
+
+ModelSpec parse_model(const ObjectReader& parent, const std::string& key) {
+  const ObjectReader r = parent.object(
+      key, {"name", "description", "sources", "n_layers", "kv_bytes_per_token_layer", "indexer_bytes_per_token_layer",
+            "count_indexer_cache", "active_params", "weight_bytes", "attn_flops_per_query_key", "sparse_topk",
+            "indexer_flops_per_query_key", "ep_bytes_per_token_layer", "linear_efficiency", "attention_efficiency",
+            "hbm_efficiency"});
+  const ModelSpec d;
+  ModelSpec m;
+  m.name = non_empty_string(r, "name");
+  r.string_or("description", "");
+  r.string_map("sources");
+  m.n_layers = static_cast<int>(r.integer("n_layers", 1, 10000));
+  m.kv_bytes_per_token_layer = r.quantity("kv_bytes_per_token_layer", Dimension::Bytes, Range::positive());
+  m.indexer_bytes_per_token_layer =
+      r.quantity("indexer_bytes_per_token_layer", Dimension::Bytes, Range::non_negative(), 0.0);
+  m.count_indexer_cache = r.boolean("count_indexer_cache", d.count_indexer_cache);
+  if (m.count_indexer_cache && m.indexer_bytes_per_token_layer == 0) {
+    r.fail("count_indexer_cache", "is true but the model has no indexer cache (indexer_bytes_per_token_layer is 0)");
+  }
+  m.active_params = r.number("active_params", Range::positive());
+  m.weight_bytes = r.quantity("weight_bytes", Dimension::Bytes, Range::positive());
+  m.attn_flops_per_query_key = r.number("attn_flops_per_query_key", Range::positive());
+  m.sparse_topk = static_cast<int>(r.integer("sparse_topk", 0, kMaxInt, d.sparse_topk));
+  m.indexer_flops_per_query_key = r.number("indexer_flops_per_query_key", Range::non_negative(), 0.0);
+  if (m.indexer_flops_per_query_key > 0 && m.sparse_topk == 0) {
+    r.fail("indexer_flops_per_query_key", "is set but sparse_topk is 0; the indexer only exists with sparse attention");
+  }
+  m.ep_bytes_per_token_layer = r.quantity("ep_bytes_per_token_layer", Dimension::Bytes, Range::non_negative(), 0.0);
+  m.linear_efficiency = r.number("linear_efficiency", Range::fraction(), d.linear_efficiency);
+  m.attention_efficiency = r.number("attention_efficiency", Range::fraction(), d.attention_efficiency);
+  m.hbm_efficiency = r.number("hbm_efficiency", Range::fraction(), d.hbm_efficiency);
+  return m;
+}
+
+Topology parse_topology(const ObjectReader& parent, const std::string& key) {
+  const ObjectReader r =
+      parent.object(key, {"name", "description", "sources", "gpus_per_node", "gpu", "cnic_bw", "snic_bw", "pcie_bw",
+                          "dram_bw", "dram_buffer_bytes", "nic_latency", "storage"});
+  Topology t;
+  t.name = non_empty_string(r, "name");
+  r.string_or("description", "");
+  r.string_map("sources");
+  t.gpus_per_node = static_cast<int>(r.integer("gpus_per_node", 1, 1024));
+
+  const ObjectReader gpu = r.object("gpu", {"flops", "hbm_bytes", "hbm_bw"});
+  t.gpu.flops = gpu.quantity("flops", Dimension::FlopRate, Range::positive());
+  t.gpu.hbm_bytes = gpu.quantity("hbm_bytes", Dimension::Bytes, Range::positive());
+  t.gpu.hbm_bw = gpu.quantity("hbm_bw", Dimension::Bandwidth, Range::positive());
+
+  t.cnic_bw = r.quantity("cnic_bw", Dimension::Bandwidth, Range::positive());
+  t.snic_bw = r.quantity("snic_bw", Dimension::Bandwidth, Range::positive());
+  t.pcie_bw = r.quantity("pcie_bw", Dimension::Bandwidth, Range::positive());
+  t.dram_bw = r.quantity("dram_bw", Dimension::Bandwidth, Range::positive());
+  t.dram_buffer_bytes = r.quantity("dram_buffer_bytes", Dimension::Bytes, Range::positive());
+  t.nic_latency = r.quantity("nic_latency", Dimension::Duration, Range::non_negative(), 0.0);
+
+  const ObjectReader s = r.object("storage", {"servers", "server_nic_bw", "ssd_read_bw", "ssd_write_bw", "latency"});
+  t.storage.servers = static_cast<int>(s.integer("servers", 0, 1000000, 0));
+  t.storage.server_nic_bw = s.quantity("server_nic_bw", Dimension::Bandwidth, Range::positive());
+  t.storage.ssd_read_bw = s.quantity("ssd_read_bw", Dimension::Bandwidth, Range::positive());
+  t.storage.ssd_write_bw = s.quantity("ssd_write_bw", Dimension::Bandwidth, Range::positive());
+  t.storage.latency = s.quantity("latency", Dimension::Duration, Range::non_negative(), 0.0);
+  return t;
+}
+
+Deployment parse_deployment(const ObjectReader& parent, const std::string& key, const Topology& topology) {
+  const ObjectReader r =
+      parent.object(key, {"prefill_nodes", "decode_nodes", "pe_group_gpus", "de_group_gpus", "fetch_period"});
+  Deployment dep;
+  dep.prefill_nodes = static_cast<int>(r.integer("prefill_nodes", 1, 1000000));
+  dep.decode_nodes = static_cast<int>(r.integer("decode_nodes", 1, 1000000));
+  dep.pe_group_gpus = parse_group(r, "pe_group_gpus", dep.prefill_nodes, topology.gpus_per_node, "prefill");
+  dep.de_group_gpus = parse_group(r, "de_group_gpus", dep.decode_nodes, topology.gpus_per_node, "decode");
+  // Required: the paper does not give the fetch period, so every scenario states its choice (see assumptions.md).
+  dep.fetch_period = r.quantity("fetch_period", Dimension::Duration, Range::positive());
+  return dep;
+}
+
+WorkloadSpec parse_workload(const ObjectReader& parent, const std::string& key) {
+  const ObjectReader r =
+      parent.object(key, {"source", "profile", "trajectories", "file", "mode", "agents", "aps", "duration",
+                          "append_scale", "gen_scale", "max_len", "think_time", "seed"});
+  const WorkloadSpec d;
+  WorkloadSpec w;
+  w.source = r.choice("source", {"generate", "file"}, d.source);
+  // Keys of the branch not taken are still type-checked but otherwise ignored, so an override such as
+  // workload.mode=online works on an offline scenario without having to delete its "agents" key.
+  w.profile = r.choice("profile", {"32k", "48k", "64k"}, d.profile);
+  w.trajectories = static_cast<int>(r.integer("trajectories", 1, 10000000, d.trajectories));
+  if (w.source == "file" || r.has("file")) {
+    const std::string file = non_empty_string(r, "file");
+    const std::filesystem::path resolved =
+        (std::filesystem::path(r.origins().base_dir(pointer_join(r.pointer(), "file"))) / file).lexically_normal();
+    if (w.source == "file" && !std::filesystem::is_regular_file(resolved)) {
+      r.fail("file", "trace file \"" + resolved.string() + "\" does not exist or is not a regular file");
+    }
+    w.file = resolved.string();
+  }
+
+  const std::string mode = r.choice("mode", {"offline", "online"});
+  w.mode = mode == "online" ? ArrivalMode::Online : ArrivalMode::Offline;
+  const bool online = w.mode == ArrivalMode::Online;
+  if (!online || r.has("agents")) w.agents = static_cast<int>(r.integer("agents", 1, 100000000));
+  if (online || r.has("aps")) w.aps = r.number("aps", Range::positive());
+  if (online || r.has("duration")) w.duration = r.quantity("duration", Dimension::Duration, Range::positive());
+
+  w.append_scale = r.number("append_scale", Range::positive(), d.append_scale);
+  w.gen_scale = r.number("gen_scale", Range::positive(), d.gen_scale);
+  w.max_len = r.integer("max_len", 0, kMaxInt64, d.max_len);
+  w.think_time = r.quantity("think_time", Dimension::Duration, Range::non_negative(), d.think_time);
+  w.seed = static_cast<uint64_t>(r.integer("seed", 0, kMaxInt64, static_cast<int64_t>(d.seed)));
+  return w;
+}
+
+PolicySpec parse_policy(const ObjectReader& parent, const std::string& key) {
+  const ObjectReader r = parent.object(key, {"name", "layerwise", "dual_path", "scheduler", "compute_quota",
+                                             "quota_scope", "alpha_seconds", "beta_seconds", "z_factor",
+                                             "block_tokens", "qos"});
+  const PolicySpec d;
+  PolicySpec p;
+  p.name = r.string_or("name", d.name);
+  // The scheduler's registry is not known here; only the shape of a registry key is checked.
+  if (p.name.empty() || p.name.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789_-") != std::string::npos) {
+    r.fail("name", "expected a policy name of lower-case letters, digits, '_' or '-' (e.g. \"dualpath\", \"basic\", "
+                   "\"oracle\"), found \"" + p.name + "\"");
+  }
+  p.layerwise = r.optional_boolean("layerwise");
+  p.dual_path = r.optional_boolean("dual_path");
+  p.scheduler = r.optional_boolean("scheduler");
+  p.compute_quota = r.quantity("compute_quota", Dimension::Duration, Range::positive(), d.compute_quota);
+  p.quota_scope = r.choice("quota_scope", {"layer", "forward"}, d.quota_scope);
+  p.alpha_seconds = r.quantity("alpha_seconds", Dimension::Duration, Range::positive(), d.alpha_seconds);
+  p.beta_seconds = r.quantity("beta_seconds", Dimension::Duration, Range::positive(), d.beta_seconds);
+  p.z_factor = r.number("z_factor", Range::positive(), d.z_factor);
+  p.block_tokens = static_cast<int>(r.integer("block_tokens", 1, 1 << 20, d.block_tokens));
+
+  const ObjectReader q = r.object("qos", {"enabled", "model_weight", "kv_weight"}, /*required=*/false);
+  p.qos.enabled = q.boolean("enabled", d.qos.enabled);
+  p.qos.model_weight = q.number("model_weight", Range::positive(), d.qos.model_weight);
+  p.qos.kv_weight = q.number("kv_weight", Range::positive(), d.qos.kv_weight);
+  return p;
+}
+
+OutputSpec parse_outputs(const ObjectReader& parent, const std::string& key) {
+  const ObjectReader r = parent.object(key, {"dir", "link_sample_interval"}, /*required=*/false);
+  const OutputSpec d;
+  OutputSpec o;
+  o.dir = r.string_or("dir", d.dir);
+  if (o.dir.empty()) r.fail("dir", "expected a non-empty directory path");
+  o.link_sample_interval =
+      r.quantity("link_sample_interval", Dimension::Duration, Range::positive(), d.link_sample_interval);
+  return o;
+}
+
+SimSpec parse_sim(const ObjectReader& parent, const std::string& key, const ModelSpec& model) {
+  const ObjectReader r = parent.object(key, {"layer_group", "decode_chunk_steps", "time_limit"}, /*required=*/false);
+  const SimSpec d;
+  SimSpec s;
+  // More layers per group than the model has would be meaningless; 0 lets the simulator choose.
+  s.layer_group = static_cast<int>(r.integer("layer_group", 0, model.n_layers, d.layer_group));
+  s.decode_chunk_steps = static_cast<int>(r.integer("decode_chunk_steps", 1, 1000000, d.decode_chunk_steps));
+  s.time_limit = r.quantity("time_limit", Dimension::Duration, Range::non_negative(), d.time_limit);
+  return s;
+}
+
+}  // namespace dualpath
