@@ -9,6 +9,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   dualpath::cli::register_trace_commands(app);
   dualpath::cli::register_run_command(app);
+  dualpath::cli::register_check_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::RuntimeError& e) {  // a subcommand asked for a specific exit code

@@ -1,0 +1,31 @@
+// dualpath check SCENARIO [--set k=v]...: load and validate a scenario, print the effective configuration.
+// Exit 0 when valid; bad input raises InputError, which main() reports on one line with exit code 2.
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cli/commands.hpp"
+#include "core/config/loader.hpp"
+
+namespace dualpath::cli {
+
+void register_check_command(CLI::App& app) {
+  CLI::App* cmd = app.add_subcommand("check", "Validate a scenario and print its effective configuration (SI units)");
+  // CLI11 keeps the option storage alive for the callback, so plain shared state is enough here.
+  struct Args {
+    std::string scenario;
+    std::vector<std::string> overrides;
+  };
+  auto args = std::make_shared<Args>();
+  cmd->add_option("scenario", args->scenario, "Scenario JSON file")->required();
+  cmd->add_option("--set", args->overrides, "Override a field: path=value (e.g. topology.snic_bw=\"200 Gbps\")")
+      ->take_all()
+      ->allow_extra_args(false);
+  cmd->callback([args] {
+    const Scenario s = load_scenario(args->scenario, args->overrides);
+    std::cout << scenario_to_json(s).dump(2) << "\n";
+  });
+}
+
+}  // namespace dualpath::cli
