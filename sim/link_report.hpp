@@ -1,0 +1,57 @@
+// What the simulated links carried: per-link totals and time-averaged utilisation per sampling interval.
+// Plain data with no SimGrid types, so the CLI can write links.csv and summary.json from it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace dualpath::sim {
+
+// The kind of hardware a link models; links.csv groups and plots by it.
+enum class LinkClass : uint8_t {
+  SnicDown,  // storage -> node DRAM direction of a node's storage NIC
+  SnicUp,    // node DRAM -> storage direction
+  CnicRd,    // a GPU's compute NIC reading memory over PCIe (HBM or host DRAM): everything leaving that NIC's side
+  CnicWr,    // the same NIC writing memory: everything arriving on that side
+  Pcie,      // one direction of a GPU's PCIe link between host DRAM and the GPU/CNIC switch
+  Dram,      // a node's host DRAM, half duplex: reads and writes share its bandwidth
+  Storage,   // a storage server's NIC or SSD
+};
+const char* link_class_name(LinkClass c);
+
+struct LinkInfo {
+  std::string name;   // e.g. "cnic3_rd", "snic1_down", "dram0", "pcie5_h2d", "stor2_ssd_read"
+  LinkClass cls{};
+  double bandwidth = 0;  // bytes/s
+  double latency = 0;    // seconds a transfer crossing this link adds after its last byte (see sim_backend.hpp)
+  int node = -1;         // compute node the link belongs to (-1 for storage servers)
+  int gpu = -1;          // global GPU index for per-GPU links (CNIC, PCIe), else -1
+  int server = -1;       // storage server index for storage links, else -1
+  // Totals over the run, filled when run() returns.
+  double bytes_model = 0;       // bytes of model (collective) traffic that crossed the link
+  double bytes_kv = 0;          // bytes of KV traffic
+  double mean_utilisation = 0;  // (bytes_model + bytes_kv) / (bandwidth * run end time)
+  double bytes() const { return bytes_model + bytes_kv; }
+};
+
+// Utilisation of one link over one sampling interval [time, time + duration): the exact time average of the
+// fluid model's rates, not an instantaneous sample. Rows are sparse: an interval in which a link carried nothing
+// has no row for that link. Utilisations lie in [0, 1] up to the max-min solver's precision (~1e-9).
+struct LinkSample {
+  double time = 0;      // interval start, seconds
+  double duration = 0;  // the interval length (shorter for the last interval of a run)
+  int link = 0;         // index into LinkReport::links
+  double model_utilisation = 0;  // model traffic bytes / (bandwidth * duration)
+  double kv_utilisation = 0;     // KV traffic bytes / (bandwidth * duration)
+  double utilisation() const { return model_utilisation + kv_utilisation; }
+};
+
+struct LinkReport {
+  double interval = 0;  // sampling interval, seconds
+  double end_time = 0;  // simulated time when the run ended
+  std::vector<LinkInfo> links;
+  std::vector<LinkSample> samples;  // ordered by interval, then by link index
+};
+
+}  // namespace dualpath::sim
