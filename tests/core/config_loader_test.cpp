@@ -1,0 +1,256 @@
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include <unistd.h>
+
+#include "core/config/input_error.hpp"
+#include "core/config/loader.hpp"
+#include "core/config/origins.hpp"
+
+namespace fs = std::filesystem;
+using dualpath::InputError;
+using dualpath::load_scenario;
+using dualpath::Scenario;
+
+namespace {
+
+const std::string kData = DUALPATH_DATA_DIR;
+
+// A fresh folder per test holding a scenario that references the bundled model and topology by absolute path.
+class LoaderTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    static std::atomic<int> counter{0};
+    dir_ = fs::temp_directory_path() / ("dualpath_config_test_" + std::to_string(::getpid()) + "_" +
+                                        std::to_string(counter++));
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  std::string write(const std::string& name, const std::string& text) {
+    const fs::path p = dir_ / name;
+    fs::create_directories(p.parent_path());
+    std::ofstream(p) << text;
+    return p.string();
+  }
+
+  // A valid scenario; `extra` is spliced into the top-level object.
+  std::string scenario(const std::string& workload = R"({"mode": "offline", "agents": 4})",
+                       const std::string& model = "\"" + kData + "/models/ds-27b.json\"") {
+    return write("s.json", R"({"name": "t", "model": )" + model + R"(, "topology": ")" + kData +
+                               R"(/topologies/hopper-8gpu-80g.json",
+      "deployment": {"prefill_nodes": 1, "decode_nodes": 2, "pe_group_gpus": 8, "de_group_gpus": 16,
+                     "fetch_period": "50 ms"},
+      "workload": )" + workload + R"(, "policy": {"name": "basic"}})");
+  }
+
+  // The InputError message thrown by loading, or "" when loading succeeds.
+  static std::string error_of(const std::string& path, const std::vector<std::string>& overrides = {}) {
+    try {
+      load_scenario(path, overrides);
+    } catch (const InputError& e) {
+      return e.what();
+    }
+    return "";
+  }
+
+  fs::path dir_;
+};
+
+}  // namespace
+
+TEST_F(LoaderTest, BundledDs660bScenarioHasPaperNumbers) {
+  const Scenario s = load_scenario(kData + "/scenarios/ds660b-2p4d.json", {});
+  EXPECT_EQ(s.model.n_layers, 61);
+  EXPECT_DOUBLE_EQ(s.model.kv_bytes_per_token(), 61 * 656.0);  // ~40 KB/token, indexer cache not counted
+  EXPECT_DOUBLE_EQ(s.model.attn_flops_per_query_key, 128 * (576 + 512) * 2);
+  EXPECT_DOUBLE_EQ(s.model.ep_bytes_per_token_layer, 7168 * 8 * 3);
+  EXPECT_DOUBLE_EQ(s.topology.snic_bw, 50e9);
+  EXPECT_DOUBLE_EQ(s.topology.cnic_bw, 50e9);
+  EXPECT_DOUBLE_EQ(s.topology.dram_bw, 500e9);
+  EXPECT_DOUBLE_EQ(s.topology.gpu.flops, 989e12);
+  EXPECT_DOUBLE_EQ(s.topology.dram_buffer_bytes, 80e9);
+  EXPECT_EQ(s.deployment.prefill_nodes, 2);
+  EXPECT_EQ(s.deployment.decode_nodes, 4);
+  EXPECT_EQ(s.deployment.pe_group_gpus, 16);
+  EXPECT_EQ(s.deployment.de_group_gpus, 32);
+  EXPECT_EQ(s.workload.agents, 2048);
+  EXPECT_EQ(s.workload.mode, dualpath::ArrivalMode::Offline);
+  EXPECT_EQ(s.policy.name, "dualpath");
+  EXPECT_DOUBLE_EQ(s.policy.compute_quota, 0.3);  // default from scenario.hpp
+}
+
+TEST_F(LoaderTest, EveryBundledScenarioLoads) {
+  for (const auto& entry : fs::directory_iterator(kData + "/scenarios")) {
+    if (entry.path().extension() != ".json" || entry.path().filename() == "schema.json") continue;
+    EXPECT_NO_THROW(load_scenario(entry.path().string(), {})) << entry.path();
+  }
+}
+
+TEST_F(LoaderTest, QwenKvIs256KiBPerToken) {
+  const Scenario s = load_scenario(kData + "/scenarios/qwen32b-1p2d.json", {});
+  EXPECT_DOUBLE_EQ(s.model.kv_bytes_per_token(), 256.0 * 1024);
+  EXPECT_DOUBLE_EQ(s.topology.dram_buffer_bytes, 320e9);
+}
+
+TEST_F(LoaderTest, OnlineScenarioReadsRateAndDuration) {
+  const Scenario s = load_scenario(kData + "/scenarios/ds660b-2p4d-online.json", {});
+  EXPECT_EQ(s.workload.mode, dualpath::ArrivalMode::Online);
+  EXPECT_DOUBLE_EQ(s.workload.aps, 0.5);
+  EXPECT_DOUBLE_EQ(s.workload.duration, 600.0);
+}
+
+TEST_F(LoaderTest, ModelPathIsRelativeToScenarioFolder) {
+  write("models/m.json", R"({"name": "tiny", "n_layers": 2, "kv_bytes_per_token_layer": "1 KiB",
+                             "active_params": 1e9, "weight_bytes": "2 GB", "attn_flops_per_query_key": 100})");
+  const std::string path = scenario(R"({"mode": "offline", "agents": 4})", "\"models/m.json\"");
+  const Scenario s = load_scenario(path, {});
+  EXPECT_EQ(s.model.name, "tiny");
+  EXPECT_DOUBLE_EQ(s.model.kv_bytes_per_token(), 2048.0);
+  EXPECT_DOUBLE_EQ(s.model.ep_bytes_per_token_layer, 0.0);  // optional, defaults to none
+}
+
+TEST_F(LoaderTest, InlineModelObject) {
+  const std::string path = scenario(R"({"mode": "offline", "agents": 4})",
+                                    R"({"name": "inline", "n_layers": 3, "kv_bytes_per_token_layer": "100 B",
+                                        "active_params": 1e9, "weight_bytes": "2 GB", "attn_flops_per_query_key": 1})");
+  EXPECT_EQ(load_scenario(path, {}).model.n_layers, 3);
+}
+
+TEST_F(LoaderTest, DefaultsComeFromScenarioHpp) {
+  const Scenario s = load_scenario(scenario(), {});
+  const dualpath::PolicySpec p;
+  const dualpath::SimSpec sim;
+  EXPECT_EQ(s.policy.block_tokens, p.block_tokens);
+  EXPECT_EQ(s.policy.quota_scope, "layer");
+  EXPECT_DOUBLE_EQ(s.policy.alpha_seconds, 3.0);
+  EXPECT_DOUBLE_EQ(s.policy.beta_seconds, 5.0);
+  EXPECT_DOUBLE_EQ(s.policy.z_factor, 1.05);
+  EXPECT_FALSE(s.policy.layerwise.has_value());
+  EXPECT_TRUE(s.policy.qos.enabled);
+  EXPECT_EQ(s.outputs.dir, "results");
+  EXPECT_EQ(s.sim.decode_chunk_steps, sim.decode_chunk_steps);
+  EXPECT_EQ(s.workload.profile, "64k");
+  EXPECT_EQ(s.workload.trajectories, 500);
+  EXPECT_EQ(s.source_file, scenario());
+}
+
+TEST_F(LoaderTest, OverridesDottedSlashJsonAndString) {
+  const Scenario s = load_scenario(scenario(), {"policy.name=dualpath", "/topology/snic_bw=200 Gbps",
+                                                "deployment.prefill_nodes=4", "model.n_layers=20",
+                                                "policy.layerwise=false", "policy.qos.kv_weight=2",
+                                                "policy.compute_quota=150 ms"});
+  EXPECT_EQ(s.policy.name, "dualpath");
+  EXPECT_DOUBLE_EQ(s.topology.snic_bw, 25e9);
+  EXPECT_EQ(s.deployment.prefill_nodes, 4);
+  EXPECT_EQ(s.model.n_layers, 20);
+  ASSERT_TRUE(s.policy.layerwise.has_value());
+  EXPECT_FALSE(*s.policy.layerwise);
+  EXPECT_DOUBLE_EQ(s.policy.qos.kv_weight, 2.0);
+  EXPECT_DOUBLE_EQ(s.policy.compute_quota, 0.15);
+}
+
+TEST_F(LoaderTest, OverridesApplyInOrderAndCanSwapModelFile) {
+  const Scenario s = load_scenario(scenario(), {"model=" + kData + "/models/qwen2.5-32b.json", "model.n_layers=7"});
+  EXPECT_EQ(s.model.name, "Qwen2.5-32B");
+  EXPECT_EQ(s.model.n_layers, 7);
+}
+
+TEST_F(LoaderTest, OverrideSwitchesModeWithoutDeletingKeys) {
+  const Scenario s = load_scenario(scenario(), {"workload.mode=online", "workload.aps=2", "workload.duration=10 s"});
+  EXPECT_EQ(s.workload.mode, dualpath::ArrivalMode::Online);
+  EXPECT_DOUBLE_EQ(s.workload.aps, 2.0);
+}
+
+TEST_F(LoaderTest, ErrorsNameModelFileForModelFields) {
+  const std::string model = write("m.json", R"({"name": "x", "n_layers": 0, "kv_bytes_per_token_layer": "1 KiB",
+                                               "active_params": 1e9, "weight_bytes": "2 GB",
+                                               "attn_flops_per_query_key": 1})");
+  const std::string m = error_of(scenario(R"({"mode": "offline", "agents": 4})", "\"m.json\""));
+  EXPECT_NE(m.find(model + ": /model/n_layers"), std::string::npos) << m;
+  EXPECT_NE(m.find("found 0"), std::string::npos) << m;
+}
+
+TEST_F(LoaderTest, ErrorsNameTheOverride) {
+  const std::string m = error_of(scenario(), {"topology.snic_bw=80 GiB"});
+  EXPECT_NE(m.find("--set topology.snic_bw=80 GiB: /topology/snic_bw"), std::string::npos) << m;
+  EXPECT_NE(m.find("expected a bandwidth"), std::string::npos) << m;
+  const std::string unknown = error_of(scenario(), {"policy.nmae=basic"});
+  EXPECT_NE(unknown.find("--set policy.nmae=basic: /policy/nmae"), std::string::npos) << unknown;
+  EXPECT_NE(unknown.find("did you mean \"name\""), std::string::npos) << unknown;
+  EXPECT_NE(error_of(scenario(), {"novalue"}).find("expected path=value"), std::string::npos);
+}
+
+TEST_F(LoaderTest, ValidationErrors) {
+  const std::string file = scenario(R"({"mode": "sometimes", "agents": 4})");
+  const std::string m = error_of(file);
+  EXPECT_NE(m.find(file + ": /workload/mode"), std::string::npos) << m;
+  EXPECT_NE(m.find("\"offline\" | \"online\""), std::string::npos) << m;
+  EXPECT_NE(error_of(scenario(R"({"mode": "offline"})")).find("missing required key \"agents\""), std::string::npos);
+  EXPECT_NE(error_of(scenario(R"({"mode": "online", "aps": 1})")).find("missing required key \"duration\""),
+            std::string::npos);
+  EXPECT_NE(error_of(scenario(R"({"mode": "offline", "agents": "4"})")).find("expected an integer, found string"),
+            std::string::npos);
+  EXPECT_NE(error_of(scenario(R"({"mode": "offline", "agents": 2.5})")).find("expected an integer"),
+            std::string::npos);
+  EXPECT_NE(error_of(scenario(), {"policy.quota_scope=batch"}).find("\"layer\" | \"forward\""), std::string::npos);
+  EXPECT_NE(error_of(scenario(), {"deployment.de_group_gpus=32"}).find("whole groups"), std::string::npos);
+  EXPECT_NE(error_of(scenario(), {"topology.snic_bw=0 Gbps"}).find("> 0"), std::string::npos);
+  EXPECT_NE(error_of(scenario(), {"topology.snic_bw=400"}).find("with a unit"), std::string::npos);
+  EXPECT_NE(error_of(scenario(), {"name=../x"}).find("/name"), std::string::npos);
+  EXPECT_NE(error_of(scenario(), {"model.linear_efficiency=1.5"}).find("(0, 1]"), std::string::npos);
+}
+
+TEST_F(LoaderTest, MalformedJsonNamesFileAndLine) {
+  const std::string path = write("bad.json", "{\n  \"name\": \"x\",\n  \"model\": ,\n}\n");
+  const std::string m = error_of(path);
+  EXPECT_NE(m.find(path + ":3:"), std::string::npos) << m;
+  EXPECT_NE(m.find("malformed JSON"), std::string::npos) << m;
+}
+
+TEST_F(LoaderTest, WorkloadTraceFileResolvesAgainstScenarioFolder) {
+  write("traces/t.jsonl", "{}\n");
+  const Scenario s = load_scenario(scenario(R"({"source": "file", "file": "traces/t.jsonl", "mode": "offline",
+                                                "agents": 4})"),
+                                   {});
+  EXPECT_EQ(s.workload.file, (dir_ / "traces/t.jsonl").string());
+  EXPECT_NE(error_of(scenario(R"({"source": "file", "file": "nope.jsonl", "mode": "offline", "agents": 4})"))
+                .find("does not exist"),
+            std::string::npos);
+}
+
+TEST_F(LoaderTest, ScenarioToJsonIsSiAndComplete) {
+  const nlohmann::json j = dualpath::scenario_to_json(load_scenario(scenario(), {"policy.dual_path=true"}));
+  EXPECT_DOUBLE_EQ(j["topology"]["snic_bw"].get<double>(), 50e9);
+  EXPECT_DOUBLE_EQ(j["deployment"]["fetch_period"].get<double>(), 0.05);
+  EXPECT_EQ(j["policy"]["dual_path"], true);
+  EXPECT_TRUE(j["policy"]["layerwise"].is_null());
+  EXPECT_EQ(j["derived"]["pe_groups"], 1);
+  EXPECT_EQ(j["derived"]["de_groups"], 1);
+  EXPECT_DOUBLE_EQ(j["derived"]["kv_bytes_per_token"].get<double>(), 30 * 656.0);
+  EXPECT_EQ(j["workload"]["mode"], "offline");
+}
+
+TEST_F(LoaderTest, StandaloneModelAndTopologyFiles) {
+  EXPECT_EQ(dualpath::load_model(kData + "/models/deepseek-v3.2-660b.json").sparse_topk, 2048);
+  EXPECT_EQ(dualpath::load_topology(kData + "/topologies/hopper-8gpu-320g.json").gpus_per_node, 8);
+}
+
+TEST(Origins, LongestRegisteredPrefixWins) {
+  dualpath::Origins o;
+  o.set("", "s.json", true);
+  o.set("/model", "dir/m.json", true);
+  o.set("/model/n_layers", "--set model.n_layers=3", false);
+  EXPECT_EQ(o.of("/deployment/prefill_nodes"), "s.json");
+  EXPECT_EQ(o.of("/model/kv_bytes_per_token_layer"), "dir/m.json");
+  EXPECT_EQ(o.of("/model/n_layers"), "--set model.n_layers=3");
+  EXPECT_EQ(o.base_dir("/model/x"), "dir");
+  EXPECT_EQ(o.base_dir("/model/n_layers"), "");
+  o.set("/model", "other.json", true);  // replacing /model drops the deeper override
+  EXPECT_EQ(o.of("/model/n_layers"), "other.json");
+  EXPECT_EQ(o.where("/model/n_layers"), "other.json: /model/n_layers");
+}
