@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# Validates every bundled model, topology and scenario file against its JSON Schema (draft 2020-12), and checks
+# that the schemas reject a few bad documents, so they are not vacuous. Needs a Python with the jsonschema
+# module (Debian: python3-jsonschema); skips with a message when none is found.
+# Usage: config_schemas.sh <dualpath-binary> <repo-root>
+set -u
+ROOT="$2"
+PY=""
+for candidate in /usr/bin/python3 "$(command -v python3 2>/dev/null)"; do
+  if [ -n "$candidate" ] && "$candidate" -c 'import jsonschema' 2>/dev/null; then PY="$candidate"; break; fi
+done
+if [ -z "$PY" ]; then
+  echo "config_schemas: SKIPPED (no python3 with jsonschema; install python3-jsonschema)"
+  exit 0
+fi
+
+exec "$PY" - "$ROOT" <<'PYEOF'
+import copy, glob, json, os, sys, warnings
+import jsonschema
+
+root = sys.argv[1]
+warnings.simplefilter("ignore", DeprecationWarning)  # RefResolver is deprecated in jsonschema >= 4.18
+schemas = {}
+for folder in ("models", "topologies", "scenarios"):
+    with open(os.path.join(root, folder, "schema.json"), encoding="utf-8") as f:
+        schemas[folder] = json.load(f)
+store = {s["$id"]: s for s in schemas.values()}
+
+def validator(schema):
+    cls = jsonschema.Draft202012Validator
+    cls.check_schema(schema)
+    try:  # jsonschema >= 4.18
+        from referencing import Registry, Resource
+        registry = Registry().with_resources((k, Resource.from_contents(v)) for k, v in store.items())
+        return cls(schema, registry=registry)
+    except ImportError:  # Debian 12 ships 4.10, which resolves $ref through RefResolver
+        return cls(schema, resolver=jsonschema.RefResolver.from_schema(schema, store=store))
+
+failures = 0
+checked = 0
+for folder, schema in schemas.items():
+    v = validator(schema)
+    for path in sorted(glob.glob(os.path.join(root, folder, "*.json"))):
+        if os.path.basename(path) == "schema.json":
+            continue
+        with open(path, encoding="utf-8") as f:
+            doc = json.load(f)
+        errors = list(v.iter_errors(doc))
+        checked += 1
+        for e in errors:
+            failures += 1
+            print(f"FAIL {os.path.relpath(path, root)}: /{'/'.join(map(str, e.absolute_path))}: {e.message}")
+
+# Bad documents the schemas must reject.
+with open(os.path.join(root, "topologies", "hopper-8gpu-80g.json"), encoding="utf-8") as f:
+    topo = json.load(f)
+with open(os.path.join(root, "scenarios", "default.json"), encoding="utf-8") as f:
+    scen = json.load(f)
+bad = []
+t = copy.deepcopy(topo); t["snic_bw"] = "80 GiB"; bad.append(("topologies", "bandwidth given as bytes", t))
+t = copy.deepcopy(topo); t["snic_bw"] = 400; bad.append(("topologies", "bandwidth without unit", t))
+t = copy.deepcopy(topo); t["gpu"]["flops"] = "989 TiFLOPS"; bad.append(("topologies", "binary FLOP prefix", t))
+t = copy.deepcopy(topo); t["snic"] = "400 Gbps"; bad.append(("topologies", "unknown key", t))
+s = copy.deepcopy(scen); s["workload"]["mode"] = "batch"; bad.append(("scenarios", "bad mode", s))
+s = copy.deepcopy(scen); del s["workload"]["agents"]; bad.append(("scenarios", "offline without agents", s))
+s = copy.deepcopy(scen); s["deployment"]["fetch_period"] = "50 GB"; bad.append(("scenarios", "duration as bytes", s))
+s = copy.deepcopy(scen); s["model"] = {"name": "x"}; bad.append(("scenarios", "inline model missing keys", s))
+s = copy.deepcopy(scen); s["topology"] = dict(topo, cnic_bw="1 s"); bad.append(("scenarios", "inline topology bad unit", s))
+for folder, label, doc in bad:
+    if validator(schemas[folder]).is_valid(doc):
+        failures += 1
+        print(f"FAIL {folder}/schema.json accepts a bad document: {label}")
+
+print(f"config_schemas: {checked} files validated with jsonschema {getattr(jsonschema, '__version__', '?')}, "
+      f"{len(bad)} bad documents, {failures} failures")
+sys.exit(1 if failures else 0)
+PYEOF
