@@ -67,7 +67,7 @@ void Platform::add_endpoint(sg4::NetZone* zone, const std::string& name, std::ve
   endpoints_.push_back(std::move(ep));
 }
 
-Platform::Platform(const Topology& topo, const Deployment& dep) {
+void Platform::validate(const Topology& topo, const Deployment& dep) {
   if (topo.gpus_per_node <= 0) throw std::invalid_argument("simulator: topology.gpus_per_node must be > 0");
   if (dep.prefill_nodes < 0 || dep.decode_nodes < 0 || dep.prefill_nodes + dep.decode_nodes <= 0)
     throw std::invalid_argument("simulator: the deployment needs at least one node");
@@ -81,6 +81,10 @@ Platform::Platform(const Topology& topo, const Deployment& dep) {
   require_non_negative(topo.storage.ssd_read_bw, "storage.ssd_read_bw");
   require_non_negative(topo.storage.ssd_write_bw, "storage.ssd_write_bw");
   if (topo.storage.servers < 0) throw std::invalid_argument("simulator: topology.storage.servers must be >= 0");
+}
+
+Platform::Platform(const Topology& topo, const Deployment& dep) {
+  validate(topo, dep);
 
   nodes_ = dep.prefill_nodes + dep.decode_nodes;
   gpus_per_node_ = topo.gpus_per_node;

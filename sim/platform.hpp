@@ -41,6 +41,8 @@ class Platform {
   // Builds the platform into the (already created) SimGrid engine. Throws std::invalid_argument on a topology
   // or deployment that cannot be simulated (non-positive bandwidths, no nodes, ...).
   Platform(const Topology& topo, const Deployment& dep);
+  // The checks of the constructor, without SimGrid: lets callers fail before creating the engine.
+  static void validate(const Topology& topo, const Deployment& dep);
 
   int nodes() const { return nodes_; }
   int gpus() const { return nodes_ * gpus_per_node_; }

@@ -57,9 +57,9 @@ struct SimBackend::Impl {
     int pending = -1;  // index in pending_ / pending_flow_
   };
 
+  Qos qos;  // first: an invalid QoS spec throws before the process's one engine is created
   std::unique_ptr<sg4::Engine> engine;
   Platform platform;
-  Qos qos;
   SimSpec spec;
   LinkMeter meter;
   LinkReport report;
@@ -79,9 +79,9 @@ struct SimBackend::Impl {
   std::exception_ptr error;
 
   Impl(const Topology& topo, const Deployment& dep, const QosSpec& q, const SimSpec& s, const SimOptions& o)
-      : engine(make_engine(o.stack_kib)),
+      : qos(q),
+        engine((Platform::validate(topo, dep), make_engine(o.stack_kib))),
         platform(topo, dep),
-        qos(q),
         spec(s),
         meter(link_bandwidths(platform), o.link_sample_interval) {
     report.links = platform.links();
