@@ -20,8 +20,9 @@ namespace {
 
 const std::string kData = DUALPATH_DATA_DIR;
 
+// Suite names are lower case so that `ctest -R config` selects them.
 // A fresh folder per test holding a scenario that references the bundled model and topology by absolute path.
-class ConfigLoaderTest : public ::testing::Test {
+class config_loader : public ::testing::Test {
  protected:
   void SetUp() override {
     static std::atomic<int> counter{0};
@@ -63,7 +64,7 @@ class ConfigLoaderTest : public ::testing::Test {
 
 }  // namespace
 
-TEST_F(ConfigLoaderTest, BundledDs660bScenarioHasPaperNumbers) {
+TEST_F(config_loader, BundledDs660bScenarioHasPaperNumbers) {
   const Scenario s = load_scenario(kData + "/scenarios/ds660b-2p4d.json", {});
   EXPECT_EQ(s.model.n_layers, 61);
   EXPECT_DOUBLE_EQ(s.model.kv_bytes_per_token(), 61 * 656.0);  // ~40 KB/token, indexer cache not counted
@@ -84,27 +85,27 @@ TEST_F(ConfigLoaderTest, BundledDs660bScenarioHasPaperNumbers) {
   EXPECT_DOUBLE_EQ(s.policy.compute_quota, 0.3);  // default from scenario.hpp
 }
 
-TEST_F(ConfigLoaderTest, EveryBundledScenarioLoads) {
+TEST_F(config_loader, EveryBundledScenarioLoads) {
   for (const auto& entry : fs::directory_iterator(kData + "/scenarios")) {
     if (entry.path().extension() != ".json" || entry.path().filename() == "schema.json") continue;
     EXPECT_NO_THROW(load_scenario(entry.path().string(), {})) << entry.path();
   }
 }
 
-TEST_F(ConfigLoaderTest, QwenKvIs256KiBPerToken) {
+TEST_F(config_loader, QwenKvIs256KiBPerToken) {
   const Scenario s = load_scenario(kData + "/scenarios/qwen32b-1p2d.json", {});
   EXPECT_DOUBLE_EQ(s.model.kv_bytes_per_token(), 256.0 * 1024);
   EXPECT_DOUBLE_EQ(s.topology.dram_buffer_bytes, 320e9);
 }
 
-TEST_F(ConfigLoaderTest, OnlineScenarioReadsRateAndDuration) {
+TEST_F(config_loader, OnlineScenarioReadsRateAndDuration) {
   const Scenario s = load_scenario(kData + "/scenarios/ds660b-2p4d-online.json", {});
   EXPECT_EQ(s.workload.mode, dualpath::ArrivalMode::Online);
   EXPECT_DOUBLE_EQ(s.workload.aps, 0.5);
   EXPECT_DOUBLE_EQ(s.workload.duration, 600.0);
 }
 
-TEST_F(ConfigLoaderTest, ModelPathIsRelativeToScenarioFolder) {
+TEST_F(config_loader, ModelPathIsRelativeToScenarioFolder) {
   write("models/m.json", R"({"name": "tiny", "n_layers": 2, "kv_bytes_per_token_layer": "1 KiB",
                              "active_params": 1e9, "weight_bytes": "2 GB", "attn_flops_per_query_key": 100})");
   const std::string path = scenario(R"({"mode": "offline", "agents": 4})", "\"models/m.json\"");
@@ -114,14 +115,14 @@ TEST_F(ConfigLoaderTest, ModelPathIsRelativeToScenarioFolder) {
   EXPECT_DOUBLE_EQ(s.model.ep_bytes_per_token_layer, 0.0);  // optional, defaults to none
 }
 
-TEST_F(ConfigLoaderTest, InlineModelObject) {
+TEST_F(config_loader, InlineModelObject) {
   const std::string path = scenario(R"({"mode": "offline", "agents": 4})",
                                     R"({"name": "inline", "n_layers": 3, "kv_bytes_per_token_layer": "100 B",
                                         "active_params": 1e9, "weight_bytes": "2 GB", "attn_flops_per_query_key": 1})");
   EXPECT_EQ(load_scenario(path, {}).model.n_layers, 3);
 }
 
-TEST_F(ConfigLoaderTest, DefaultsComeFromScenarioHpp) {
+TEST_F(config_loader, DefaultsComeFromScenarioHpp) {
   const Scenario s = load_scenario(scenario(), {});
   const dualpath::PolicySpec p;
   const dualpath::SimSpec sim;
@@ -139,7 +140,7 @@ TEST_F(ConfigLoaderTest, DefaultsComeFromScenarioHpp) {
   EXPECT_EQ(s.source_file, scenario());
 }
 
-TEST_F(ConfigLoaderTest, OverridesDottedSlashJsonAndString) {
+TEST_F(config_loader, OverridesDottedSlashJsonAndString) {
   const Scenario s = load_scenario(scenario(), {"policy.name=dualpath", "/topology/snic_bw=200 Gbps",
                                                 "deployment.prefill_nodes=4", "model.n_layers=20",
                                                 "policy.layerwise=false", "policy.qos.kv_weight=2",
@@ -154,19 +155,19 @@ TEST_F(ConfigLoaderTest, OverridesDottedSlashJsonAndString) {
   EXPECT_DOUBLE_EQ(s.policy.compute_quota, 0.15);
 }
 
-TEST_F(ConfigLoaderTest, OverridesApplyInOrderAndCanSwapModelFile) {
+TEST_F(config_loader, OverridesApplyInOrderAndCanSwapModelFile) {
   const Scenario s = load_scenario(scenario(), {"model=" + kData + "/models/qwen2.5-32b.json", "model.n_layers=7"});
   EXPECT_EQ(s.model.name, "Qwen2.5-32B");
   EXPECT_EQ(s.model.n_layers, 7);
 }
 
-TEST_F(ConfigLoaderTest, OverrideSwitchesModeWithoutDeletingKeys) {
+TEST_F(config_loader, OverrideSwitchesModeWithoutDeletingKeys) {
   const Scenario s = load_scenario(scenario(), {"workload.mode=online", "workload.aps=2", "workload.duration=10 s"});
   EXPECT_EQ(s.workload.mode, dualpath::ArrivalMode::Online);
   EXPECT_DOUBLE_EQ(s.workload.aps, 2.0);
 }
 
-TEST_F(ConfigLoaderTest, ErrorsNameModelFileForModelFields) {
+TEST_F(config_loader, ErrorsNameModelFileForModelFields) {
   const std::string model = write("m.json", R"({"name": "x", "n_layers": 0, "kv_bytes_per_token_layer": "1 KiB",
                                                "active_params": 1e9, "weight_bytes": "2 GB",
                                                "attn_flops_per_query_key": 1})");
@@ -175,7 +176,7 @@ TEST_F(ConfigLoaderTest, ErrorsNameModelFileForModelFields) {
   EXPECT_NE(m.find("found 0"), std::string::npos) << m;
 }
 
-TEST_F(ConfigLoaderTest, ErrorsNameTheOverride) {
+TEST_F(config_loader, ErrorsNameTheOverride) {
   const std::string m = error_of(scenario(), {"topology.snic_bw=80 GiB"});
   EXPECT_NE(m.find("--set topology.snic_bw=80 GiB: /topology/snic_bw"), std::string::npos) << m;
   EXPECT_NE(m.find("expected a bandwidth"), std::string::npos) << m;
@@ -185,7 +186,7 @@ TEST_F(ConfigLoaderTest, ErrorsNameTheOverride) {
   EXPECT_NE(error_of(scenario(), {"novalue"}).find("expected path=value"), std::string::npos);
 }
 
-TEST_F(ConfigLoaderTest, ValidationErrors) {
+TEST_F(config_loader, ValidationErrors) {
   const std::string file = scenario(R"({"mode": "sometimes", "agents": 4})");
   const std::string m = error_of(file);
   EXPECT_NE(m.find(file + ": /workload/mode"), std::string::npos) << m;
@@ -205,14 +206,14 @@ TEST_F(ConfigLoaderTest, ValidationErrors) {
   EXPECT_NE(error_of(scenario(), {"model.linear_efficiency=1.5"}).find("(0, 1]"), std::string::npos);
 }
 
-TEST_F(ConfigLoaderTest, MalformedJsonNamesFileAndLine) {
+TEST_F(config_loader, MalformedJsonNamesFileAndLine) {
   const std::string path = write("bad.json", "{\n  \"name\": \"x\",\n  \"model\": ,\n}\n");
   const std::string m = error_of(path);
   EXPECT_NE(m.find(path + ":3:"), std::string::npos) << m;
   EXPECT_NE(m.find("malformed JSON"), std::string::npos) << m;
 }
 
-TEST_F(ConfigLoaderTest, WorkloadTraceFileResolvesAgainstScenarioFolder) {
+TEST_F(config_loader, WorkloadTraceFileResolvesAgainstScenarioFolder) {
   write("traces/t.jsonl", "{}\n");
   const Scenario s = load_scenario(scenario(R"({"source": "file", "file": "traces/t.jsonl", "mode": "offline",
                                                 "agents": 4})"),
@@ -223,7 +224,7 @@ TEST_F(ConfigLoaderTest, WorkloadTraceFileResolvesAgainstScenarioFolder) {
             std::string::npos);
 }
 
-TEST_F(ConfigLoaderTest, ScenarioToJsonIsSiAndComplete) {
+TEST_F(config_loader, ScenarioToJsonIsSiAndComplete) {
   const nlohmann::json j = dualpath::scenario_to_json(load_scenario(scenario(), {"policy.dual_path=true"}));
   EXPECT_DOUBLE_EQ(j["topology"]["snic_bw"].get<double>(), 50e9);
   EXPECT_DOUBLE_EQ(j["deployment"]["fetch_period"].get<double>(), 0.05);
@@ -235,12 +236,12 @@ TEST_F(ConfigLoaderTest, ScenarioToJsonIsSiAndComplete) {
   EXPECT_EQ(j["workload"]["mode"], "offline");
 }
 
-TEST_F(ConfigLoaderTest, StandaloneModelAndTopologyFiles) {
+TEST_F(config_loader, StandaloneModelAndTopologyFiles) {
   EXPECT_EQ(dualpath::load_model(kData + "/models/deepseek-v3.2-660b.json").sparse_topk, 2048);
   EXPECT_EQ(dualpath::load_topology(kData + "/topologies/hopper-8gpu-320g.json").gpus_per_node, 8);
 }
 
-TEST(ConfigOrigins, LongestRegisteredPrefixWins) {
+TEST(config_origins, LongestRegisteredPrefixWins) {
   dualpath::Origins o;
   o.set("", "s.json", true);
   o.set("/model", "dir/m.json", true);

@@ -2,9 +2,10 @@
 
 #include "core/config/units.hpp"
 
+// Suite names are lower case so that `ctest -R config` selects them.
 namespace u = dualpath::units;
 
-TEST(ConfigUnits, DecimalBytePrefixes) {
+TEST(config_units, DecimalBytePrefixes) {
   EXPECT_DOUBLE_EQ(u::parse_bytes("656 B"), 656.0);
   EXPECT_DOUBLE_EQ(u::parse_bytes("40 KB"), 40e3);
   EXPECT_DOUBLE_EQ(u::parse_bytes("40 kB"), 40e3);
@@ -15,7 +16,7 @@ TEST(ConfigUnits, DecimalBytePrefixes) {
   EXPECT_DOUBLE_EQ(u::parse_bytes("1 EB"), 1e18);
 }
 
-TEST(ConfigUnits, BinaryBytePrefixes) {
+TEST(config_units, BinaryBytePrefixes) {
   EXPECT_DOUBLE_EQ(u::parse_bytes("1 KiB"), 1024.0);
   EXPECT_DOUBLE_EQ(u::parse_bytes("256 KiB"), 262144.0);
   EXPECT_DOUBLE_EQ(u::parse_bytes("1 MiB"), 1048576.0);
@@ -24,7 +25,7 @@ TEST(ConfigUnits, BinaryBytePrefixes) {
   EXPECT_DOUBLE_EQ(u::parse_bytes("1 PiB"), 1125899906842624.0);
 }
 
-TEST(ConfigUnits, BitsAreEighthOfBytes) {
+TEST(config_units, BitsAreEighthOfBytes) {
   EXPECT_DOUBLE_EQ(u::parse_bytes("8 b"), 1.0);
   EXPECT_DOUBLE_EQ(u::parse_bytes("8 Gb"), 1e9);
   EXPECT_DOUBLE_EQ(u::parse_bandwidth("400 Gbps"), 50e9);
@@ -34,7 +35,7 @@ TEST(ConfigUnits, BitsAreEighthOfBytes) {
   EXPECT_DOUBLE_EQ(u::parse_bandwidth("8 kbps"), 1e3);
 }
 
-TEST(ConfigUnits, ByteBandwidths) {
+TEST(config_units, ByteBandwidths) {
   EXPECT_DOUBLE_EQ(u::parse_bandwidth("50 GB/s"), 50e9);
   EXPECT_DOUBLE_EQ(u::parse_bandwidth("50 GiB/s"), 50.0 * 1073741824.0);
   EXPECT_DOUBLE_EQ(u::parse_bandwidth("3.35 TB/s"), 3.35e12);
@@ -42,7 +43,7 @@ TEST(ConfigUnits, ByteBandwidths) {
   EXPECT_DOUBLE_EQ(u::parse_bandwidth("1 B/s"), 1.0);
 }
 
-TEST(ConfigUnits, Durations) {
+TEST(config_units, Durations) {
   EXPECT_DOUBLE_EQ(u::parse_duration("5 s"), 5.0);
   EXPECT_DOUBLE_EQ(u::parse_duration("300 ms"), 0.3);
   EXPECT_DOUBLE_EQ(u::parse_duration("2 us"), 2e-6);
@@ -54,14 +55,14 @@ TEST(ConfigUnits, Durations) {
   EXPECT_DOUBLE_EQ(u::parse_duration("0 s"), 0.0);
 }
 
-TEST(ConfigUnits, FlopRates) {
+TEST(config_units, FlopRates) {
   EXPECT_DOUBLE_EQ(u::parse_flops("989 TFLOPS"), 989e12);
   EXPECT_DOUBLE_EQ(u::parse_flops("1.2 PFLOP/s"), 1.2e15);
   EXPECT_DOUBLE_EQ(u::parse_flops("312 TFLOP/s"), 312e12);
   EXPECT_DOUBLE_EQ(u::parse_flops("5 GFLOPS"), 5e9);
 }
 
-TEST(ConfigUnits, NumberFormsAndSpacing) {
+TEST(config_units, NumberFormsAndSpacing) {
   EXPECT_DOUBLE_EQ(u::parse_bytes("656B"), 656.0);
   EXPECT_DOUBLE_EQ(u::parse_bytes("  1e3 B "), 1000.0);
   EXPECT_DOUBLE_EQ(u::parse_bytes("0.5 KiB"), 512.0);
@@ -69,7 +70,7 @@ TEST(ConfigUnits, NumberFormsAndSpacing) {
   EXPECT_DOUBLE_EQ(u::parse_bytes("5 EB"), 5e18);  // "E" here is a prefix, not an exponent
 }
 
-TEST(ConfigUnits, ParseQuantityReportsDimension) {
+TEST(config_units, ParseQuantityReportsDimension) {
   EXPECT_EQ(u::parse_quantity("80 GiB").dimension, u::Dimension::Bytes);
   EXPECT_EQ(u::parse_quantity("400 Gbps").dimension, u::Dimension::Bandwidth);
   EXPECT_EQ(u::parse_quantity("300 ms").dimension, u::Dimension::Duration);
@@ -87,7 +88,7 @@ std::string error_of(F f) {
   return "";
 }
 
-TEST(ConfigUnits, WrongDimensionNamesExpectedAndFound) {
+TEST(config_units, WrongDimensionNamesExpectedAndFound) {
   const std::string m = error_of([] { u::parse_bandwidth("80 GiB"); });
   EXPECT_NE(m.find("expected a bandwidth"), std::string::npos) << m;
   EXPECT_NE(m.find("byte size"), std::string::npos) << m;
@@ -98,20 +99,20 @@ TEST(ConfigUnits, WrongDimensionNamesExpectedAndFound) {
   EXPECT_NE(error_of([] { u::parse_bandwidth("5 s"); }).find("which is a duration"), std::string::npos);
 }
 
-TEST(ConfigUnits, RejectsGarbage) {
+TEST(config_units, RejectsGarbage) {
   for (const char* bad : {"", "   ", "GB", "abc", "12", "12 parsecs", "12 gb", "12 Gbit", "1..2 GB", "12 G B/s",
                           "12 mB", "12 ms/s", "12 TiFLOPS", "nan GB", "inf GB", "1e999 B", "12 KIB", "+5 GB"}) {
     EXPECT_THROW(u::parse_quantity(bad), u::UnitError) << "accepted \"" << bad << "\"";
   }
 }
 
-TEST(ConfigUnits, RejectsNegative) {
+TEST(config_units, RejectsNegative) {
   const std::string m = error_of([] { u::parse_bandwidth("-400 Gbps"); });
   EXPECT_NE(m.find("negative"), std::string::npos) << m;
   EXPECT_THROW(u::parse_duration("-1 s"), u::UnitError);
 }
 
-TEST(ConfigUnits, MissingUnitSaysSo) {
+TEST(config_units, MissingUnitSaysSo) {
   EXPECT_NE(error_of([] { u::parse_bytes("656"); }).find("missing unit"), std::string::npos);
   EXPECT_NE(error_of([] { u::parse_bytes("656 XB"); }).find("unknown unit \"XB\""), std::string::npos);
 }
