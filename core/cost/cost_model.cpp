@@ -1,0 +1,76 @@
+#include "core/cost/cost_model.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace dualpath {
+
+CostModel::CostModel(const ModelSpec& model, const GpuSpec& gpu) : model_(model), gpu_(gpu) {}
+
+double CostModel::capped_pairs(int64_t cached, int64_t fresh, double cap) {
+  // Causal attention: query q (1-based among the fresh tokens) sees cached + q keys, capped at `cap`
+  // (DSA top-k). Closed form of sum_{q=1..fresh} min(cap, cached + q).
+  const double c = static_cast<double>(cached);
+  const double n = static_cast<double>(fresh);
+  if (n <= 0) return 0;
+  const double uncapped_until = std::clamp(cap - c, 0.0, n);  // queries with cached + q <= cap
+  const double k = std::floor(uncapped_until);
+  const double below = k * c + k * (k + 1) / 2;                // sum_{q=1..k} (c + q)
+  return k >= n ? below : below + (n - k) * cap;                // (n - k) * inf would be NaN
+}
+
+double CostModel::attention_layer_flops(int64_t cached, int64_t fresh) const {
+  const double inf = std::numeric_limits<double>::infinity();
+  const double cap = model_.sparse_topk > 0 ? static_cast<double>(model_.sparse_topk) : inf;
+  double flops = capped_pairs(cached, fresh, cap) * model_.attn_flops_per_query_key;
+  if (model_.indexer_flops_per_query_key > 0)  // DSA lightning indexer scores every earlier key
+    flops += capped_pairs(cached, fresh, inf) * model_.indexer_flops_per_query_key;
+  return flops;
+}
+
+double CostModel::attention_layer_time(int64_t cached, int64_t fresh) const {
+  if (fresh <= 0) return 0;
+  const double compute = attention_layer_flops(cached, fresh) / (gpu_.flops * model_.attention_efficiency);
+  // The cached KV of this layer is read from HBM at least once.
+  const double kv_read = static_cast<double>(cached + fresh) * model_.kv_bytes_per_token_one_layer() /
+                         (gpu_.hbm_bw * model_.hbm_efficiency);
+  return std::max(compute, kv_read);
+}
+
+double CostModel::linear_layer_time(double tokens, double weight_bytes_per_gpu) const {
+  if (tokens <= 0) return 0;
+  const double compute = tokens * linear_flops_per_token_layer() / (gpu_.flops * model_.linear_efficiency);
+  const double weights = weight_bytes_per_gpu / model_.n_layers / (gpu_.hbm_bw * model_.hbm_efficiency);
+  return std::max(compute, weights);
+}
+
+double CostModel::decode_attention_layer_time(double sum_context, double sum_capped_context,
+                                              int64_t n_requests) const {
+  if (n_requests <= 0) return 0;
+  // Decode is memory-bound: each request reads the KV its query attends to (top-k under DSA) and, under DSA,
+  // the indexer keys of its whole context.
+  const double hbm = gpu_.hbm_bw * model_.hbm_efficiency;
+  double bytes = sum_capped_context * model_.kv_bytes_per_token_layer;
+  double flops = sum_capped_context * model_.attn_flops_per_query_key;
+  if (model_.indexer_flops_per_query_key > 0) {
+    bytes += sum_context * model_.indexer_bytes_per_token_layer;
+    flops += sum_context * model_.indexer_flops_per_query_key;
+  }
+  return std::max(bytes / hbm, flops / (gpu_.flops * model_.attention_efficiency));
+}
+
+double CostModel::weight_bytes_per_gpu(int group_gpus) const {
+  return sharded_weights() ? model_.weight_bytes / std::max(1, group_gpus) : model_.weight_bytes;
+}
+
+double CostModel::prefill_prompt_tokens_per_second(int64_t mean_context, int64_t mean_append) const {
+  // One request of the mean shape, its linear part at full batch efficiency (compute-bound).
+  const double per_layer = attention_layer_time(mean_context, mean_append) +
+                           static_cast<double>(mean_append) * linear_flops_per_token_layer() /
+                               (gpu_.flops * model_.linear_efficiency);
+  const double per_request = per_layer * model_.n_layers;
+  return per_request > 0 ? static_cast<double>(mean_context + mean_append) / per_request : 0;
+}
+
+}  // namespace dualpath

@@ -1,0 +1,283 @@
+// Cluster setup, agents' rounds and the scheduler's fetch loop (PE and DE group leaders pull periodically).
+#include "core/engine/cluster.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+#include "core/config/input_error.hpp"
+#include "core/engine/cluster_state.hpp"
+#include "core/sched/policy_registry.hpp"
+
+namespace dualpath {
+
+namespace {
+std::vector<std::vector<int>> make_groups(int first_node, int nodes, int gpn, int group_gpus) {
+  std::vector<std::vector<int>> groups;
+  const int total = nodes * gpn;
+  for (int start = 0; start < total; start += group_gpus) {
+    std::vector<int> g;
+    for (int i = start; i < std::min(total, start + group_gpus); ++i) g.push_back(first_node * gpn + i);
+    groups.push_back(std::move(g));
+  }
+  return groups;
+}
+}  // namespace
+
+Cluster::Cluster(const Scenario& scenario, std::vector<Agent> agents, Backend& backend, ClusterTuning tuning)
+    : sc_(scenario),
+      be_(backend),
+      tuning_(tuning),
+      cost_(scenario.model, scenario.topology.gpu),
+      policy_(make_policy(scenario.policy)),
+      features_(effective_features(scenario.policy)),
+      blocks_(static_cast<int>(agents.size()), scenario.policy.block_tokens),
+      agents_(std::move(agents)),
+      gpus_per_node_(scenario.topology.gpus_per_node),
+      n_layers_(scenario.model.n_layers),
+      kv_per_token_(scenario.model.kv_bytes_per_token()),
+      kv_per_token_layer_(scenario.model.kv_bytes_per_token_one_layer()) {
+  const auto& topo = sc_.topology;
+  const auto& dep = sc_.deployment;
+  const int nodes = dep.prefill_nodes + dep.decode_nodes;
+  view_.gpus_per_node = gpus_per_node_;
+  view_.z_factor = sc_.policy.z_factor;
+  view_.pe_groups = make_groups(0, dep.prefill_nodes, gpus_per_node_, dep.pe_group_gpus);
+  view_.de_groups = make_groups(dep.prefill_nodes, dep.decode_nodes, gpus_per_node_, dep.de_group_gpus);
+  view_.nodes.resize(nodes);
+  for (int n = 0; n < nodes; ++n) {
+    view_.nodes[n].prefill = n < dep.prefill_nodes;
+    view_.nodes[n].buffer = BufferPool(topo.dram_buffer_bytes);
+  }
+  view_.engines.resize(static_cast<size_t>(nodes) * gpus_per_node_);
+  auto setup_engines = [&](const std::vector<std::vector<int>>& groups, bool prefill, int group_gpus) {
+    const double hbm_kv = topo.gpu.hbm_bytes - cost_.weight_bytes_per_gpu(group_gpus);
+    if (hbm_kv <= 0) {
+      std::ostringstream m;
+      m << "model weights (" << cost_.weight_bytes_per_gpu(group_gpus) / 1e9 << " GB per GPU with groups of "
+        << group_gpus << ") do not fit in " << topo.gpu.hbm_bytes / 1e9 << " GB of HBM";
+      throw InputError(sc_.source_file, m.str());
+    }
+    for (size_t g = 0; g < groups.size(); ++g)
+      for (int gpu : groups[g]) {
+        auto& e = view_.engines[gpu];
+        e.gpu = gpu, e.node = gpu / gpus_per_node_, e.group = static_cast<int>(g), e.prefill = prefill;
+        e.hbm = BufferPool(hbm_kv);
+      }
+  };
+  setup_engines(view_.pe_groups, true, dep.pe_group_gpus);
+  setup_engines(view_.de_groups, false, dep.de_group_gpus);
+
+  // alpha: tokens one node reads from storage in alpha_seconds; beta: prompt tokens one GPU prefills in
+  // beta_seconds at the workload's mean round shape (§A.4 profiles both in advance).
+  view_.alpha_tokens = static_cast<int64_t>(sc_.policy.alpha_seconds * topo.snic_bw / kv_per_token_);
+  double ctx_sum = 0, app_sum = 0, n_rounds = 0;
+  for (const auto& a : agents_) {
+    int64_t ctx = 0;
+    for (const auto& r : a.rounds) {
+      ctx_sum += static_cast<double>(ctx), app_sum += static_cast<double>(r.append), n_rounds += 1;
+      ctx += r.append + r.gen;
+    }
+  }
+  rounds_total_ = static_cast<int64_t>(n_rounds);
+  const int64_t mean_ctx = n_rounds > 0 ? static_cast<int64_t>(ctx_sum / n_rounds) : 0;
+  const int64_t mean_app = n_rounds > 0 ? std::max<int64_t>(1, static_cast<int64_t>(app_sum / n_rounds)) : 1;
+  view_.beta_tokens = static_cast<int64_t>(sc_.policy.beta_seconds *
+                                           cost_.prefill_prompt_tokens_per_second(mean_ctx, mean_app));
+
+  context_.assign(agents_.size(), 0);
+  de_queues_.resize(view_.de_groups.size());
+  pe_fetch_armed_.assign(view_.pe_groups.size(), false);
+  de_fetch_armed_.assign(view_.de_groups.size(), false);
+  read_queue_.resize(nodes);
+  reads_in_flight_.assign(nodes, 0);
+  ready_.resize(view_.engines.size());
+  for (size_t g = 0; g < view_.pe_groups.size(); ++g) pe_state_.push_back(std::make_unique<PrefillGroupState>());
+  for (size_t g = 0; g < view_.de_groups.size(); ++g) {
+    auto s = std::make_unique<DecodeGroupState>();
+    s->active.resize(view_.de_groups[g].size());
+    s->joining.resize(view_.de_groups[g].size());
+    de_state_.push_back(std::move(s));
+  }
+}
+
+Cluster::~Cluster() = default;
+
+void Cluster::start() {
+  for (const auto& a : agents_) {
+    if (a.rounds.empty()) continue;
+    const int id = a.id;
+    if (a.start <= 0) issue_round(id, 0);
+    else be_.timer(a.start, [this, id] { issue_round(id, 0); });
+  }
+}
+
+void Cluster::issue_round(int agent, int round) {
+  const Agent& a = agents_[agent];
+  const Round& rd = a.rounds[round];
+  const int64_t context = context_[agent];
+
+  Request r;
+  r.id = static_cast<int64_t>(requests_.size());
+  r.agent = agent, r.round = round;
+  r.prompt = context + rd.append;
+  r.gen = std::max<int64_t>(1, rd.gen);
+  if (features_.bypass_io) blocks_.mark_persisted(agent, context);
+  // The hit is the persisted block-aligned prefix; at least one token is always prefilled (the first token
+  // needs a forward).
+  r.hit = std::min(blocks_.persisted_prefix(agent), blocks_.aligned(r.prompt - 1));
+  r.fresh = r.prompt - r.hit;
+  r.persisted_upto = r.hit;
+  r.hit_bytes = kv_bytes(r.hit);
+  r.prompt_bytes = kv_bytes(r.prompt);
+  r.t.arrival = be_.now();
+
+  const double hbm_need = kv_bytes(r.prompt + r.gen);
+  double max_hbm = 0;
+  for (const auto& g : view_.de_groups)
+    for (int e : g) max_hbm = std::max(max_hbm, view_.engines[e].hbm.capacity());
+  if (hbm_need > max_hbm || r.prompt_bytes > sc_.topology.dram_buffer_bytes) {
+    std::ostringstream m;
+    m << "agent " << agent << " round " << round << " needs " << r.prompt_bytes / 1e9 << " GB of DRAM buffer and "
+      << hbm_need / 1e9 << " GB of decode HBM, but a node buffer holds " << sc_.topology.dram_buffer_bytes / 1e9
+      << " GB and a decode engine " << max_hbm / 1e9 << " GB: it can never be scheduled";
+    throw NoProgressError(m.str());
+  }
+  requests_.push_back(r);
+  pe_waiting_.push_back({r.id, r.prompt, 0});
+  de_global_.push_back({r.id, r.prompt + r.gen, hbm_need});
+  arm_fetches();
+}
+
+void Cluster::round_done(Request& r) {
+  r.t.done = be_.now();
+  ++rounds_done_;
+  const Agent& a = agents_[r.agent];
+  context_[r.agent] += a.rounds[r.round].append + a.rounds[r.round].gen;
+  const int next = r.round + 1;
+  if (next >= static_cast<int>(a.rounds.size())) return;
+  const double think = a.rounds[r.round].think + sc_.workload.think_time;
+  const int agent = r.agent;
+  if (think > 0) be_.timer(think, [this, agent, next] { issue_round(agent, next); });
+  else issue_round(agent, next);
+}
+
+// Group leaders fetch at multiples of the fetch period, phase-shifted per group so groups do not fetch in
+// lockstep. A leader with nothing to fetch does not wake up (saves events; the fetch times are unchanged).
+void Cluster::arm_fetches() {
+  const double period = sc_.deployment.fetch_period;
+  const double now = be_.now();
+  auto next_time = [&](size_t g, size_t n) {
+    const double phase = period * static_cast<double>(g) / static_cast<double>(n);
+    // The next fetch instant strictly after now (a leader that just fetched waits a full period).
+    const double k = std::floor((now - phase) / period + 1e-9) + 1;
+    return phase + k * period;
+  };
+  if (!pe_waiting_.empty())
+    for (size_t g = 0; g < pe_fetch_armed_.size(); ++g)
+      if (!pe_fetch_armed_[g]) {
+        pe_fetch_armed_[g] = true;
+        const int group = static_cast<int>(g);
+        be_.timer(next_time(g, pe_fetch_armed_.size()) - now, [this, group] { prefill_fetch(group); });
+      }
+  for (size_t g = 0; g < de_fetch_armed_.size(); ++g)
+    if (!de_fetch_armed_[g] && (!de_global_.empty() || !de_queues_[g].empty())) {
+      de_fetch_armed_[g] = true;
+      const int group = static_cast<int>(g);
+      be_.timer(next_time(g, de_fetch_armed_.size()) - now, [this, group] { decode_fetch(group); });
+    }
+}
+
+namespace {
+// Removes the placed positions from a queue, keeping the others in order.
+void erase_placed(std::deque<QueuedRequest>& q, const std::vector<Placement>& placed) {
+  std::vector<bool> gone(q.size(), false);
+  for (const auto& p : placed) gone[p.index] = true;
+  std::deque<QueuedRequest> kept;
+  for (size_t i = 0; i < q.size(); ++i)
+    if (!gone[i]) kept.push_back(q[i]);
+  q.swap(kept);
+}
+}  // namespace
+
+void Cluster::prefill_fetch(int group) {
+  pe_fetch_armed_[group] = false;
+  const auto placed_list = policy_->place_prefill(view_, group, pe_waiting_);
+  std::vector<int64_t> ids;
+  for (const auto& p : placed_list) {
+    Request& r = requests_[pe_waiting_[p.index].id];
+    auto& e = view_.engines[p.engine];
+    r.pe = p.engine;
+    r.t.pe_assigned = be_.now();
+    e.tok += r.prompt, e.seq += 1;
+    ids.push_back(r.id);
+  }
+  if (placed_list.size() == pe_waiting_.size()) pe_waiting_.clear();
+  else erase_placed(pe_waiting_, placed_list);
+  for (int64_t id : ids)
+    if (requests_[id].de >= 0) placed(requests_[id]);
+  arm_fetches();
+}
+
+void Cluster::decode_fetch(int group) {
+  de_fetch_armed_[group] = false;
+  if (!de_global_.empty()) {
+    const auto routes = policy_->route_decode(view_, de_global_);
+    for (size_t i = 0; i < de_global_.size(); ++i) de_queues_[routes[i]].push_back(de_global_[i]);
+    de_global_.clear();
+  }
+  auto& q = de_queues_[group];
+  const auto placed_list = policy_->place_decode(view_, group, q);
+  std::vector<int64_t> ids;
+  for (const auto& p : placed_list) {
+    Request& r = requests_[q[p.index].id];
+    auto& e = view_.engines[p.engine];
+    if (!e.hbm.try_reserve(q[p.index].hbm_need))
+      throw std::logic_error("policy placed a request on a decode engine without HBM room");
+    r.de = p.engine;
+    r.t.de_assigned = be_.now();
+    e.tok += r.prompt + r.gen, e.seq += 1;
+    ids.push_back(r.id);
+  }
+  if (placed_list.size() == q.size()) q.clear();
+  else erase_placed(q, placed_list);
+  for (int64_t id : ids)
+    if (requests_[id].pe >= 0) placed(requests_[id]);
+  arm_fetches();
+}
+
+// Both engines are known: pick the read path and queue the read (or, for the oracle, skip all KV I/O).
+void Cluster::placed(Request& r) {
+  r.side = policy_->choose_read_side(view_, r);
+  if (features_.bypass_io) {
+    r.t.read_start = r.t.read_end = be_.now();
+    ready_for_prefill(r);
+    return;
+  }
+  enqueue_read(r);
+}
+
+int Cluster::cross_node_peer(int gpu, const std::vector<int>& group) const {
+  if (static_cast<int>(group.size()) <= gpus_per_node_) return -1;  // collectives stay on NVLink
+  const auto it = std::find(group.begin(), group.end(), gpu);
+  const size_t i = static_cast<size_t>(it - group.begin());
+  return group[(i + gpus_per_node_) % group.size()];
+}
+
+double Cluster::peak_buffer_fraction() const {
+  double m = 0;
+  for (const auto& n : view_.nodes) m = std::max(m, n.buffer.peak() / n.buffer.capacity());
+  return m;
+}
+
+std::string Cluster::stall_report() const {
+  std::ostringstream m;
+  m << (rounds_total_ - rounds_done_) << " of " << rounds_total_ << " rounds did not finish: "
+    << pe_waiting_.size() << " waiting for a prefill engine, " << de_global_.size() << " for a decode group";
+  size_t reads = 0;
+  for (const auto& q : read_queue_) reads += q.size();
+  m << ", " << reads << " in storage read queues";
+  return m.str();
+}
+
+}  // namespace dualpath

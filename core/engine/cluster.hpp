@@ -1,0 +1,129 @@
+// The cluster brain: agents issue rounds, the scheduler places them on (PE, DE) pairs and picks the read path,
+// node read queues load hit KV into DRAM buffers, PE groups run layerwise prefill forwards, DE groups take the
+// handoff, decode and persist every full block, and the agent's next round follows. It only talks to a Backend,
+// so the same code runs in simulated time (sim/) and in real time (hw/).
+//
+// Mechanisms are split by file: cluster.cpp (setup, agents, scheduling), cluster_read.cpp (storage reads),
+// cluster_prefill.cpp (PE forward pipeline), cluster_decode.cpp (handoff, decode, persistence).
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "core/backend/backend.hpp"
+#include "core/config/scenario.hpp"
+#include "core/cost/cost_model.hpp"
+#include "core/engine/request.hpp"
+#include "core/kv/block_index.hpp"
+#include "core/metrics/transfer_totals.hpp"
+#include "core/sched/cluster_view.hpp"
+#include "core/sched/policy.hpp"
+#include "core/workload/agents.hpp"
+
+namespace dualpath {
+
+// Thrown when the run cannot make progress (e.g. a request larger than every buffer).
+class NoProgressError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Knobs of the engines that the paper leaves open (docs/assumptions.md).
+struct ClusterTuning {
+  int reads_in_flight_per_node = 4;  // concurrent storage reads per node SNIC (FIFO queue behind them)
+};
+
+class Cluster {
+ public:
+  Cluster(const Scenario& scenario, std::vector<Agent> agents, Backend& backend, ClusterTuning tuning = {});
+  ~Cluster();
+
+  void start();                       // schedules the agents' first rounds; call at t = 0 from the backend
+  bool finished() const { return rounds_done_ == rounds_total_; }
+  std::string stall_report() const;  // why requests are left when the backend ran out of work
+
+  const std::deque<Request>& requests() const { return requests_; }
+  const ClusterView& view() const { return view_; }
+  const PolicyFeatures& features() const { return features_; }
+  const TransferTotals& totals() const { return totals_; }
+  const CostModel& cost() const { return cost_; }
+  int64_t rounds_total() const { return rounds_total_; }
+  int64_t rounds_done() const { return rounds_done_; }
+  double peak_buffer_fraction() const;  // max over nodes of peak DRAM buffer use / capacity
+
+ private:
+  struct Forward;
+  struct DecodeGroupState;
+  struct PrefillGroupState;
+
+  // agents and rounds (cluster.cpp)
+  void issue_round(int agent, int round);
+  void round_done(Request& r);
+  // scheduling (cluster.cpp)
+  void arm_fetches();
+  void prefill_fetch(int group);
+  void decode_fetch(int group);
+  void placed(Request& r);
+  // storage reads (cluster_read.cpp)
+  void enqueue_read(Request& r);
+  void pump_reads(int node);
+  void pump_all_reads();
+  bool admit(Request& r);
+  void read_done(Request& r);
+  // prefill (cluster_prefill.cpp)
+  void ready_for_prefill(Request& r);
+  void maybe_start_forward(int group);
+  void start_loads(Forward& f, int stage);
+  void try_compute(Forward& f);
+  void compute_done(Forward& f, int stage);
+  void send_done(Forward& f, int stage);
+  void forward_finished(Forward& f);
+  // decode (cluster_decode.cpp)
+  void kv_arrived(Request& r);
+  void start_handoff(Request& r);
+  void handoff_done(Request& r);
+  void maybe_start_chunk(int group);
+  void chunk_done(int group);
+
+  double kv_bytes(int64_t tokens) const { return static_cast<double>(tokens) * kv_per_token_; }
+  double kv_bytes_layers(int64_t tokens, int layers) const {
+    return static_cast<double>(tokens) * kv_per_token_layer_ * layers;
+  }
+  int node_of(int gpu) const { return gpu / gpus_per_node_; }
+  int cross_node_peer(int gpu, const std::vector<int>& group) const;
+
+  Scenario sc_;
+  Backend& be_;
+  ClusterTuning tuning_;
+  CostModel cost_;
+  std::unique_ptr<Policy> policy_;
+  PolicyFeatures features_;
+  ClusterView view_;
+  BlockIndex blocks_;
+  std::vector<Agent> agents_;
+  std::vector<int64_t> context_;  // per agent: tokens of context before its next round
+  std::deque<Request> requests_;
+  TransferTotals totals_;
+  int gpus_per_node_;
+  int n_layers_;
+  double kv_per_token_, kv_per_token_layer_;
+  int64_t rounds_total_ = 0, rounds_done_ = 0;
+
+  // scheduler queues
+  std::deque<QueuedRequest> pe_waiting_, de_global_;
+  std::vector<std::deque<QueuedRequest>> de_queues_;
+  std::vector<bool> pe_fetch_armed_, de_fetch_armed_;
+  // per-node storage read queues
+  std::vector<std::deque<int64_t>> read_queue_;
+  std::vector<int> reads_in_flight_;
+  // per-engine ready queues (requests whose hit KV is in a DRAM buffer) and group pipelines
+  std::vector<std::deque<int64_t>> ready_;
+  std::vector<std::unique_ptr<PrefillGroupState>> pe_state_;
+  std::vector<std::unique_ptr<DecodeGroupState>> de_state_;
+};
+
+}  // namespace dualpath

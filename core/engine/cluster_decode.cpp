@@ -1,0 +1,191 @@
+// Decode: the handoff (complete prompt KV in the DE buffer -> H2D into the reserved HBM, buffer released, new
+// prompt blocks persisted from the buffer), then decode steps with all of an engine's requests in every batch,
+// the engines of a DE group stepping together (EP). Steps are simulated in chunks of up to
+// sim.decode_chunk_steps; requests handed off during a chunk join at its end. Every Full Block that fills up is
+// persisted: HBM -> DRAM through the CNIC (D2H), then DRAM -> storage through the SNIC.
+#include <algorithm>
+#include <map>
+
+#include "core/engine/cluster.hpp"
+#include "core/engine/cluster_state.hpp"
+
+namespace dualpath {
+
+void Cluster::kv_arrived(Request& r) {
+  r.kv_in_de_buffer = true;
+  start_handoff(r);
+}
+
+void Cluster::start_handoff(Request& r) {
+  r.t.handoff_start = be_.now();
+  if (features_.bypass_io) {
+    handoff_done(r);
+    return;
+  }
+  const int64_t id = r.id;
+  const int node = node_of(r.de);
+  const double new_blocks = kv_bytes(blocks_.aligned(r.prompt) - r.hit);
+  const bool decodes = r.gen > 1;
+  auto part = std::make_shared<int>((decodes ? 1 : 0) + (new_blocks > 0 ? 1 : 0));
+  auto one_done = [this, id, part] {
+    if (--*part == 0) handoff_done(requests_[id]);
+  };
+  if (*part == 0) {
+    handoff_done(r);
+    return;
+  }
+  if (decodes) {
+    totals_.h2d += r.prompt_bytes;
+    be_.transfer(Hop::H2D, Place{Loc::Dram, r.de}, Place{Loc::Hbm, r.de}, r.prompt_bytes, TrafficClass::Kv,
+                 one_done);
+  }
+  if (new_blocks > 0) {
+    totals_.storage_write += new_blocks;
+    be_.storage_write(node, new_blocks, one_done);
+  }
+}
+
+void Cluster::handoff_done(Request& r) {
+  r.t.handoff_end = be_.now();
+  const int64_t prompt_blocks = blocks_.aligned(r.prompt);
+  if (!features_.bypass_io) {
+    blocks_.write_finished(r.agent, r.hit / blocks_.block_tokens(), prompt_blocks / blocks_.block_tokens());
+    view_.nodes[node_of(r.de)].buffer.release(r.prompt_bytes);
+  }
+  r.persisted_upto = prompt_blocks;
+  auto& eng = view_.engines[r.de];
+  if (r.gen <= 1) {  // the first token was the last: nothing to decode
+    eng.tok -= r.prompt + r.gen, eng.seq -= 1;
+    eng.hbm.release(kv_bytes(r.prompt + r.gen));
+    if (!features_.bypass_io) pump_all_reads();
+    return;
+  }
+  const auto& group = view_.de_groups[eng.group];
+  const size_t idx = static_cast<size_t>(std::find(group.begin(), group.end(), r.de) - group.begin());
+  de_state_[eng.group]->joining[idx].push_back(r.id);
+  if (!features_.bypass_io) pump_all_reads();
+  maybe_start_chunk(eng.group);
+}
+
+void Cluster::maybe_start_chunk(int group) {
+  auto& s = *de_state_[group];
+  if (s.running) return;
+  const auto& engines = view_.de_groups[group];
+  int64_t min_left = -1;
+  size_t batch_total = 0;
+  for (size_t i = 0; i < engines.size(); ++i) {
+    for (int64_t id : s.joining[i]) s.active[i].push_back(id);
+    s.joining[i].clear();
+    for (int64_t id : s.active[i]) {
+      const Request& r = requests_[id];
+      const int64_t left = r.gen - r.generated;
+      if (min_left < 0 || left < min_left) min_left = left;
+    }
+    batch_total += s.active[i].size();
+  }
+  if (batch_total == 0) return;
+  const int steps = static_cast<int>(std::min<int64_t>(std::max(1, sc_.sim.decode_chunk_steps), min_left));
+
+  // Step time at the chunk's mid-point contexts: the slowest engine's attention plus linear/MoE on the group's
+  // mean batch (EP), or the engine's own batch for a one-engine (data-parallel) group.
+  const double topk = sc_.model.sparse_topk > 0 ? sc_.model.sparse_topk : 1e300;
+  double max_attn = 0;
+  for (size_t i = 0; i < engines.size(); ++i) {
+    double ctx = 0, capped = 0;
+    for (int64_t id : s.active[i]) {
+      const Request& r = requests_[id];
+      const double c = static_cast<double>(r.prompt + r.generated) + steps / 2.0;
+      ctx += c, capped += std::min(c, topk);
+    }
+    max_attn = std::max(max_attn, cost_.decode_attention_layer_time(ctx, capped, static_cast<int64_t>(s.active[i].size())));
+  }
+  const double mean_batch = static_cast<double>(batch_total) / static_cast<double>(engines.size());
+  const double step =
+      n_layers_ * (max_attn + cost_.linear_layer_time(mean_batch, cost_.weight_bytes_per_gpu(static_cast<int>(engines.size()))));
+
+  s.running = true;
+  s.steps = steps;
+  s.step_time = step;
+  s.chunk_start = be_.now();
+  ComputeWork work;
+  work.seconds = step * steps;
+  work.layers = n_layers_;
+  work.tokens = static_cast<int64_t>(batch_total) * steps;
+  work.decode = true;
+  const double ep = sc_.model.ep_bytes_per_token_layer;
+  const double cross = engines.size() > static_cast<size_t>(gpus_per_node_)
+                           ? 1.0 - static_cast<double>(gpus_per_node_) / static_cast<double>(engines.size())
+                           : 0.0;
+  s.pending = 1;
+  auto part_done = [this, group] {
+    if (--de_state_[group]->pending == 0) chunk_done(group);
+  };
+  std::vector<std::pair<size_t, double>> collectives;
+  if (ep > 0 && cross > 0)
+    for (size_t i = 0; i < engines.size(); ++i)
+      collectives.emplace_back(i, std::max(mean_batch, static_cast<double>(s.active[i].size())) * steps * ep * cross *
+                                      n_layers_);
+  s.pending += static_cast<int>(collectives.size());
+  be_.compute(engines[0], work, part_done);
+  for (const auto& [i, bytes] : collectives) {
+    totals_.collective += bytes;
+    be_.transfer(Hop::Collective, Place{Loc::Hbm, engines[i]}, Place{Loc::Hbm, cross_node_peer(engines[i], engines)},
+                 bytes, TrafficClass::Model, part_done);
+  }
+}
+
+void Cluster::chunk_done(int group) {
+  auto& s = *de_state_[group];
+  s.running = false;
+  const auto& engines = view_.de_groups[group];
+  const double now = be_.now();
+  const double per_step = (now - s.chunk_start) / s.steps;  // collectives slowed by KV traffic stretch steps
+  std::vector<double> d2h(engines.size(), 0);
+  std::vector<std::vector<std::tuple<int, int64_t, int64_t>>> written(engines.size());  // agent, blocks [a, b)
+  std::vector<int64_t> finished;
+  for (size_t i = 0; i < engines.size(); ++i) {
+    auto& active = s.active[i];
+    for (int64_t id : active) {
+      Request& r = requests_[id];
+      if (r.generated == 1) r.t.second_token = s.chunk_start + per_step;
+      r.generated += s.steps;
+      const int64_t upto = blocks_.aligned(r.prompt + r.generated);
+      if (upto > r.persisted_upto && !features_.bypass_io) {
+        d2h[i] += kv_bytes(upto - r.persisted_upto);
+        written[i].emplace_back(r.agent, r.persisted_upto / blocks_.block_tokens(), upto / blocks_.block_tokens());
+        blocks_.write_started(r.agent);
+      }
+      r.persisted_upto = std::max(r.persisted_upto, upto);
+      if (r.generated >= r.gen) finished.push_back(id);
+    }
+    active.erase(std::remove_if(active.begin(), active.end(),
+                                [&](int64_t id) { return requests_[id].generated >= requests_[id].gen; }),
+                 active.end());
+  }
+  // Persist the blocks that filled up: D2H through the engine's CNIC, then the node's SNIC to storage.
+  for (size_t i = 0; i < engines.size(); ++i) {
+    if (d2h[i] <= 0) continue;
+    const int gpu = engines[i];
+    const double bytes = d2h[i];
+    auto done_list = std::make_shared<std::vector<std::tuple<int, int64_t, int64_t>>>(std::move(written[i]));
+    totals_.d2h += bytes;
+    totals_.storage_write += bytes;
+    be_.transfer(Hop::D2H, Place{Loc::Hbm, gpu}, Place{Loc::Dram, gpu}, bytes, TrafficClass::Kv,
+                 [this, gpu, bytes, done_list] {
+                   be_.storage_write(node_of(gpu), bytes, [this, done_list] {
+                     for (const auto& [agent, a, b] : *done_list) blocks_.write_finished(agent, a, b);
+                     pump_all_reads();
+                   });
+                 });
+  }
+  for (int64_t id : finished) {
+    Request& r = requests_[id];
+    auto& eng = view_.engines[r.de];
+    eng.tok -= r.prompt + r.gen, eng.seq -= 1;
+    eng.hbm.release(kv_bytes(r.prompt + r.gen));
+    round_done(r);
+  }
+  maybe_start_chunk(group);
+}
+
+}  // namespace dualpath

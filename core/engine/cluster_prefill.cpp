@@ -1,0 +1,250 @@
+// Prefill: PE groups run forward passes over batches formed under the compute quota. With layerwise prefill a
+// forward is streamed in stages of a few layers: stage s+1's hit KV loads (PE buffer -> HBM by CNIC loopback, or
+// DE buffer -> HBM over the compute network) while stage s computes, and stage s's KV leaves for the DE buffer
+// while s+1 computes; HBM holds two stages of the batch's KV. Without it (basic) the whole batch's KV is loaded
+// into HBM first, the forward runs, then the KV goes to the DE. The engines of a group synchronise at every
+// layer (EP all-to-all), so a stage takes the slowest engine's attention plus the shared linear/MoE time.
+#include <algorithm>
+#include <map>
+
+#include "core/engine/cluster.hpp"
+#include "core/engine/cluster_state.hpp"
+#include "core/sched/quota_batcher.hpp"
+
+namespace dualpath {
+
+void Cluster::ready_for_prefill(Request& r) {
+  ready_[r.pe].push_back(r.id);
+  maybe_start_forward(view_.engines[r.pe].group);
+}
+
+namespace {
+std::vector<int> stage_layers(int n_layers, bool layerwise, int layer_group) {
+  if (!layerwise) return {n_layers};
+  // Automatic fidelity: 8 stages per forward (docs/assumptions.md measures the error against per-layer).
+  const int per = layer_group > 0 ? layer_group : std::max(1, (n_layers + 7) / 8);
+  std::vector<int> out;
+  for (int left = n_layers; left > 0; left -= per) out.push_back(std::min(per, left));
+  return out;
+}
+}  // namespace
+
+void Cluster::maybe_start_forward(int group) {
+  auto& gs = *pe_state_[group];
+  if (gs.current) return;  // the group is computing; the next forward is formed when it finishes
+  const auto& engines = view_.pe_groups[group];
+  const double scope = sc_.policy.quota_scope == "forward" ? n_layers_ : 1.0;
+  auto predict = [&](int64_t cached, int64_t fresh) { return cost_.attention_layer_time(cached, fresh) * scope; };
+
+  auto f = std::make_unique<Forward>();
+  f->group = group;
+  f->batch.resize(engines.size());
+  f->hbm_per_engine.assign(engines.size(), 0);
+  bool any = false;
+  for (size_t i = 0; i < engines.size(); ++i) {
+    auto& ready = ready_[engines[i]];
+    if (ready.empty()) continue;
+    std::vector<BatchCandidate> cands;
+    cands.reserve(ready.size());
+    for (int64_t id : ready) {
+      const Request& r = requests_[id];
+      const int64_t cached = r.hit + r.prefilled;
+      const int64_t fresh = r.fresh - r.prefilled;
+      cands.push_back({cached, fresh, features_.layerwise ? 0.0 : kv_bytes(cached + fresh)});
+    }
+    BatchLimits limits{sc_.policy.compute_quota, features_.layerwise ? 0.0 : view_.engines[engines[i]].hbm.free()};
+    const auto items = form_batch(cands, limits, predict);
+    size_t completed = 0;
+    for (const auto& it : items) {
+      Request& r = requests_[ready[it.index]];
+      BatchEntry e{r.id, r.hit + r.prefilled, it.fresh, 0, r.prefilled + it.fresh == r.fresh};
+      e.send_tokens = it.fresh + (r.side == ReadSide::Pe && r.prefilled == 0 ? r.hit : 0);
+      if (r.t.prefill_start < 0) r.t.prefill_start = be_.now();
+      r.prefilled += it.fresh;
+      f->hbm_per_engine[i] += cands[it.index].hbm_bytes;
+      if (e.last_chunk) ++completed;
+      f->batch[i].push_back(e);
+      any = true;
+    }
+    // Completed requests leave the ready queue; a chunked one stays at its head for the next forward.
+    for (size_t k = 0; k < completed; ++k) ready.pop_front();
+  }
+  if (!any) return;
+  for (size_t i = 0; i < engines.size(); ++i) view_.engines[engines[i]].hbm.try_reserve(f->hbm_per_engine[i]);
+  f->layers = stage_layers(n_layers_, features_.layerwise, sc_.sim.layer_group);
+  const size_t n = f->layers.size();
+  f->loads_pending.assign(n, 0), f->sends_pending.assign(n, 0), f->loaded.assign(n, false);
+  gs.current = std::move(f);
+  try_compute(*gs.current);
+}
+
+void Cluster::start_loads(Forward& f, int stage) {
+  f.loads_started = stage + 1;
+  const auto& engines = view_.pe_groups[f.group];
+  int count = 0;
+  if (!features_.bypass_io) {
+    for (size_t i = 0; i < engines.size(); ++i) {
+      std::map<int, double> by_source;  // source GPU (whose CNIC reads the buffer) -> bytes; ordered: deterministic
+      for (const auto& e : f.batch[i]) {
+        const Request& r = requests_[e.request];
+        const double bytes = kv_bytes_layers(e.cached, f.layers[stage]);
+        if (bytes <= 0) continue;
+        by_source[r.side == ReadSide::De ? r.de : r.pe] += bytes;
+        if (e.cached == r.hit && r.prefilled == e.fresh) totals_.hit_loaded_to_pe += bytes;  // first chunk
+      }
+      for (const auto& [src, bytes] : by_source) {
+        const bool local = src == engines[i];
+        (local ? totals_.h2d : totals_.de_to_pe) += bytes;
+        ++count;
+        Forward* fp = &f;
+        be_.transfer(local ? Hop::H2D : Hop::RemoteDramToHbm, Place{Loc::Dram, src}, Place{Loc::Hbm, engines[i]},
+                     bytes, TrafficClass::Kv, [this, fp, stage] {
+                       if (--fp->loads_pending[stage] == 0) {
+                         fp->loaded[stage] = true;
+                         try_compute(*fp);
+                       }
+                     });
+      }
+    }
+  }
+  f.loads_pending[stage] = count;
+  if (count == 0) f.loaded[stage] = true;
+}
+
+// Advances the pipeline: starts the next stage's loads (at most two stages resident, loads in order) and the
+// next stage's compute once its KV is in HBM.
+void Cluster::try_compute(Forward& f) {
+  const int n = static_cast<int>(f.layers.size());
+  while (f.loads_started < n && f.loads_started <= f.computed + 1 &&
+         (f.loads_started == 0 || f.loaded[f.loads_started - 1]))
+    start_loads(f, f.loads_started);
+  if (f.computing || f.computed >= n || !f.loaded[f.computed]) return;
+
+  const int stage = f.computed;
+  f.computing = true;
+  const auto& engines = view_.pe_groups[f.group];
+  // Per-layer time: the slowest engine's attention, then linear/MoE on the group's mean token count (EP
+  // spreads expert work evenly); a data-parallel group of one engine just uses its own tokens.
+  double max_attn = 0, tokens_total = 0, flops = 0;
+  std::vector<double> tokens(engines.size(), 0);
+  for (size_t i = 0; i < engines.size(); ++i) {
+    double attn = 0;
+    for (const auto& e : f.batch[i]) {
+      attn += cost_.attention_layer_time(e.cached, e.fresh);
+      flops += cost_.attention_layer_flops(e.cached, e.fresh);
+      tokens[i] += static_cast<double>(e.fresh);
+    }
+    max_attn = std::max(max_attn, attn);
+    tokens_total += tokens[i];
+  }
+  const double mean_tokens = tokens_total / static_cast<double>(engines.size());
+  const double layer_time =
+      max_attn + cost_.linear_layer_time(mean_tokens, cost_.weight_bytes_per_gpu(static_cast<int>(engines.size())));
+  const int layers = f.layers[stage];
+  ComputeWork work;
+  work.seconds = layer_time * layers;
+  work.flops = (flops + tokens_total * cost_.linear_flops_per_token_layer()) * layers;
+  work.layers = layers;
+  work.tokens = static_cast<int64_t>(tokens_total);
+
+  Forward* fp = &f;
+  auto part_done = [this, fp, stage] {
+    if (--fp->loads_pending[stage] == 0) compute_done(*fp, stage);
+  };
+  // Reuse loads_pending[stage] (now zero) to count the compute and its collectives.
+  int parts = 1;
+  const double ep = sc_.model.ep_bytes_per_token_layer;
+  const double cross = engines.size() > static_cast<size_t>(gpus_per_node_)
+                           ? 1.0 - static_cast<double>(gpus_per_node_) / static_cast<double>(engines.size())
+                           : 0.0;
+  std::vector<std::pair<int, double>> collectives;
+  if (ep > 0 && cross > 0)
+    for (size_t i = 0; i < engines.size(); ++i)
+      if (tokens[i] > 0 || mean_tokens > 0) {
+        const double bytes = std::max(tokens[i], mean_tokens) * ep * cross * layers;
+        collectives.emplace_back(static_cast<int>(i), bytes);
+      }
+  parts += static_cast<int>(collectives.size());
+  f.loads_pending[stage] = parts;
+  be_.compute(engines[0], work, part_done);
+  for (const auto& [i, bytes] : collectives) {
+    totals_.collective += bytes;
+    be_.transfer(Hop::Collective, Place{Loc::Hbm, engines[i]}, Place{Loc::Hbm, cross_node_peer(engines[i], engines)},
+                 bytes, TrafficClass::Model, part_done);
+  }
+}
+
+void Cluster::compute_done(Forward& f, int stage) {
+  f.computing = false;
+  f.computed = stage + 1;
+  const auto& engines = view_.pe_groups[f.group];
+  int count = 0;
+  if (!features_.bypass_io) {
+    for (size_t i = 0; i < engines.size(); ++i) {
+      std::map<int, double> by_dest;
+      for (const auto& e : f.batch[i]) by_dest[requests_[e.request].de] += kv_bytes_layers(e.send_tokens, f.layers[stage]);
+      for (const auto& [de, bytes] : by_dest) {
+        if (bytes <= 0) continue;
+        totals_.pe_to_de += bytes;
+        ++count;
+        Forward* fp = &f;
+        be_.transfer(Hop::HbmToRemoteDram, Place{Loc::Hbm, engines[i]}, Place{Loc::Dram, de}, bytes,
+                     TrafficClass::Kv, [this, fp, stage] {
+                       if (--fp->sends_pending[stage] == 0) send_done(*fp, stage);
+                     });
+      }
+    }
+  }
+  f.sends_pending[stage] = count;
+  const bool last = f.computed == static_cast<int>(f.layers.size());
+  if (last) forward_finished(f);  // may hand the forward over to the draining list
+  if (count == 0) send_done(f, stage);
+  else if (!last) try_compute(f);
+}
+
+// The forward's compute is done: first tokens are out, the group can start its next forward while the tail of
+// the KV is still streaming to the DE buffers.
+void Cluster::forward_finished(Forward& f) {
+  f.compute_finished = true;
+  const auto& engines = view_.pe_groups[f.group];
+  for (size_t i = 0; i < engines.size(); ++i) {
+    auto& eng = view_.engines[engines[i]];
+    eng.hbm.release(f.hbm_per_engine[i]);
+    for (const auto& e : f.batch[i]) {
+      if (!e.last_chunk) continue;
+      Request& r = requests_[e.request];
+      r.t.first_token = be_.now();
+      r.generated = 1;
+      eng.tok -= r.prompt, eng.seq -= 1;
+      if (r.side == ReadSide::Pe && !features_.bypass_io) view_.nodes[node_of(r.pe)].buffer.release(r.hit_bytes);
+      // The DE will persist the prompt's new full blocks; the agent's next read waits for that write.
+      if (!features_.bypass_io) blocks_.write_started(r.agent);
+      if (r.gen <= 1) round_done(r);  // the first token was the last one
+    }
+  }
+  if (!features_.bypass_io) pump_all_reads();  // PE buffer space came back
+  auto& gs = *pe_state_[f.group];
+  gs.draining.push_back(std::move(gs.current));
+  const int group = f.group;
+  maybe_start_forward(group);
+}
+
+void Cluster::send_done(Forward& f, int stage) {
+  (void)stage;
+  ++f.sends_finished;
+  if (f.sends_finished < static_cast<int>(f.layers.size()) || !f.compute_finished) {
+    if (!f.compute_finished) try_compute(f);
+    return;
+  }
+  // Every stage's KV is in the DE buffers: requests finishing with this forward can be handed off.
+  std::vector<int64_t> arrived;
+  for (const auto& per_engine : f.batch)
+    for (const auto& e : per_engine)
+      if (e.last_chunk) arrived.push_back(e.request);
+  auto& draining = pe_state_[f.group]->draining;
+  draining.erase(std::remove_if(draining.begin(), draining.end(), [&](const auto& p) { return p.get() == &f; }),
+                 draining.end());  // f is destroyed here; only `arrived` is used below
+  for (int64_t id : arrived) kv_arrived(requests_[id]);
+}
+
+}  // namespace dualpath

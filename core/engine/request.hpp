@@ -1,0 +1,51 @@
+// One round of one agent as it moves through the cluster, with its timeline.
+#pragma once
+
+#include <cstdint>
+
+namespace dualpath {
+
+// Which node's SNIC reads the request's hit KV.
+enum class ReadSide : uint8_t { Unset, Pe, De };
+
+// Timestamps (seconds); -1 = not reached. TTFT = first_token - arrival; the breakdown is
+// queue = scheduled - arrival, allocate = read_start - scheduled, read = read_end - read_start,
+// prefill = first_token - read_end (see docs/metrics.md).
+struct RequestTimes {
+  double arrival = -1;
+  double pe_assigned = -1;
+  double de_assigned = -1;
+  double read_start = -1;
+  double read_end = -1;
+  double prefill_start = -1;
+  double first_token = -1;
+  double handoff_start = -1;
+  double handoff_end = -1;
+  double second_token = -1;
+  double done = -1;
+  double scheduled() const { return pe_assigned > de_assigned ? pe_assigned : de_assigned; }
+};
+
+struct Request {
+  int64_t id = -1;
+  int agent = -1;
+  int round = -1;
+  int64_t prompt = 0;   // tokens of the prompt: context + append
+  int64_t hit = 0;      // tokens whose KV is loaded from storage (block-aligned persisted prefix)
+  int64_t fresh = 0;    // prompt - hit: tokens prefilled now
+  int64_t gen = 0;      // tokens to generate (the first comes from the PE)
+  int pe = -1;          // global GPU index of the prefill engine
+  int de = -1;          // global GPU index of the decode engine
+  ReadSide side = ReadSide::Unset;
+  double hit_bytes = 0;     // hit * KV bytes per token (all layers)
+  double prompt_bytes = 0;  // prompt * KV bytes per token
+  int64_t prefilled = 0;    // fresh tokens already computed (chunked prefill)
+  int64_t generated = 0;    // tokens generated so far, counting the first token
+  int64_t persisted_upto = 0;  // tokens of the sequence whose Full Blocks have been written or queued
+  int pending_kv_layers = 0;   // layer groups still to arrive in the DE buffer
+  bool kv_in_de_buffer = false;
+  bool in_decode = false;
+  RequestTimes t;
+};
+
+}  // namespace dualpath

@@ -1,0 +1,46 @@
+// The read-only snapshot that scheduling policies decide on: per-engine load (seq, tok, free HBM), per-node
+// storage read queues, and the constants alpha, beta, Z derived from model and topology.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "core/kv/buffer_pool.hpp"
+
+namespace dualpath {
+
+struct EngineState {
+  int gpu = -1;         // global GPU index
+  int node = -1;
+  int group = -1;       // index into ClusterView::pe_groups or de_groups
+  bool prefill = false;
+  int seq = 0;          // assigned, unfinished requests
+  int64_t tok = 0;      // their tokens (prompt tokens; decode: prompt + generation)
+  BufferPool hbm;       // KV capacity: HBM minus the engine's weight share; decode reserves per request
+};
+
+struct NodeState {
+  bool prefill = false;
+  int64_t read_queue_tokens = 0;  // hit tokens waiting for or being read through this node's SNIC
+  BufferPool buffer;              // the node's DRAM buffer (PE buffer or DE buffer)
+};
+
+struct ClusterView {
+  std::vector<EngineState> engines;       // indexed by global GPU index
+  std::vector<NodeState> nodes;
+  std::vector<std::vector<int>> pe_groups;  // engine (GPU) indices of each prefill group
+  std::vector<std::vector<int>> de_groups;
+  int gpus_per_node = 0;
+  int64_t alpha_tokens = 0;  // tokens one node reads from storage in alpha_seconds
+  int64_t beta_tokens = 0;   // tokens one GPU processes in beta_seconds
+  double z_factor = 1.05;
+};
+
+// A request as the scheduler's queues see it.
+struct QueuedRequest {
+  int64_t id = -1;
+  int64_t tokens = 0;     // prompt tokens (PE balancing) or prompt + generation (DE balancing)
+  double hbm_need = 0;    // decode HBM for the whole sequence's KV
+};
+
+}  // namespace dualpath

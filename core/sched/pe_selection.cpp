@@ -1,0 +1,31 @@
+#include "core/sched/pe_selection.hpp"
+
+#include <limits>
+
+namespace dualpath {
+
+std::vector<Placement> select_prefill_engines(const ClusterView& view, const std::vector<int>& group,
+                                              const std::deque<QueuedRequest>& waiting) {
+  std::vector<Placement> out;
+  std::vector<int64_t> tok(group.size());
+  for (size_t i = 0; i < group.size(); ++i) tok[i] = view.engines[group[i]].tok;
+
+  for (size_t q = 0; q < waiting.size(); ++q) {
+    int best_short = -1, best_long = -1;
+    int64_t tok_short = std::numeric_limits<int64_t>::max(), tok_long = tok_short;
+    for (size_t i = 0; i < group.size(); ++i) {
+      if (tok[i] > view.beta_tokens) continue;  // C1: overloaded
+      const auto& e = view.engines[group[i]];
+      const bool short_queue = view.nodes[e.node].read_queue_tokens <= view.alpha_tokens;
+      if (short_queue && tok[i] < tok_short) tok_short = tok[i], best_short = static_cast<int>(i);
+      if (!short_queue && tok[i] < tok_long) tok_long = tok[i], best_long = static_cast<int>(i);
+    }
+    const int pick = best_short >= 0 ? best_short : best_long;  // C2 before C3
+    if (pick < 0) break;
+    tok[pick] += waiting[q].tokens;
+    out.push_back({q, group[pick]});
+  }
+  return out;
+}
+
+}  // namespace dualpath

@@ -1,0 +1,63 @@
+#include "core/sched/policy_registry.hpp"
+
+#include <map>
+
+#include "core/config/input_error.hpp"
+
+namespace dualpath {
+
+// Built-in policy files register themselves here. A new policy: one file under sched/policies/ with a
+// register_* function, plus one line in ensure_builtins().
+void register_standard_policies();
+
+namespace {
+struct Entry {
+  PolicyFeatures defaults;
+  PolicyFactory factory;
+};
+std::map<std::string, Entry>& table() {
+  static std::map<std::string, Entry> t;
+  return t;
+}
+const std::map<std::string, Entry>& registry() {
+  static const bool once = [] {
+    register_standard_policies();
+    return true;
+  }();
+  (void)once;
+  return table();
+}
+}  // namespace
+
+bool register_policy(const std::string& name, PolicyFeatures defaults, PolicyFactory factory) {
+  table().insert_or_assign(name, Entry{defaults, std::move(factory)});
+  return true;
+}
+
+std::vector<std::string> policy_names() {
+  std::vector<std::string> names;
+  for (const auto& [n, e] : registry()) names.push_back(n);
+  return names;
+}
+
+PolicyFeatures effective_features(const PolicySpec& spec) {
+  const auto& reg = registry();
+  auto it = reg.find(spec.name);
+  if (it == reg.end()) {
+    std::string known;
+    for (const auto& [n, e] : reg) known += (known.empty() ? "" : ", ") + n;
+    throw InputError("policy.name", "unknown policy '" + spec.name + "' (known: " + known + ")");
+  }
+  PolicyFeatures f = it->second.defaults;
+  if (spec.layerwise) f.layerwise = *spec.layerwise;
+  if (spec.dual_path) f.dual_path = *spec.dual_path;
+  if (spec.scheduler) f.scheduler = *spec.scheduler;
+  return f;
+}
+
+std::unique_ptr<Policy> make_policy(const PolicySpec& spec) {
+  const PolicyFeatures f = effective_features(spec);
+  return registry().at(spec.name).factory(f);
+}
+
+}  // namespace dualpath

@@ -1,0 +1,40 @@
+// Agents for the simulator: who starts when and which rounds it replays (paper §7.4 replay semantics, §7.6).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/config/scenario.hpp"
+#include "core/workload/trace.hpp"
+
+namespace dualpath {
+
+struct Agent {
+  int id = 0;                 // 0, 1, 2, ... in start order
+  double start = 0;           // seconds; the agent issues round 0 at this time
+  std::vector<Round> rounds;  // scaled and truncated; round.think already includes WorkloadSpec::think_time
+  std::string source;         // trajectory id, or "<id>+prefix" for a clone with a synthetic first round
+};
+
+// Token range of the synthetic first round prepended to cloned trajectories (uniform, inclusive).
+inline constexpr int64_t kClonePrefixMinTokens = 64;
+inline constexpr int64_t kClonePrefixMaxTokens = 512;
+
+// Builds the agents of a run (deterministic in spec.seed):
+// - Offline: spec.agents agents (0 = one per trajectory) start at t = 0. Agent k < n_traj replays trajectory k;
+//   each further agent replays a uniformly sampled trajectory behind a synthetic round of
+//   U[kClonePrefixMinTokens, kClonePrefixMaxTokens] random tokens with gen = 1, so its KV is its own (paper §A.3).
+// - Online: Poisson arrivals at spec.aps agents/s until spec.duration, each replaying a uniformly sampled
+//   trajectory from round 0. With aps = 0 the trace's own arrival times are replayed instead (every trajectory
+//   must have one, e.g. a converted Mooncake trace), up to spec.duration when it is > 0.
+// Then every round's append and gen are multiplied by append_scale / gen_scale (rounded, at least 1 token), and
+// the agent stops before the first round whose prompt + generation would exceed the length limit: spec.max_len,
+// or when it is 0 the profile's MaxLen for generated traces (none for trace files).
+// Throws InputError("workload", ...) for inconsistent settings (e.g. a limit shorter than a first round).
+std::vector<Agent> make_agents(const Trace& trace, const WorkloadSpec& spec);
+
+// The trajectories a scenario's workload section asks for: generated (source "generate": profile,
+// trajectories, seed) or read from a native trace file (source "file", relative paths against scenario_dir).
+Trace load_workload_trace(const WorkloadSpec& spec, const std::string& scenario_dir);
+
+}  // namespace dualpath

@@ -1,0 +1,169 @@
+// The core driven end to end by the closed-form fake backend: the layer pipeline's time, conservation of KV
+// bytes and rounds, buffer limits, and determinism.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/engine/cluster.hpp"
+#include "fake_backend.hpp"
+#include "test_scenario.hpp"
+
+using namespace dualpath;
+using dualpath::test::FakeBackend;
+using dualpath::test::FakeRates;
+
+namespace {
+Agent agent(int id, std::vector<Round> rounds) {
+  Agent a;
+  a.id = id;
+  a.rounds = std::move(rounds);
+  return a;
+}
+}  // namespace
+
+// One request with a 4096-token hit on a one-GPU PE: forward time = min(l, c) + L * max(l, c), where l is one
+// layer's KV load and c one layer's compute (pipeline fill, then the slower of the two per layer).
+class LayerPipeline : public ::testing::TestWithParam<double> {};
+
+TEST_P(LayerPipeline, ForwardTimeMatchesClosedForm) {
+  const double cnic_bw = GetParam();
+  Scenario s = test::small_scenario();
+  s.sim.layer_group = 1;
+  s.policy.name = "dualpath";
+  s.policy.dual_path = false;  // PE path: the load is an H2D on the PE's own CNIC
+  FakeBackend be(FakeRates{50e9, cnic_bw, 1});
+  Cluster c(s, {agent(0, {{4096, 2, 0}, {100, 2, 0}})}, be);
+  c.start();
+  be.run();
+  ASSERT_TRUE(c.finished()) << c.stall_report();
+  const Request& r = c.requests().at(1);
+  ASSERT_EQ(r.hit, 4096);
+  ASSERT_EQ(r.fresh, 4198 - 4096);
+  const int L = s.model.n_layers;
+  const double l = 4096.0 * s.model.kv_bytes_per_token_one_layer() / cnic_bw;
+  const double cl = c.cost().attention_layer_time(4096, 102) +
+                    c.cost().linear_layer_time(102, c.cost().weight_bytes_per_gpu(1));
+  const double expected = std::min(l, cl) + L * std::max(l, cl);
+  EXPECT_NEAR(r.t.first_token - r.t.prefill_start, expected, 1e-9 * expected);
+}
+
+// Compute-bound (fast CNIC) and load-bound (slow CNIC) regimes.
+INSTANTIATE_TEST_SUITE_P(Regimes, LayerPipeline, ::testing::Values(50e9, 0.5e9));
+
+TEST(LayerPipeline, WithoutLayerwiseTheLoadPrecedesTheWholeForward) {
+  Scenario s = test::small_scenario();
+  s.policy.name = "basic";
+  FakeBackend be(FakeRates{50e9, 1e9, 1});
+  Cluster c(s, {agent(0, {{4096, 2, 0}, {100, 2, 0}})}, be);
+  c.start();
+  be.run();
+  ASSERT_TRUE(c.finished());
+  const Request& r = c.requests().at(1);
+  const double load = 4096.0 * s.model.kv_bytes_per_token() / 1e9;
+  const double cl = c.cost().attention_layer_time(4096, 102) +
+                    c.cost().linear_layer_time(102, c.cost().weight_bytes_per_gpu(1));
+  EXPECT_NEAR(r.t.first_token - r.t.prefill_start, load + s.model.n_layers * cl, 1e-9);
+}
+
+namespace {
+std::vector<Agent> mixed_agents(int n) {
+  std::vector<Agent> out;
+  for (int i = 0; i < n; ++i) {
+    std::vector<Round> rounds;
+    rounds.push_back({2000 + 300 * i, 70 + i, 0});
+    for (int k = 0; k < 5; ++k) rounds.push_back({100 + 37 * ((i + k) % 5), 1 + (i * 13 + k * 7) % 90, 0});
+    out.push_back(agent(i, rounds));
+  }
+  return out;
+}
+
+struct RunResult {
+  std::vector<RequestTimes> times;
+  TransferTotals totals;
+  bool finished;
+  double peak_buffer;
+};
+
+RunResult run(const Scenario& s, int agents) {
+  FakeBackend be(FakeRates{50e9, 50e9, s.topology.gpus_per_node});
+  Cluster c(s, mixed_agents(agents), be);
+  c.start();
+  be.run();
+  RunResult out{{}, c.totals(), c.finished(), c.peak_buffer_fraction()};
+  for (const auto& r : c.requests()) out.times.push_back(r.t);
+  // HBM reservations are all returned at the end.
+  for (const auto& e : c.view().engines) EXPECT_NEAR(e.hbm.used(), 0, 1) << "engine " << e.gpu;
+  for (const auto& e : c.view().engines) EXPECT_EQ(e.seq, 0);
+  return out;
+}
+}  // namespace
+
+class Conservation : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(Conservation, EveryRoundOnceAndHitBytesDelivered) {
+  Scenario s = test::small_scenario(2, 2, 2);
+  s.policy.name = GetParam();
+  s.policy.compute_quota = 1e9;  // no chunking: each hit is loaded exactly once
+  s.topology.dram_buffer_bytes = 2e9;
+  FakeBackend be(FakeRates{50e9, 50e9, 2});
+  Cluster c(s, mixed_agents(12), be);
+  c.start();
+  be.run();
+  ASSERT_TRUE(c.finished()) << c.stall_report();
+  EXPECT_EQ(c.rounds_done(), 12 * 6);
+  int64_t hit_tokens = 0;
+  for (const auto& r : c.requests()) {
+    EXPECT_GE(r.t.done, r.t.first_token);
+    EXPECT_GE(r.t.first_token, r.t.read_end);
+    EXPECT_GE(r.t.read_end, r.t.read_start);
+    EXPECT_GE(r.t.read_start, r.t.scheduled());
+    EXPECT_EQ(r.generated >= r.gen || r.gen == 1, true);
+    hit_tokens += r.hit;
+  }
+  const auto& t = c.totals();
+  if (std::string(GetParam()) != "oracle") {
+    EXPECT_NEAR(t.storage_read, hit_tokens * s.model.kv_bytes_per_token(), 1);
+    EXPECT_NEAR(t.hit_loaded_to_pe, t.storage_read, 1);  // every hit byte read reaches PE HBM
+    EXPECT_LE(c.peak_buffer_fraction(), 1.0);
+  } else {
+    EXPECT_EQ(t.storage_read, 0);
+    EXPECT_EQ(t.pe_to_de, 0);
+  }
+  if (std::string(GetParam()) == "basic") {
+    EXPECT_EQ(t.storage_read_de, 0);
+  }
+  if (std::string(GetParam()) == "dualpath") {
+    EXPECT_GT(t.storage_read_de, 0);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Policies, Conservation, ::testing::Values("dualpath", "basic", "oracle"));
+
+TEST(Cluster, SmallBuffersMakeRequestsWaitNeverExceedCapacity) {
+  Scenario s = test::small_scenario(1, 1, 2);
+  // Room for about two prompts in flight per node.
+  s.topology.dram_buffer_bytes = 2.5 * 4000 * s.model.kv_bytes_per_token();
+  const auto r = run(s, 8);
+  EXPECT_TRUE(r.finished);
+  EXPECT_LE(r.peak_buffer, 1.0);
+  EXPECT_GT(r.peak_buffer, 0.5);
+}
+
+TEST(Cluster, RequestLargerThanEveryBufferStopsWithExplanation) {
+  Scenario s = test::small_scenario();
+  s.topology.dram_buffer_bytes = 1e6;
+  FakeBackend be(FakeRates{});
+  Cluster c(s, {agent(0, {{4096, 2, 0}})}, be);
+  EXPECT_THROW(c.start(), NoProgressError);
+}
+
+TEST(Cluster, DeterministicTimelines) {
+  Scenario s = test::small_scenario(2, 2, 2);
+  const auto a = run(s, 10), b = run(s, 10);
+  ASSERT_EQ(a.times.size(), b.times.size());
+  for (size_t i = 0; i < a.times.size(); ++i) {
+    EXPECT_EQ(a.times[i].first_token, b.times[i].first_token);
+    EXPECT_EQ(a.times[i].done, b.times[i].done);
+  }
+}

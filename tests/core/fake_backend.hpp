@@ -1,0 +1,99 @@
+// A deterministic Backend for core tests: a virtual clock and closed-form resources. Every resource (a node's
+// SNIC per direction, a GPU's CNIC per direction, a GPU's compute) serves its work FIFO at a fixed rate, so
+// times are sums of bytes/bandwidth that a test can write down. Contention between classes is not modelled
+// (that is the simulator's job); FIFO service keeps aggregate throughput equal to the resource's bandwidth.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <queue>
+#include <string>
+#include <vector>
+
+#include "core/backend/backend.hpp"
+
+namespace dualpath::test {
+
+struct FakeRates {
+  double snic_bw = 50e9;
+  double cnic_bw = 50e9;
+  int gpus_per_node = 8;
+};
+
+class FakeBackend final : public Backend {
+ public:
+  explicit FakeBackend(FakeRates rates) : rates_(rates) {}
+
+  struct Op {
+    std::string kind;
+    int a, b;
+    double bytes = 0, start = 0, end = 0;
+  };
+
+  double now() const override { return now_; }
+  void storage_read(int node, double bytes, Done done) override {
+    serve("snic_rd" + std::to_string(node), bytes / rates_.snic_bw, {"read", node, -1, bytes, 0, 0}, std::move(done));
+  }
+  void storage_write(int node, double bytes, Done done) override {
+    serve("snic_wr" + std::to_string(node), bytes / rates_.snic_bw, {"write", node, -1, bytes, 0, 0}, std::move(done));
+  }
+  void transfer(Hop hop, Place src, Place dst, double bytes, TrafficClass, Done done) override {
+    // The receiving GPU's CNIC write side is the resource (loopback copies use the same GPU's CNIC).
+    const std::string res = "cnic_wr" + std::to_string(dst.gpu);
+    serve(res, bytes / rates_.cnic_bw, {hop_name(hop), src.gpu, dst.gpu, bytes, 0, 0}, std::move(done));
+  }
+  void compute(int gpu, const ComputeWork& work, Done done) override {
+    serve("gpu" + std::to_string(gpu), work.seconds, {"compute", gpu, -1, work.seconds, 0, 0}, std::move(done));
+  }
+  void timer(double delay, Done done) override { at(now_ + delay, std::move(done)); }
+
+  // Runs until no event is left; returns the number of events processed.
+  int64_t run() {
+    int64_t n = 0;
+    while (!events_.empty()) {
+      Event e = events_.top();
+      events_.pop();
+      now_ = e.t;
+      e.fn();
+      ++n;
+    }
+    return n;
+  }
+  // Processes one event; false when none is left.
+  bool step() {
+    if (events_.empty()) return false;
+    Event e = events_.top();
+    events_.pop();
+    now_ = e.t;
+    e.fn();
+    return true;
+  }
+  const std::vector<Op>& ops() const { return ops_; }
+
+ private:
+  struct Event {
+    double t;
+    uint64_t seq;
+    Done fn;
+    bool operator>(const Event& o) const { return t != o.t ? t > o.t : seq > o.seq; }
+  };
+  void at(double t, Done fn) { events_.push(Event{t, seq_++, std::move(fn)}); }
+  void serve(const std::string& resource, double duration, Op op, Done done) {
+    double& free_at = free_at_[resource];
+    op.start = std::max(now_, free_at);
+    op.end = op.start + duration;
+    free_at = op.end;
+    ops_.push_back(op);
+    at(op.end, std::move(done));
+  }
+
+  FakeRates rates_;
+  double now_ = 0;
+  uint64_t seq_ = 0;
+  std::priority_queue<Event, std::vector<Event>, std::greater<>> events_;
+  std::map<std::string, double> free_at_;
+  std::vector<Op> ops_;
+};
+
+}  // namespace dualpath::test
