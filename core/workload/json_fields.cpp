@@ -1,0 +1,68 @@
+#include "core/workload/json_fields.hpp"
+
+#include <cmath>
+
+#include "core/config/input_error.hpp"
+
+namespace dualpath::workload {
+
+std::string describe(const nlohmann::json& v) {
+  std::string text = v.dump();
+  if (text.size() > 40) text = text.substr(0, 37) + "...";
+  return std::string(v.type_name()) + " " + text;
+}
+
+int64_t get_int(const nlohmann::json& v, const std::string& where, const std::string& name, int64_t lo, int64_t hi) {
+  const std::string expected =
+      name + ": expected an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) + "], found ";
+  if (!v.is_number_integer()) throw InputError(where, expected + describe(v));
+  if (v.is_number_unsigned()) {
+    const uint64_t u = v.get<uint64_t>();
+    if (u > static_cast<uint64_t>(hi)) throw InputError(where, expected + std::to_string(u));
+    return static_cast<int64_t>(u);
+  }
+  const int64_t x = v.get<int64_t>();
+  if (x < lo || x > hi) throw InputError(where, expected + std::to_string(x));
+  return x;
+}
+
+double get_number(const nlohmann::json& v, const std::string& where, const std::string& name, double lo, double hi) {
+  if (!v.is_number()) throw InputError(where, name + ": expected a number, found " + describe(v));
+  const double x = v.get<double>();
+  if (!std::isfinite(x) || x < lo || x > hi)
+    throw InputError(where, name + ": expected a number in [" + nlohmann::json(lo).dump() + ", " +
+                                nlohmann::json(hi).dump() + "], found " + v.dump());
+  return x;
+}
+
+nlohmann::json parse_object_line(const std::string& line, const std::string& where) {
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(line);
+  } catch (const nlohmann::json::parse_error& e) {
+    // e.what() names the column ("... at line 1, column 17: ..."); keep it, it pinpoints the typo.
+    std::string msg = e.what();
+    for (char& ch : msg)
+      if (static_cast<unsigned char>(ch) < 0x20) ch = '?';  // the message must stay on one line
+    const auto pos = msg.find("] ");
+    throw InputError(where, "expected one JSON object per line, found malformed JSON (" +
+                                (pos == std::string::npos ? msg : msg.substr(pos + 2)) + ")");
+  }
+  if (!j.is_object()) throw InputError(where, "expected one JSON object per line, found " + describe(j));
+  return j;
+}
+
+void reject_unknown_keys(const nlohmann::json& obj, const std::string& where,
+                         std::initializer_list<const char*> allowed) {
+  for (const auto& [key, value] : obj.items()) {
+    bool ok = false;
+    for (const char* a : allowed) ok = ok || key == a;
+    if (!ok) {
+      std::string list;
+      for (const char* a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
+      throw InputError(where, "unknown key '" + key + "' (expected only: " + list + ")");
+    }
+  }
+}
+
+}  // namespace dualpath::workload

@@ -1,0 +1,117 @@
+#include "core/workload/trace_io.hpp"
+
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <set>
+
+#include "core/config/input_error.hpp"
+#include "core/workload/json_fields.hpp"
+
+namespace dualpath {
+
+using workload::get_int;
+using workload::get_number;
+using workload::kMaxTokens;
+
+namespace {
+
+// A year of simulated time: far beyond any run, small enough that sums of arrivals and pauses stay exact.
+constexpr double kMaxSeconds = 365.0 * 24 * 3600;
+
+Round parse_round(const nlohmann::json& r, const std::string& where, size_t index) {
+  const std::string name = "rounds[" + std::to_string(index) + "]";
+  if (!r.is_array() || r.size() < 2 || r.size() > 3)
+    throw InputError(where, name + ": expected [append_tokens, gen_tokens] or [append, gen, think_seconds], found " +
+                                workload::describe(r));
+  Round round;
+  round.append = get_int(r[0], where, name + " append tokens", 1, kMaxTokens);
+  round.gen = get_int(r[1], where, name + " generated tokens", 1, kMaxTokens);
+  if (r.size() == 3) round.think = get_number(r[2], where, name + " think seconds", 0, kMaxSeconds);
+  return round;
+}
+
+}  // namespace
+
+Trajectory parse_trajectory_line(const std::string& line, const std::string& where) {
+  const nlohmann::json j = workload::parse_object_line(line, where);
+  workload::reject_unknown_keys(j, where, {"id", "arrival", "rounds"});
+  Trajectory t;
+  if (!j.contains("id")) throw InputError(where, "missing key 'id' (expected a non-empty string)");
+  if (!j["id"].is_string() || j["id"].get<std::string>().empty())
+    throw InputError(where, "id: expected a non-empty string, found " + workload::describe(j["id"]));
+  t.id = j["id"].get<std::string>();
+  if (j.contains("arrival")) t.arrival = get_number(j["arrival"], where, "arrival", 0, kMaxSeconds);
+  if (!j.contains("rounds")) throw InputError(where, "missing key 'rounds' (expected a non-empty array of rounds)");
+  const auto& rounds = j["rounds"];
+  if (!rounds.is_array() || rounds.empty())
+    throw InputError(where, "rounds: expected a non-empty array of rounds, found " + workload::describe(rounds));
+  t.rounds.reserve(rounds.size());
+  for (size_t i = 0; i < rounds.size(); ++i) t.rounds.push_back(parse_round(rounds[i], where, i));
+  return t;
+}
+
+Trace parse_trace(std::istream& in, const std::string& name) {
+  Trace trace;
+  std::set<std::string> ids;
+  std::string line;
+  for (int64_t lineno = 1; std::getline(in, line); ++lineno) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();  // tolerate CRLF files
+    if (line.find_first_not_of(" \t") == std::string::npos) continue;
+    const std::string where = name + ":" + std::to_string(lineno);
+    Trajectory t = parse_trajectory_line(line, where);
+    // Unique ids: the simulator's outputs are keyed by them.
+    if (!ids.insert(t.id).second) throw InputError(where, "id: expected a unique id, found '" + t.id + "' again");
+    trace.trajectories.push_back(std::move(t));
+  }
+  if (in.bad()) throw InputError(name, "read error");
+  if (trace.trajectories.empty())
+    throw InputError(name, "expected at least one trajectory (one JSON object per line), found an empty trace");
+  return trace;
+}
+
+Trace read_trace(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw InputError(path, "expected a readable trace file, found none (cannot open)");
+  return parse_trace(in, path);
+}
+
+std::string format_decimal(double x) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.6f", x);
+  std::string s = buf;
+  while (!s.empty() && s.back() == '0') s.pop_back();
+  if (!s.empty() && s.back() == '.') s.pop_back();
+  if (s == "-0") s = "0";
+  return s;
+}
+
+void write_trace(std::ostream& out, const Trace& trace) {
+  for (const auto& t : trace.trajectories) {
+    out << "{\"id\":" << nlohmann::json(t.id).dump();
+    if (t.arrival >= 0) out << ",\"arrival\":" << format_decimal(t.arrival);
+    out << ",\"rounds\":[";
+    for (size_t i = 0; i < t.rounds.size(); ++i) {
+      const Round& r = t.rounds[i];
+      out << (i ? ",[" : "[") << r.append << ',' << r.gen;
+      if (r.think != 0) out << ',' << format_decimal(r.think);
+      out << ']';
+    }
+    out << "]}\n";
+  }
+}
+
+void write_trace_file(const std::string& path, const Trace& trace) {
+  if (path == "-") {
+    write_trace(std::cout, trace);
+    std::cout.flush();
+    return;
+  }
+  std::ofstream out(path);
+  if (!out) throw InputError(path, "expected a writable output file, found none (cannot create)");
+  write_trace(out, trace);
+  out.flush();
+  if (!out) throw InputError(path, "write error");
+}
+
+}  // namespace dualpath
