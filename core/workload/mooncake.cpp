@@ -1,0 +1,209 @@
+#include "core/workload/mooncake.hpp"
+
+#include <algorithm>
+#include <optional>
+#include <fstream>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "core/config/input_error.hpp"
+#include "core/workload/json_fields.hpp"
+#include "core/workload/trace_io.hpp"
+
+namespace dualpath {
+
+using workload::get_int;
+using workload::kMaxTokens;
+
+std::vector<MooncakeRequest> read_mooncake(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw InputError(path, "expected a readable Mooncake trace file, found none (cannot open)");
+  std::vector<MooncakeRequest> out;
+  std::string line;
+  for (int64_t lineno = 1; std::getline(in, line); ++lineno) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.find_first_not_of(" \t") == std::string::npos) continue;
+    const std::string where = path + ":" + std::to_string(lineno);
+    const nlohmann::json j = workload::parse_object_line(line, where);
+    workload::reject_unknown_keys(j, where, {"timestamp", "input_length", "output_length", "hash_ids"});
+    for (const char* key : {"timestamp", "input_length", "output_length", "hash_ids"})
+      if (!j.contains(key)) throw InputError(where, std::string("missing key '") + key + "' (a Mooncake request needs "
+                                                    "timestamp, input_length, output_length, hash_ids)");
+    MooncakeRequest r;
+    r.line = lineno;
+    r.timestamp_ms = workload::get_number(j["timestamp"], where, "timestamp", 0, 1e15);
+    r.input_length = get_int(j["input_length"], where, "input_length", 1, kMaxTokens);
+    r.output_length = get_int(j["output_length"], where, "output_length", 0, kMaxTokens);
+    const auto& h = j["hash_ids"];
+    if (!h.is_array()) throw InputError(where, "hash_ids: expected an array of integers, found " + workload::describe(h));
+    const int64_t blocks = (r.input_length + kMooncakeBlockTokens - 1) / kMooncakeBlockTokens;
+    if (static_cast<int64_t>(h.size()) != blocks)
+      throw InputError(where, "hash_ids: expected ceil(input_length/512) = " + std::to_string(blocks) +
+                                  " ids for input_length " + std::to_string(r.input_length) + ", found " +
+                                  std::to_string(h.size()));
+    r.hash_ids.reserve(h.size());
+    for (size_t i = 0; i < h.size(); ++i)
+      r.hash_ids.push_back(get_int(h[i], where, "hash_ids[" + std::to_string(i) + "]", 0, INT64_MAX));
+    if (!out.empty() && r.timestamp_ms < out.back().timestamp_ms)
+      throw InputError(where, "timestamp: expected non-decreasing timestamps, found " + format_decimal(r.timestamp_ms) +
+                                  " after " + format_decimal(out.back().timestamp_ms));
+    out.push_back(std::move(r));
+  }
+  if (in.bad()) throw InputError(path, "read error");
+  if (out.empty()) throw InputError(path, "expected at least one Mooncake request (one JSON object per line), found none");
+  return out;
+}
+
+namespace {
+
+// Arrival times in seconds: the file quantises timestamps into ~3 s buckets, so the k requests of a bucket
+// are spread evenly over the bucket by file order (i-th at T + w*i/k), w = gap to the next distinct timestamp;
+// the last bucket uses the median gap. Deterministic, order-preserving, and keeps each bucket's count.
+std::vector<double> spread_arrivals(const std::vector<MooncakeRequest>& reqs) {
+  std::vector<size_t> starts;  // first index of each bucket
+  for (size_t i = 0; i < reqs.size(); ++i)
+    if (i == 0 || reqs[i].timestamp_ms != reqs[i - 1].timestamp_ms) starts.push_back(i);
+  std::vector<double> widths;
+  for (size_t b = 0; b + 1 < starts.size(); ++b)
+    widths.push_back(reqs[starts[b + 1]].timestamp_ms - reqs[starts[b]].timestamp_ms);
+  double last_width = 0;
+  if (!widths.empty()) {
+    std::vector<double> sorted = widths;
+    std::nth_element(sorted.begin(), sorted.begin() + static_cast<long>(sorted.size() / 2), sorted.end());
+    last_width = sorted[sorted.size() / 2];
+  }
+  std::vector<double> t(reqs.size());
+  for (size_t b = 0; b < starts.size(); ++b) {
+    const size_t end = b + 1 < starts.size() ? starts[b + 1] : reqs.size();
+    const double w = b < widths.size() ? widths[b] : last_width;
+    const double k = static_cast<double>(end - starts[b]);
+    for (size_t i = starts[b]; i < end; ++i)
+      t[i] = (reqs[starts[b]].timestamp_ms + w * static_cast<double>(i - starts[b]) / k) / 1000.0;
+  }
+  return t;
+}
+
+// Hash of the first k ids, extended one id at a time (so all prefixes of a request cost O(length)).
+uint64_t extend_hash(uint64_t h, int64_t id) {
+  h ^= static_cast<uint64_t>(id) + 0x9E3779B97F4A7C15ULL + (h << 6) + (h >> 2);
+  return h * 0xFF51AFD7ED558CCDULL;
+}
+
+struct PrefixKey {
+  size_t blocks;
+  uint64_t hash;
+  bool operator==(const PrefixKey&) const = default;
+};
+struct PrefixKeyHash {
+  size_t operator()(const PrefixKey& k) const { return k.hash ^ (k.blocks * 0x9E3779B97F4A7C15ULL); }
+};
+
+int common_prefix(const std::vector<MooncakeRequest>& reqs) {
+  size_t c = reqs.front().hash_ids.size();
+  for (const auto& r : reqs) {
+    size_t k = 0;
+    while (k < c && k < r.hash_ids.size() && r.hash_ids[k] == reqs.front().hash_ids[k]) ++k;
+    c = k;
+  }
+  return static_cast<int>(c);
+}
+
+}  // namespace
+
+// Chain rule. Request r continues an earlier request p when
+//   (1) p's *full* blocks (floor(input/512) ids; p's last partial block gets a new id once the next turn fills
+//       it) are a prefix of r's hash_ids,
+//   (2) that prefix is longer than the blocks every request shares (the common system prompt), and
+//   (3) p's input is shorter than r's (a later turn of a conversation only grows).
+// Among matches, only the longest matching prefix counts (a shorter one is a different conversation that
+// shares a document or prompt); within it the most recent p that no other request has continued yet is taken,
+// so chains are linear. If all of them are taken, r is a branch (a retry or regeneration) and starts a new
+// chain: its reuse still counts in reusable_share but not as a turn.
+MooncakeConversion convert_mooncake(const std::vector<MooncakeRequest>& reqs) {
+  MooncakeConversion out;
+  out.requests = static_cast<int64_t>(reqs.size());
+  if (reqs.empty()) return out;
+  out.common_prefix_blocks = common_prefix(reqs);
+  const auto common = static_cast<size_t>(out.common_prefix_blocks);
+  const std::vector<double> arrival = spread_arrivals(reqs);
+
+  std::unordered_map<PrefixKey, std::vector<size_t>, PrefixKeyHash> by_full_prefix;
+  std::vector<bool> continued(reqs.size(), false);
+  std::vector<size_t> chain_of(reqs.size());
+  std::vector<std::vector<size_t>> chains;
+  std::unordered_set<int64_t> seen_blocks;
+  double reusable_tokens = 0, input_tokens = 0;
+
+  std::vector<uint64_t> prefix_hash;
+  for (size_t i = 0; i < reqs.size(); ++i) {
+    const auto& r = reqs[i];
+    const auto& ids = r.hash_ids;
+    prefix_hash.assign(ids.size() + 1, 0);
+    for (size_t k = 0; k < ids.size(); ++k) prefix_hash[k + 1] = extend_hash(prefix_hash[k], ids[k]);
+
+    // Reusable prefix: the leading run of blocks some earlier request already had (ids are prefix-chained).
+    size_t hit = 0;
+    while (hit < ids.size() && seen_blocks.count(ids[hit])) ++hit;
+    reusable_tokens += static_cast<double>(std::min(static_cast<int64_t>(hit) * kMooncakeBlockTokens, r.input_length));
+    input_tokens += static_cast<double>(r.input_length);
+    seen_blocks.insert(ids.begin(), ids.end());
+
+    std::optional<size_t> parent;
+    for (size_t k = ids.size(); k > common && !parent; --k) {
+      const auto it = by_full_prefix.find(PrefixKey{k, prefix_hash[k]});
+      if (it == by_full_prefix.end()) continue;
+      bool matched = false;
+      for (auto c = it->second.rbegin(); c != it->second.rend(); ++c) {
+        const auto& p = reqs[*c];
+        if (!std::equal(ids.begin(), ids.begin() + static_cast<long>(k), p.hash_ids.begin())) continue;  // collision
+        matched = true;
+        if (!continued[*c] && p.input_length < r.input_length) {
+          parent = *c;
+          break;
+        }
+      }
+      if (matched) break;  // longest matching prefix found (taken or not): do not fall back to shorter ones
+    }
+    if (parent) {
+      continued[*parent] = true;
+      chain_of[i] = chain_of[*parent];
+      chains[chain_of[i]].push_back(i);
+      ++out.continued_requests;
+    } else {
+      chain_of[i] = chains.size();
+      chains.push_back({i});
+    }
+    const auto full = static_cast<size_t>(r.input_length / kMooncakeBlockTokens);
+    if (full > common) by_full_prefix[PrefixKey{full, prefix_hash[full]}].push_back(i);
+  }
+
+  // Rounds: append = new input beyond the rebuilt context (earlier inputs' appends + outputs), at least 1 token;
+  // the pause before a turn is the gap between the two requests' arrivals (service time is unknown, so this
+  // is an upper bound on the think time).
+  out.trace.trajectories.reserve(chains.size());
+  for (const auto& chain : chains) {
+    Trajectory t;
+    t.id = "mc-" + std::to_string(reqs[chain.front()].line);
+    t.arrival = arrival[chain.front()];
+    int64_t context = 0;
+    for (size_t k = 0; k < chain.size(); ++k) {
+      const auto& r = reqs[chain[k]];
+      int64_t append = r.input_length - context;
+      if (append < 1) {
+        append = 1;
+        ++out.clamped_appends;
+      }
+      const int64_t gen = std::max<int64_t>(1, r.output_length);
+      if (k > 0) t.rounds.back().think = std::max(0.0, arrival[chain[k]] - arrival[chain[k - 1]]);
+      t.rounds.push_back(Round{append, gen, 0.0});
+      context += append + gen;
+    }
+    if (chain.size() >= 2) ++out.multi_turn_chains;
+    out.trace.trajectories.push_back(std::move(t));
+  }
+  out.chains = static_cast<int64_t>(chains.size());
+  out.reusable_share = input_tokens > 0 ? reusable_tokens / input_tokens : 0;
+  return out;
+}
+
+}  // namespace dualpath

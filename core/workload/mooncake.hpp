@@ -1,0 +1,43 @@
+// Mooncake-format request traces (FAST'25 release and same-schema files): reading with strict validation and
+// conversion into native agent trajectories by rebuilding turn chains from shared hash prefixes.
+// The chain rule and its approximations are documented in traces/FORMAT.md and docs/workload.md.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/workload/trace.hpp"
+
+namespace dualpath {
+
+inline constexpr int64_t kMooncakeBlockTokens = 512;  // tokens per hash id in the Mooncake traces
+
+struct MooncakeRequest {
+  double timestamp_ms = 0;        // as in the file (quantised into ~3 s buckets)
+  int64_t input_length = 0;
+  int64_t output_length = 0;
+  std::vector<int64_t> hash_ids;  // one per 512-token block of the input, prefix-chained
+  int64_t line = 0;               // line number in the file (for ids and messages)
+};
+
+// Reads and validates a Mooncake JSONL file: required keys timestamp, input_length, output_length, hash_ids and
+// no others; non-negative integers; input_length >= 1; len(hash_ids) == ceil(input_length / 512);
+// timestamps non-decreasing. Blank lines are skipped; an empty file is an error.
+std::vector<MooncakeRequest> read_mooncake(const std::string& path);
+
+struct MooncakeConversion {
+  Trace trace;                      // one trajectory per chain, in order of the chain's first request
+  int64_t requests = 0;
+  int64_t chains = 0;               // trajectories (single requests count as one-round chains)
+  int64_t multi_turn_chains = 0;    // chains with at least two rounds
+  int64_t continued_requests = 0;   // requests attached to an earlier request's chain
+  int64_t clamped_appends = 0;      // continuations whose input was shorter than the rebuilt context (append := 1)
+  int common_prefix_blocks = 0;     // leading blocks shared by every request (system prompt); never a chain link
+  double reusable_share = 0;        // share of input tokens in blocks already seen in an earlier request
+};
+
+// Rebuilds turn chains (see mooncake.cpp for the rule) and spreads each timestamp bucket evenly by file order.
+MooncakeConversion convert_mooncake(const std::vector<MooncakeRequest>& requests);
+
+}  // namespace dualpath
