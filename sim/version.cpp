@@ -1,7 +1,8 @@
-// Reports the SimGrid version the simulator was built against.
-#include <simgrid/s4u/Engine.hpp>
+#include "sim/version.hpp"
+
+#include <xbt/base.h>  // simgrid/version.h uses these export macros without including them
 #include <simgrid/version.h>
-#include <string>
+
 namespace dualpath::sim {
 std::string simgrid_version() {
   return std::to_string(SIMGRID_VERSION_MAJOR) + "." + std::to_string(SIMGRID_VERSION_MINOR);

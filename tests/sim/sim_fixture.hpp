@@ -45,7 +45,7 @@ inline QosSpec qos_off() {
   return q;
 }
 
-// Bytes the run moved over the link called `name` (fails the test if there is no such link).
+// The link called `name` (throws if there is none).
 inline const LinkInfo& link_named(const LinkReport& r, const std::string& name) {
   for (const auto& l : r.links)
     if (l.name == name) return l;
