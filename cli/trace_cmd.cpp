@@ -1,5 +1,159 @@
-// dualpath trace gen | stats | convert (placeholder until the workload module lands)
+// dualpath trace gen | stats | convert: synthetic agent traces, their Table 2 statistics, Mooncake conversion.
+// Bad input surfaces as dualpath::InputError (one line on stderr, exit 2; see cli/main.cpp).
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
 #include "cli/commands.hpp"
+#include "core/config/input_error.hpp"
+#include "core/workload/mooncake.hpp"
+#include "core/workload/synth.hpp"
+#include "core/workload/trace_io.hpp"
+#include "core/workload/trace_stats.hpp"
+
 namespace dualpath::cli {
-void register_trace_commands(CLI::App& app) { app.add_subcommand("trace", "Generate, inspect and convert traces"); }
+
+namespace {
+
+struct GenOptions {
+  std::string profile;
+  int trajectories = 500;
+  uint64_t seed = 1;
+  std::string out = "-";
+};
+
+struct StatsOptions {
+  std::string file;
+  std::string from = "native";
+  bool json = false;
+};
+
+struct ConvertOptions {
+  std::string from;
+  std::string in;
+  std::string out;
+};
+
+std::string fixed(double x, int decimals) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, x);
+  return buf;
+}
+
+void run_gen(const GenOptions& o) {
+  const SynthParams params = synth_profile(o.profile, "--profile");
+  if (o.trajectories < 1)
+    throw InputError("--trajectories", "expected at least 1, found " + std::to_string(o.trajectories));
+  write_trace_file(o.out, generate_trace(params, o.trajectories, o.seed));
+}
+
+// Extra lines for a Mooncake input: what the chain rebuild found.
+struct MooncakeExtras {
+  int64_t requests = 0, chains = 0, multi_turn = 0, continued = 0, clamped = 0;
+  int common_blocks = 0;
+  double reusable_share = 0;
+};
+
+void print_stats(const std::string& file, const TraceStats& s, int64_t multi_turn, const MooncakeExtras* mc,
+                 bool json) {
+  if (json) {
+    std::cout << "{\"file\":" << nlohmann::json(file).dump() << ",\"trajectories\":" << s.trajectories
+              << ",\"rounds\":" << s.rounds << ",\"multi_turn_trajectories\":" << multi_turn
+              << ",\"turns\":" << fixed(s.turns, 2) << ",\"append_per_turn\":" << fixed(s.append_per_turn, 2)
+              << ",\"gen_per_turn\":" << fixed(s.gen_per_turn, 2) << ",\"total\":" << fixed(s.total, 1)
+              << ",\"context\":" << fixed(s.context, 1) << ",\"kv_hit_rate\":" << fixed(s.kv_hit_rate, 5)
+              << ",\"turns_per_trajectory\":" << fixed(s.turns_per_trajectory, 2)
+              << ",\"append_traj_mean\":" << fixed(s.append_traj_mean, 2)
+              << ",\"gen_traj_mean\":" << fixed(s.gen_traj_mean, 2) << ",\"max_total\":" << s.max_total;
+    if (mc)
+      std::cout << ",\"mooncake\":{\"requests\":" << mc->requests << ",\"chains\":" << mc->chains
+                << ",\"multi_turn_chains\":" << mc->multi_turn << ",\"continued_requests\":" << mc->continued
+                << ",\"clamped_appends\":" << mc->clamped << ",\"common_prefix_blocks\":" << mc->common_blocks
+                << ",\"reusable_prefix_share\":" << fixed(mc->reusable_share, 5) << "}";
+    std::cout << "}\n";
+    return;
+  }
+  std::cout << "trace:             " << file << "\n"
+            << "trajectories:      " << s.trajectories << " (" << multi_turn << " with 2+ rounds)\n"
+            << "rounds:            " << s.rounds << "\n"
+            << "Table 2 columns (per-turn columns are means over rounds; Total is a mean over trajectories):\n"
+            << "  turns:           " << fixed(s.turns, 1) << "   (plain mean per trajectory: "
+            << fixed(s.turns_per_trajectory, 1) << ")\n"
+            << "  append/turn:     " << fixed(s.append_per_turn, 1) << "   (per-trajectory mean: "
+            << fixed(s.append_traj_mean, 1) << ")\n"
+            << "  gen/turn:        " << fixed(s.gen_per_turn, 1) << "   (per-trajectory mean: "
+            << fixed(s.gen_traj_mean, 1) << ")\n"
+            << "  total tokens:    " << fixed(s.total, 0) << "   (longest: " << s.max_total << ")\n"
+            << "  context:         " << fixed(s.context, 0) << "\n"
+            << "  KV hit rate:     " << fixed(100 * s.kv_hit_rate, 2) << "%  (context / (context + append))\n";
+  if (mc)
+    std::cout << "Mooncake source:\n"
+              << "  requests:        " << mc->requests << "\n"
+              << "  chains:          " << mc->chains << " (" << mc->multi_turn << " multi-turn; " << mc->continued
+              << " requests continue an earlier one)\n"
+              << "  reusable prefix: " << fixed(100 * mc->reusable_share, 2) << "% of input tokens\n"
+              << "  common prefix:   " << mc->common_blocks << " block(s) shared by every request\n"
+              << "  clamped appends: " << mc->clamped << "\n";
+}
+
+int64_t count_multi_turn(const Trace& t) {
+  int64_t n = 0;
+  for (const auto& tr : t.trajectories) n += tr.rounds.size() >= 2;
+  return n;
+}
+
+void run_stats(const StatsOptions& o) {
+  if (o.from == "native") {
+    const Trace trace = read_trace(o.file);
+    print_stats(o.file, compute_stats(trace, o.file), count_multi_turn(trace), nullptr, o.json);
+    return;
+  }
+  if (o.from != "mooncake")
+    throw InputError("--from", "expected 'native' or 'mooncake', found '" + o.from + "'");
+  const MooncakeConversion c = convert_mooncake(read_mooncake(o.file));
+  const MooncakeExtras mc{c.requests,         c.chains,        c.multi_turn_chains, c.continued_requests,
+                          c.clamped_appends, c.common_prefix_blocks, c.reusable_share};
+  print_stats(o.file, compute_stats(c.trace, o.file), c.multi_turn_chains, &mc, o.json);
+}
+
+void run_convert(const ConvertOptions& o) {
+  if (o.from != "mooncake") throw InputError("--from", "expected 'mooncake', found '" + o.from + "'");
+  const MooncakeConversion c = convert_mooncake(read_mooncake(o.in));
+  write_trace_file(o.out, c.trace);
+  std::cerr << "converted " << c.requests << " requests into " << c.chains << " trajectories (" << c.multi_turn_chains
+            << " multi-turn chains); reusable prefix share " << fixed(100 * c.reusable_share, 2) << "%\n";
+}
+
+}  // namespace
+
+void register_trace_commands(CLI::App& app) {
+  CLI::App* trace = app.add_subcommand("trace", "Generate, inspect and convert agent traces");
+  trace->require_subcommand(1);
+
+  auto gen = std::make_shared<GenOptions>();
+  CLI::App* g = trace->add_subcommand("gen", "Generate a synthetic trace calibrated to Table 2 of the paper");
+  g->add_option("--profile", gen->profile, "MaxLen profile: 32k | 48k | 64k")->required();
+  g->add_option("--trajectories,-n", gen->trajectories, "number of trajectories")->capture_default_str();
+  g->add_option("--seed", gen->seed, "random seed (same seed, same bytes)")->capture_default_str();
+  g->add_option("-o,--output", gen->out, "output file (- = stdout)")->capture_default_str();
+  g->callback([gen] { run_gen(*gen); });
+
+  auto stats = std::make_shared<StatsOptions>();
+  CLI::App* s = trace->add_subcommand("stats", "Print the Table 2 statistics of a trace");
+  s->add_option("file", stats->file, "trace file")->required();
+  s->add_option("--from", stats->from, "input format: native | mooncake")->capture_default_str();
+  s->add_flag("--json", stats->json, "print one JSON object instead of text");
+  s->callback([stats] { run_stats(*stats); });
+
+  auto conv = std::make_shared<ConvertOptions>();
+  CLI::App* c = trace->add_subcommand("convert", "Convert a Mooncake-format trace into the native format");
+  c->add_option("--from", conv->from, "input format: mooncake")->required();
+  c->add_option("input", conv->in, "input file")->required();
+  c->add_option("-o,--output", conv->out, "output file (- = stdout)")->required();
+  c->callback([conv] { run_convert(*conv); });
+}
+
 }  // namespace dualpath::cli
