@@ -1,5 +1,171 @@
-// dualpath run (placeholder until the simulator lands)
+// dualpath run SCENARIO [--set k=v]... [--out DIR] [--policy a,b,...] [--quiet]
+// One policy: simulates in this process (SimGrid allows one simulation per process) and prints a summary.
+// Several policies: runs each in a child process of this program (in parallel up to the core count), on the same
+// workload, then prints them side by side with speed-ups over the first policy.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <sstream>
+#include <thread>
+
 #include "cli/commands.hpp"
+#include "core/config/input_error.hpp"
+#include "core/config/loader.hpp"
+#include "core/engine/cluster.hpp"
+#include "core/sched/policy_registry.hpp"
+#ifdef DUALPATH_HAVE_SIM
+#include "sim/run_scenario.hpp"
+#endif
+
 namespace dualpath::cli {
-void register_run_command(CLI::App& app) { app.add_subcommand("run", "Run a scenario"); }
+namespace {
+
+struct RunArgs {
+  std::string scenario;
+  std::vector<std::string> overrides;
+  std::string out;
+  std::string policies;
+  bool quiet = false;
+};
+
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  for (std::string item; std::getline(ss, item, sep);)
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+std::string fmt(double v, int prec = 2) {
+  std::ostringstream o;
+  o << std::fixed << std::setprecision(prec) << v;
+  return o.str();
+}
+
+void print_table(const std::vector<std::pair<std::string, nlohmann::json>>& runs) {
+  const double base_jct = runs.front().second["results"]["jct_s"].get<double>();
+  std::cout << std::left << std::setw(10) << "policy" << std::right << std::setw(11) << "JCT (s)" << std::setw(9)
+            << "speedup" << std::setw(11) << "TTFT p50" << std::setw(11) << "TTFT p99" << std::setw(11)
+            << "TPOT p50" << std::setw(12) << "prompt t/s" << std::setw(9) << "PE SNIC" << std::setw(9) << "DE SNIC"
+            << "\n";
+  for (const auto& [name, s] : runs) {
+    const auto& r = s["results"];
+    const double jct = r["jct_s"].get<double>();
+    std::cout << std::left << std::setw(10) << name << std::right << std::setw(11) << fmt(jct, 1) << std::setw(9)
+              << (jct > 0 ? fmt(base_jct / jct) + "x" : "-") << std::setw(11)
+              << fmt(r["ttft_s"]["p50"].get<double>(), 2) << std::setw(11) << fmt(r["ttft_s"]["p99"].get<double>(), 2)
+              << std::setw(11) << fmt(r["tpot_s"]["p50"].get<double>() * 1e3, 1) + "ms" << std::setw(12)
+              << fmt(r["prompt_tokens_per_s"].get<double>(), 0) << std::setw(8)
+              << fmt(100 * s["links"]["pe_snic_read_utilisation"].get<double>(), 0) << "%" << std::setw(8)
+              << fmt(100 * s["links"]["de_snic_read_utilisation"].get<double>(), 0) << "%\n";
+  }
+}
+
+std::string self_exe() { return std::filesystem::read_symlink("/proc/self/exe").string(); }
+
+// Runs `dualpath run` for each policy in a child process, `jobs` at a time; returns the children's exit codes.
+std::vector<int> run_children(const RunArgs& a, const std::vector<std::string>& policies, const std::string& out,
+                              unsigned jobs) {
+  std::vector<int> codes(policies.size(), -1);
+  std::map<pid_t, size_t> running;
+  size_t next = 0;
+  auto reap_one = [&] {
+    int status = 0;
+    const pid_t pid = ::wait(&status);
+    if (pid <= 0) return;
+    codes[running.at(pid)] = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    running.erase(pid);
+  };
+  const std::string exe = self_exe();
+  while (next < policies.size() || !running.empty()) {
+    if (next < policies.size() && running.size() < jobs) {
+      std::vector<std::string> argv = {exe, "run", a.scenario, "--quiet", "--out", out + "/" + policies[next]};
+      for (const auto& o : a.overrides) argv.insert(argv.end(), {"--set", o});
+      argv.insert(argv.end(), {"--set", "policy.name=" + policies[next]});
+      const pid_t pid = ::fork();
+      if (pid == 0) {
+        std::vector<char*> cargv;
+        for (auto& s : argv) cargv.push_back(s.data());
+        cargv.push_back(nullptr);
+        ::execv(exe.c_str(), cargv.data());
+        std::perror("execv");
+        ::_exit(127);
+      }
+      if (pid < 0) throw std::runtime_error("fork failed");
+      running[pid] = next++;
+      continue;
+    }
+    reap_one();
+  }
+  return codes;
+}
+
+void run(const RunArgs& a) {
+  Scenario sc = load_scenario(a.scenario, a.overrides);  // validates once, before any child starts
+  const std::string out = !a.out.empty() ? a.out : sc.outputs.dir + "/" + sc.name;
+  const auto policies = split(a.policies, ',');
+  for (const auto& p : policies) {
+    PolicySpec spec = sc.policy;
+    spec.name = p;
+    effective_features(spec);  // unknown policy names fail here with the list of known ones
+  }
+  if (policies.size() > 1) {
+    const unsigned jobs = std::max(1u, std::thread::hardware_concurrency());
+    if (!a.quiet)
+      std::cerr << "running " << policies.size() << " policies on " << sc.name << " (" << jobs << " at a time)...\n";
+    const auto codes = run_children(a, policies, out, jobs);
+    std::vector<std::pair<std::string, nlohmann::json>> runs;
+    for (size_t i = 0; i < policies.size(); ++i) {
+      if (codes[i] != 0)
+        throw CLI::RuntimeError("policy " + policies[i] + " failed with exit code " + std::to_string(codes[i]),
+                                codes[i] == kExitBadInput ? kExitBadInput : kExitFailure);
+      std::ifstream in(out + "/" + policies[i] + "/summary.json");
+      runs.emplace_back(policies[i], nlohmann::json::parse(in));
+    }
+    std::cout << "scenario " << sc.name << ": " << runs.front().second["results"]["rounds"] << " rounds, speed-up "
+              << "relative to " << policies.front() << "; results in " << out << "/<policy>/\n";
+    print_table(runs);
+    return;
+  }
+  if (policies.size() == 1) sc.policy.name = policies.front();
+#ifdef DUALPATH_HAVE_SIM
+  const std::string dir = std::filesystem::path(a.scenario).parent_path().string();
+  try {
+    const auto outcome = sim::run_scenario(sc, dir.empty() ? "." : dir, out);
+    if (!a.quiet) {
+      print_table({{sc.policy.name, outcome.summary}});
+      std::cout << "simulated " << fmt(outcome.simulated_seconds, 1) << " s in " << fmt(outcome.wall_seconds, 2)
+                << " s wall; results in " << out << "/\n";
+    }
+  } catch (const NoProgressError& e) {
+    std::cerr << "dualpath: run stopped: " << e.what() << "\n";
+    throw CLI::RuntimeError(kExitFailure);
+  }
+#else
+  throw InputError("dualpath run", "this build has no simulator (configure with -DDUALPATH_BUILD_SIM=ON)");
+#endif
+}
+
+}  // namespace
+
+void register_run_command(CLI::App& app) {
+  auto args = std::make_shared<RunArgs>();
+  CLI::App* cmd = app.add_subcommand("run", "Simulate a scenario and write summary.json, requests.csv, links.csv");
+  cmd->add_option("scenario", args->scenario, "Scenario JSON file")->required();
+  cmd->add_option("--set", args->overrides, "Override a field: path=value (e.g. deployment.decode_nodes=2)")
+      ->take_all()
+      ->allow_extra_args(false);
+  cmd->add_option("--out", args->out, "Results folder (default: <outputs.dir>/<scenario name>)");
+  cmd->add_option("--policy", args->policies, "Policy, or comma-separated policies to compare side by side");
+  cmd->add_flag("--quiet", args->quiet, "Print nothing on success");
+  cmd->callback([args] { run(*args); });
+}
+
 }  // namespace dualpath::cli

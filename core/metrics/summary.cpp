@@ -1,0 +1,118 @@
+#include "core/metrics/summary.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <iomanip>
+#include <set>
+
+namespace dualpath {
+
+Percentiles percentiles(std::vector<double> v) {
+  Percentiles p;
+  p.count = v.size();
+  if (v.empty()) return p;
+  std::sort(v.begin(), v.end());
+  auto rank = [&](double q) {
+    const size_t k = static_cast<size_t>(std::ceil(q * static_cast<double>(v.size())));
+    return v[std::min(v.size() - 1, k == 0 ? 0 : k - 1)];
+  };
+  double sum = 0;
+  for (double x : v) sum += x;
+  p.mean = sum / static_cast<double>(v.size());
+  p.p50 = rank(0.50), p.p90 = rank(0.90), p.p99 = rank(0.99), p.max = v.back();
+  return p;
+}
+
+RunSummary summarize(const std::deque<Request>& requests, const TransferTotals& totals) {
+  RunSummary s;
+  s.bytes = totals;
+  std::vector<double> ttft, ttst, tpot;
+  double first = 1e300, last = 0, q = 0, a = 0, rd = 0, pf = 0;
+  std::set<int> agents;
+  double first_agent_start = 1e300, last_agent_start = 0;
+  for (const auto& r : requests) {
+    if (r.t.done < 0) continue;
+    ++s.rounds;
+    agents.insert(r.agent);
+    if (r.round == 0) {
+      first_agent_start = std::min(first_agent_start, r.t.arrival);
+      last_agent_start = std::max(last_agent_start, r.t.arrival);
+    }
+    first = std::min(first, r.t.arrival);
+    last = std::max(last, r.t.done);
+    ttft.push_back(r.t.first_token - r.t.arrival);
+    if (r.t.second_token >= 0) ttst.push_back(r.t.second_token - r.t.arrival);
+    if (r.gen > 1) tpot.push_back((r.t.done - r.t.first_token) / static_cast<double>(r.gen - 1));
+    q += r.t.scheduled() - r.t.arrival;
+    a += r.t.read_start - r.t.scheduled();
+    rd += r.t.read_end - r.t.read_start;
+    pf += r.t.first_token - r.t.read_end;
+    s.prompt_tokens += static_cast<double>(r.prompt);
+    s.generated_tokens += static_cast<double>(r.gen);
+    s.hit_tokens += static_cast<double>(r.hit);
+  }
+  if (s.rounds == 0) return s;
+  const double n = static_cast<double>(s.rounds);
+  s.agents = static_cast<int64_t>(agents.size());
+  s.first_arrival = first;
+  s.jct = last - first;
+  s.ttft = percentiles(ttft), s.ttst = percentiles(ttst), s.tpot = percentiles(tpot);
+  s.ttft_queue = q / n, s.ttft_allocate = a / n, s.ttft_read = rd / n, s.ttft_prefill = pf / n;
+  s.prompt_tokens_per_s = s.jct > 0 ? s.prompt_tokens / s.jct : 0;
+  s.generated_tokens_per_s = s.jct > 0 ? s.generated_tokens / s.jct : 0;
+  s.hit_rate = s.prompt_tokens > 0 ? s.hit_tokens / s.prompt_tokens : 0;
+  const double span = last_agent_start - first_agent_start;
+  s.aps = span > 0 ? static_cast<double>(s.agents - 1) / span : 0;
+  return s;
+}
+
+namespace {
+nlohmann::json pct(const Percentiles& p) {
+  return {{"mean", p.mean}, {"p50", p.p50}, {"p90", p.p90}, {"p99", p.p99}, {"max", p.max}, {"count", p.count}};
+}
+}  // namespace
+
+nlohmann::json to_json(const RunSummary& s) {
+  const auto& b = s.bytes;
+  return {
+      {"rounds", s.rounds},
+      {"agents", s.agents},
+      {"jct_s", s.jct},
+      {"ttft_s", pct(s.ttft)},
+      {"ttst_s", pct(s.ttst)},
+      {"tpot_s", pct(s.tpot)},
+      {"ttft_breakdown_s",
+       {{"queue", s.ttft_queue}, {"allocate", s.ttft_allocate}, {"read", s.ttft_read}, {"prefill", s.ttft_prefill}}},
+      {"prompt_tokens_per_s", s.prompt_tokens_per_s},
+      {"generated_tokens_per_s", s.generated_tokens_per_s},
+      {"kv_hit_rate", s.hit_rate},
+      {"aps", s.aps},
+      {"bytes",
+       {{"storage_read", b.storage_read},
+        {"storage_read_pe_snic", b.storage_read_pe},
+        {"storage_read_de_snic", b.storage_read_de},
+        {"storage_write", b.storage_write},
+        {"hit_loaded_to_pe_hbm", b.hit_loaded_to_pe},
+        {"h2d", b.h2d},
+        {"d2h", b.d2h},
+        {"pe_to_de", b.pe_to_de},
+        {"de_to_pe", b.de_to_pe},
+        {"collective", b.collective}}},
+  };
+}
+
+void write_requests_csv(std::ostream& out, const std::deque<Request>& requests) {
+  out << "id,agent,round,prompt,hit,fresh,gen,pe,de,read_side,arrival,pe_assigned,de_assigned,read_start,read_end,"
+         "prefill_start,first_token,handoff_start,handoff_end,second_token,done\n";
+  out << std::setprecision(9);
+  for (const auto& r : requests) {
+    const auto& t = r.t;
+    out << r.id << ',' << r.agent << ',' << r.round << ',' << r.prompt << ',' << r.hit << ',' << r.fresh << ','
+        << r.gen << ',' << r.pe << ',' << r.de << ',' << (r.side == ReadSide::De ? "de" : "pe") << ',' << t.arrival
+        << ',' << t.pe_assigned << ',' << t.de_assigned << ',' << t.read_start << ',' << t.read_end << ','
+        << t.prefill_start << ',' << t.first_token << ',' << t.handoff_start << ',' << t.handoff_end << ','
+        << t.second_token << ',' << t.done << '\n';
+  }
+}
+
+}  // namespace dualpath

@@ -1,0 +1,43 @@
+// End-of-run metrics computed from the requests' timelines: JCT, TTFT/TTST/TPOT percentiles, the TTFT breakdown,
+// throughput and the bytes per transfer kind; plus the requests.csv writer. Link utilisation is added by the
+// backend that measured it (sim/ or hw/).
+#pragma once
+
+#include <deque>
+#include <ostream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "core/engine/request.hpp"
+#include "core/metrics/transfer_totals.hpp"
+
+namespace dualpath {
+
+struct Percentiles {
+  double mean = 0, p50 = 0, p90 = 0, p99 = 0, max = 0;
+  size_t count = 0;
+};
+Percentiles percentiles(std::vector<double> values);  // nearest-rank; empty input gives zeros
+
+struct RunSummary {
+  int64_t rounds = 0;
+  int64_t agents = 0;
+  double jct = 0;            // last round's end - first arrival (offline: all agents' completion)
+  double first_arrival = 0;
+  Percentiles ttft, ttst, tpot;
+  // Mean TTFT breakdown (seconds): queue (until PE and DE are assigned), allocate (waiting for a read slot
+  // and buffer space), read (storage -> buffer), prefill (waiting for and running the forward).
+  double ttft_queue = 0, ttft_allocate = 0, ttft_read = 0, ttft_prefill = 0;
+  double prompt_tokens = 0, generated_tokens = 0, hit_tokens = 0;
+  double prompt_tokens_per_s = 0, generated_tokens_per_s = 0;
+  double hit_rate = 0;
+  double aps = 0;            // agents started per second (online)
+  TransferTotals bytes;
+};
+
+RunSummary summarize(const std::deque<Request>& requests, const TransferTotals& totals);
+nlohmann::json to_json(const RunSummary& s);
+void write_requests_csv(std::ostream& out, const std::deque<Request>& requests);
+
+}  // namespace dualpath
