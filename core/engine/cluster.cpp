@@ -92,11 +92,26 @@ Cluster::Cluster(const Scenario& scenario, std::vector<Agent> agents, Backend& b
   read_queue_.resize(nodes);
   reads_in_flight_.assign(nodes, 0);
   ready_.resize(view_.engines.size());
-  for (size_t g = 0; g < view_.pe_groups.size(); ++g) pe_state_.push_back(std::make_unique<PrefillGroupState>());
-  for (size_t g = 0; g < view_.de_groups.size(); ++g) {
+  // Engines that step together: an EP group synchronises at every layer's all-to-all; without EP (data-parallel
+  // dense models) every engine runs on its own and the group is only the scheduler's unit.
+  unit_of_.assign(view_.engines.size(), -1);
+  auto make_units = [&](const std::vector<std::vector<int>>& groups) {
+    std::vector<std::vector<int>> units;
+    for (const auto& g : groups) {
+      if (cost_.sharded_weights()) units.push_back(g);
+      else for (int e : g) units.push_back({e});
+    }
+    for (size_t u = 0; u < units.size(); ++u)
+      for (int e : units[u]) unit_of_[e] = static_cast<int>(u);
+    return units;
+  };
+  pe_units_ = make_units(view_.pe_groups);
+  de_units_ = make_units(view_.de_groups);
+  for (size_t u = 0; u < pe_units_.size(); ++u) pe_state_.push_back(std::make_unique<PrefillGroupState>());
+  for (const auto& unit : de_units_) {
     auto s = std::make_unique<DecodeGroupState>();
-    s->active.resize(view_.de_groups[g].size());
-    s->joining.resize(view_.de_groups[g].size());
+    s->active.resize(unit.size());
+    s->joining.resize(unit.size());
     de_state_.push_back(std::move(s));
   }
 }

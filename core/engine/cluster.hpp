@@ -122,6 +122,8 @@ class Cluster {
   std::vector<int> reads_in_flight_;
   // per-engine ready queues (requests whose hit KV is in a DRAM buffer) and group pipelines
   std::vector<std::deque<int64_t>> ready_;
+  std::vector<std::vector<int>> pe_units_, de_units_;  // engines that run forwards / decode steps in lockstep
+  std::vector<int> unit_of_;                            // per GPU: its unit in pe_units_ or de_units_
   std::vector<std::unique_ptr<PrefillGroupState>> pe_state_;
   std::vector<std::unique_ptr<DecodeGroupState>> de_state_;
 };

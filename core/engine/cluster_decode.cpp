@@ -60,17 +60,18 @@ void Cluster::handoff_done(Request& r) {
     if (!features_.bypass_io) pump_all_reads();
     return;
   }
-  const auto& group = view_.de_groups[eng.group];
-  const size_t idx = static_cast<size_t>(std::find(group.begin(), group.end(), r.de) - group.begin());
-  de_state_[eng.group]->joining[idx].push_back(r.id);
+  const int unit = unit_of_[r.de];
+  const auto& members = de_units_[unit];
+  const size_t idx = static_cast<size_t>(std::find(members.begin(), members.end(), r.de) - members.begin());
+  de_state_[unit]->joining[idx].push_back(r.id);
   if (!features_.bypass_io) pump_all_reads();
-  maybe_start_chunk(eng.group);
+  maybe_start_chunk(unit);
 }
 
 void Cluster::maybe_start_chunk(int group) {
   auto& s = *de_state_[group];
   if (s.running) return;
-  const auto& engines = view_.de_groups[group];
+  const auto& engines = de_units_[group];
   int64_t min_left = -1;
   size_t batch_total = 0;
   for (size_t i = 0; i < engines.size(); ++i) {
@@ -137,7 +138,7 @@ void Cluster::maybe_start_chunk(int group) {
 void Cluster::chunk_done(int group) {
   auto& s = *de_state_[group];
   s.running = false;
-  const auto& engines = view_.de_groups[group];
+  const auto& engines = de_units_[group];
   const double now = be_.now();
   const double per_step = (now - s.chunk_start) / s.steps;  // collectives slowed by KV traffic stretch steps
   std::vector<double> d2h(engines.size(), 0);

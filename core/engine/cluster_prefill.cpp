@@ -15,7 +15,7 @@ namespace dualpath {
 
 void Cluster::ready_for_prefill(Request& r) {
   ready_[r.pe].push_back(r.id);
-  maybe_start_forward(view_.engines[r.pe].group);
+  maybe_start_forward(unit_of_[r.pe]);
 }
 
 namespace {
@@ -32,7 +32,7 @@ std::vector<int> stage_layers(int n_layers, bool layerwise, int layer_group) {
 void Cluster::maybe_start_forward(int group) {
   auto& gs = *pe_state_[group];
   if (gs.current) return;  // the group is computing; the next forward is formed when it finishes
-  const auto& engines = view_.pe_groups[group];
+  const auto& engines = pe_units_[group];
   const double scope = sc_.policy.quota_scope == "forward" ? n_layers_ : 1.0;
   auto predict = [&](int64_t cached, int64_t fresh) { return cost_.attention_layer_time(cached, fresh) * scope; };
 
@@ -80,7 +80,7 @@ void Cluster::maybe_start_forward(int group) {
 
 void Cluster::start_loads(Forward& f, int stage) {
   f.loads_started = stage + 1;
-  const auto& engines = view_.pe_groups[f.group];
+  const auto& engines = pe_units_[f.group];
   int count = 0;
   if (!features_.bypass_io) {
     for (size_t i = 0; i < engines.size(); ++i) {
@@ -122,7 +122,7 @@ void Cluster::try_compute(Forward& f) {
 
   const int stage = f.computed;
   f.computing = true;
-  const auto& engines = view_.pe_groups[f.group];
+  const auto& engines = pe_units_[f.group];
   // Per-layer time: the slowest engine's attention, then linear/MoE on the group's mean token count (EP
   // spreads expert work evenly); a data-parallel group of one engine just uses its own tokens.
   double max_attn = 0, tokens_total = 0, flops = 0;
@@ -177,7 +177,7 @@ void Cluster::try_compute(Forward& f) {
 void Cluster::compute_done(Forward& f, int stage) {
   f.computing = false;
   f.computed = stage + 1;
-  const auto& engines = view_.pe_groups[f.group];
+  const auto& engines = pe_units_[f.group];
   int count = 0;
   if (!features_.bypass_io) {
     for (size_t i = 0; i < engines.size(); ++i) {
@@ -206,7 +206,7 @@ void Cluster::compute_done(Forward& f, int stage) {
 // the KV is still streaming to the DE buffers.
 void Cluster::forward_finished(Forward& f) {
   f.compute_finished = true;
-  const auto& engines = view_.pe_groups[f.group];
+  const auto& engines = pe_units_[f.group];
   for (size_t i = 0; i < engines.size(); ++i) {
     auto& eng = view_.engines[engines[i]];
     eng.hbm.release(f.hbm_per_engine[i]);
