@@ -18,7 +18,8 @@ int64_t get_int(const nlohmann::json& v, const std::string& where, const std::st
   if (!v.is_number_integer()) throw InputError(where, expected + describe(v));
   if (v.is_number_unsigned()) {
     const uint64_t u = v.get<uint64_t>();
-    if (u > static_cast<uint64_t>(hi)) throw InputError(where, expected + std::to_string(u));
+    // JSON parsers store non-negative literals as unsigned: check both bounds here too.
+    if (u > static_cast<uint64_t>(hi) || (lo > 0 && u < static_cast<uint64_t>(lo))) throw InputError(where, expected + std::to_string(u));
     return static_cast<int64_t>(u);
   }
   const int64_t x = v.get<int64_t>();
