@@ -45,6 +45,8 @@ nlohmann::json parse_object_line(const std::string& line, const std::string& whe
     std::string msg = e.what();
     for (char& ch : msg)
       if (static_cast<unsigned char>(ch) < 0x20) ch = '?';  // the message must stay on one line
+    // nlohmann numbers lines within the parsed text, which is always line 1 here: keep only the column.
+    if (const auto at = msg.find("at line 1, "); at != std::string::npos) msg.erase(at + 3, 8);
     const auto pos = msg.find("] ");
     throw InputError(where, "expected one JSON object per line, found malformed JSON (" +
                                 (pos == std::string::npos ? msg : msg.substr(pos + 2)) + ")");

@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# Bad trace inputs: each must exit 2 with exactly one line on stderr naming the file (and line), never crash.
+# Usage: trace_errors.sh <dualpath-binary> <repo-root>
+set -u
+bin=$1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+
+# expect_error NAME EXPECTED_SUBSTRING -- ARGS...: runs dualpath ARGS, checks exit 2, one stderr line, substring.
+expect_error() {
+  local name=$1 want=$2; shift 3
+  "$bin" "$@" >"$tmp/out" 2>"$tmp/err"
+  local rc=$? lines
+  lines=$(wc -l <"$tmp/err")
+  if [[ $rc -ne 2 || $lines -ne 1 ]] || ! grep -qF -- "$want" "$tmp/err"; then
+    echo "FAIL $name: rc=$rc stderr_lines=$lines want '$want'; stderr:"; cat "$tmp/err"; fails=$((fails + 1))
+  else
+    echo "ok   $name: $(cat "$tmp/err")"
+  fi
+}
+
+good='{"id":"a","rounds":[[10,5]]}'
+mc_good='{"timestamp": 0, "input_length": 600, "output_length": 5, "hash_ids": [0, 1]}'
+
+printf '%s\n%s\n' "$good" '{"id":"b","rounds":[[10,5]]' >"$tmp/malformed.jsonl"
+expect_error malformed_json "malformed.jsonl:2:" -- trace stats "$tmp/malformed.jsonl"
+
+printf '%s\n' '{"id":"a","rounds":[[-3,5]]}' >"$tmp/negative.jsonl"
+expect_error negative_tokens "negative.jsonl:1:" -- trace stats "$tmp/negative.jsonl"
+
+printf '%s\n%s\n%s\n' "$good" '{"id":"b","rounds":[[10,5]]}' '{"id":"c","rounds":[[10,0]]}' >"$tmp/zero.jsonl"
+expect_error zero_gen "zero.jsonl:3:" -- trace stats "$tmp/zero.jsonl"
+
+printf '%s\n' '{"id":"a","rounds":[[10.5,5]]}' >"$tmp/float.jsonl"
+expect_error non_integer "float.jsonl:1:" -- trace stats "$tmp/float.jsonl"
+
+printf '%s\n' '{"id":"a","rounds":[["10",5]]}' >"$tmp/type.jsonl"
+expect_error wrong_type "type.jsonl:1:" -- trace stats "$tmp/type.jsonl"
+
+printf '%s\n' '{"id":"a"}' >"$tmp/nokey.jsonl"
+expect_error missing_rounds "nokey.jsonl:1: missing key 'rounds'" -- trace stats "$tmp/nokey.jsonl"
+
+printf '%s\n' '{"id":"a","rounds":[[1,1]],"arival":3}' >"$tmp/unknown.jsonl"
+expect_error unknown_key "unknown.jsonl:1: unknown key 'arival'" -- trace stats "$tmp/unknown.jsonl"
+
+: >"$tmp/empty.jsonl"
+expect_error empty_file "empty.jsonl: expected at least one trajectory" -- trace stats "$tmp/empty.jsonl"
+
+printf '%s\n%s\n' "$good" "$good" >"$tmp/dup.jsonl"
+expect_error duplicate_id "dup.jsonl:2:" -- trace stats "$tmp/dup.jsonl"
+
+expect_error missing_file "$tmp/nope.jsonl" -- trace stats "$tmp/nope.jsonl"
+
+expect_error unknown_profile "--profile: expected a workload profile" -- trace gen --profile 128k --trajectories 5
+
+expect_error zero_trajectories "--trajectories" -- trace gen --profile 64k --trajectories 0
+
+printf '%s\n%s\n' "$mc_good" '{"timestamp": 0, "input_length": 600, "output_length": 5, "hash_ids": [0, 1, 2]}' >"$tmp/mc_len.jsonl"
+expect_error mooncake_hash_len "mc_len.jsonl:2: hash_ids: expected ceil(input_length/512) = 2" -- \
+  trace convert --from mooncake "$tmp/mc_len.jsonl" -o "$tmp/out.jsonl"
+
+printf '%s\n' '{"timestamp": 0, "input_length": 600, "hash_ids": [0, 1]}' >"$tmp/mc_key.jsonl"
+expect_error mooncake_missing_key "mc_key.jsonl:1: missing key 'output_length'" -- \
+  trace convert --from mooncake "$tmp/mc_key.jsonl" -o "$tmp/out.jsonl"
+
+printf '%s\n' '{"timestamp": 0, "input_length": 600, "output_length": -5, "hash_ids": [0, 1]}' >"$tmp/mc_neg.jsonl"
+expect_error mooncake_negative "mc_neg.jsonl:1: output_length" -- trace stats --from mooncake "$tmp/mc_neg.jsonl"
+
+printf '%s\n' '{"timestamp": 0, "input_length": 600, "output_length": 5, "hash_ids": "0,1"}' >"$tmp/mc_type.jsonl"
+expect_error mooncake_wrong_type "mc_type.jsonl:1: hash_ids" -- trace stats --from mooncake "$tmp/mc_type.jsonl"
+
+printf '%s\n{oops\n' "$mc_good" >"$tmp/mc_bad.jsonl"
+expect_error mooncake_malformed "mc_bad.jsonl:2:" -- trace stats --from mooncake "$tmp/mc_bad.jsonl"
+
+printf '%s\n' "$good" >"$tmp/good.jsonl"
+expect_error bad_from "--from: expected 'mooncake'" -- trace convert --from sharegpt "$tmp/good.jsonl" -o "$tmp/x.jsonl"
+
+expect_error unwritable_output "/nonexistent-dir/x.jsonl" -- trace gen --profile 32k --trajectories 2 -o /nonexistent-dir/x.jsonl
+
+if [[ $fails -ne 0 ]]; then echo "$fails case(s) failed"; exit 1; fi
+echo "all trace error cases passed"
