@@ -71,6 +71,7 @@ Trace parse_trace(std::istream& in, const std::string& name) {
 }
 
 Trace read_trace(const std::string& path) {
+  if (path == "-") return parse_trace(std::cin, "<stdin>");
   std::ifstream in(path);
   if (!in) throw InputError(path, "expected a readable trace file, found none (cannot open)");
   return parse_trace(in, path);

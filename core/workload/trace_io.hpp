@@ -10,7 +10,7 @@
 
 namespace dualpath {
 
-// Reads a native trace file. Blank lines are skipped; a file without trajectories is an error.
+// Reads a native trace file ("-" = standard input). Blank lines are skipped; a file without trajectories is an error.
 Trace read_trace(const std::string& path);
 
 // Same, from a stream; `name` is used in messages ("name:line").

@@ -27,6 +27,9 @@ for key, paper in (("turns", 157), ("append_per_turn", 429), ("gen_per_turn", 17
     assert abs(s[key] / paper - 1) <= 0.05, (key, s[key], paper)
 PY
 
+# "-" reads standard input.
+"$bin" trace gen --profile 32k --trajectories 20 | "$bin" trace stats - | grep -q "trajectories: *20 " || fail "stats -"
+
 # The bundled example is a valid native trace; its stats text names every Table 2 column.
 "$bin" trace stats "$root/traces/example.jsonl" >"$tmp/ex.txt"
 for col in "turns:" "append/turn:" "gen/turn:" "total tokens:" "context:" "KV hit rate:"; do
