@@ -171,7 +171,7 @@ void Cluster::round_done(Request& r) {
   context_[r.agent] += a.rounds[r.round].append + a.rounds[r.round].gen;
   const int next = r.round + 1;
   if (next >= static_cast<int>(a.rounds.size())) return;
-  const double think = a.rounds[r.round].think + sc_.workload.think_time;
+  const double think = a.rounds[r.round].think;  // make_agents folds workload.think_time in
   const int agent = r.agent;
   if (think > 0) be_.timer(think, [this, agent, next] { issue_round(agent, next); });
   else issue_round(agent, next);
