@@ -19,6 +19,7 @@
 #include "core/cost/cost_model.hpp"
 #include "core/engine/request.hpp"
 #include "core/kv/block_index.hpp"
+#include "core/metrics/activity_log.hpp"
 #include "core/metrics/transfer_totals.hpp"
 #include "core/sched/cluster_view.hpp"
 #include "core/sched/policy.hpp"
@@ -54,6 +55,8 @@ class Cluster {
   int64_t rounds_total() const { return rounds_total_; }
   int64_t rounds_done() const { return rounds_done_; }
   double peak_buffer_fraction() const;  // max over nodes of peak DRAM buffer use / capacity
+  // Records forwards, stages, KV transfers and decode chunks into `log` (nullptr: off). Set before start().
+  void set_activity_log(ActivityLog* log) { log_ = log; }
 
  private:
   struct Forward;
@@ -98,6 +101,7 @@ class Cluster {
 
   Scenario sc_;
   Backend& be_;
+  ActivityLog* log_ = nullptr;
   ClusterTuning tuning_;
   CostModel cost_;
   std::unique_ptr<Policy> policy_;

@@ -127,6 +127,10 @@ void Cluster::maybe_start_chunk(int group) {
       collectives.emplace_back(i, std::max(mean_batch, static_cast<double>(s.active[i].size())) * steps * ep * cross *
                                       n_layers_);
   s.pending += static_cast<int>(collectives.size());
+  if (log_) {
+    s.log_chunk = static_cast<int>(log_->decode_chunks.size());
+    log_->decode_chunks.push_back({group, engines[0], s.chunk_start, -1, steps, static_cast<int>(batch_total)});
+  }
   be_.compute(engines[0], work, part_done);
   for (const auto& [i, bytes] : collectives) {
     totals_.collective += bytes;
@@ -138,6 +142,7 @@ void Cluster::maybe_start_chunk(int group) {
 void Cluster::chunk_done(int group) {
   auto& s = *de_state_[group];
   s.running = false;
+  if (log_) log_->decode_chunks[s.log_chunk].end = be_.now();
   const auto& engines = de_units_[group];
   const double now = be_.now();
   const double per_step = (now - s.chunk_start) / s.steps;  // collectives slowed by KV traffic stretch steps

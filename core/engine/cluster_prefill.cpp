@@ -74,12 +74,35 @@ void Cluster::maybe_start_forward(int group) {
   f->layers = stage_layers(n_layers_, features_.layerwise, sc_.sim.layer_group);
   const size_t n = f->layers.size();
   f->loads_pending.assign(n, 0), f->sends_pending.assign(n, 0), f->loaded.assign(n, false);
+  if (log_) {
+    ForwardRecord rec;
+    rec.unit = group, rec.leader_gpu = engines[0], rec.start = be_.now(), rec.stages = static_cast<int>(n);
+    for (const auto& per_engine : f->batch)
+      for (const auto& e : per_engine) {
+        ++rec.requests, rec.fresh_tokens += e.fresh;
+        rec.request_ids.push_back(e.request);
+      }
+    f->log_forward = static_cast<int>(log_->forwards.size());
+    f->log_stage0 = static_cast<int>(log_->stages.size());
+    log_->forwards.push_back(std::move(rec));
+    for (size_t k = 0; k < n; ++k) log_->stages.push_back({f->log_forward, static_cast<int>(k), f->layers[k]});
+  }
   gs.current = std::move(f);
   try_compute(*gs.current);
 }
 
+namespace {
+// Appends a KV transfer record and returns its index (-1 when not logging).
+int log_transfer(ActivityLog* log, int forward, int stage, bool load, int src, int dst, double bytes, double now) {
+  if (!log) return -1;
+  log->transfers.push_back({forward, stage, load, src, dst, bytes, now, -1});
+  return static_cast<int>(log->transfers.size()) - 1;
+}
+}  // namespace
+
 void Cluster::start_loads(Forward& f, int stage) {
   f.loads_started = stage + 1;
+  if (log_) log_->stages[f.log_stage0 + stage].load_start = be_.now();
   const auto& engines = pe_units_[f.group];
   int count = 0;
   if (!features_.bypass_io) {
@@ -97,9 +120,12 @@ void Cluster::start_loads(Forward& f, int stage) {
         (local ? totals_.h2d : totals_.de_to_pe) += bytes;
         ++count;
         Forward* fp = &f;
+        const int rec = log_transfer(log_, f.log_forward, stage, true, src, engines[i], bytes, be_.now());
         be_.transfer(local ? Hop::H2D : Hop::RemoteDramToHbm, Place{Loc::Dram, src}, Place{Loc::Hbm, engines[i]},
-                     bytes, TrafficClass::Kv, [this, fp, stage] {
+                     bytes, TrafficClass::Kv, [this, fp, stage, rec] {
+                       if (rec >= 0) log_->transfers[rec].end = be_.now();
                        if (--fp->loads_pending[stage] == 0) {
+                         if (log_) log_->stages[fp->log_stage0 + stage].load_end = be_.now();
                          fp->loaded[stage] = true;
                          try_compute(*fp);
                        }
@@ -108,7 +134,10 @@ void Cluster::start_loads(Forward& f, int stage) {
     }
   }
   f.loads_pending[stage] = count;
-  if (count == 0) f.loaded[stage] = true;
+  if (count == 0) {
+    f.loaded[stage] = true;
+    if (log_) log_->stages[f.log_stage0 + stage].load_end = be_.now();
+  }
 }
 
 // Advances the pipeline: starts the next stage's loads (at most two stages resident, loads in order) and the
@@ -122,6 +151,7 @@ void Cluster::try_compute(Forward& f) {
 
   const int stage = f.computed;
   f.computing = true;
+  if (log_) log_->stages[f.log_stage0 + stage].compute_start = be_.now();
   const auto& engines = pe_units_[f.group];
   // Per-layer time: the slowest engine's attention, then linear/MoE on the group's mean token count (EP
   // spreads expert work evenly); a data-parallel group of one engine just uses its own tokens.
@@ -177,6 +207,7 @@ void Cluster::try_compute(Forward& f) {
 void Cluster::compute_done(Forward& f, int stage) {
   f.computing = false;
   f.computed = stage + 1;
+  if (log_) log_->stages[f.log_stage0 + stage].compute_end = be_.now();
   const auto& engines = pe_units_[f.group];
   int count = 0;
   if (!features_.bypass_io) {
@@ -188,8 +219,10 @@ void Cluster::compute_done(Forward& f, int stage) {
         totals_.pe_to_de += bytes;
         ++count;
         Forward* fp = &f;
+        const int rec = log_transfer(log_, f.log_forward, stage, false, engines[i], de, bytes, be_.now());
         be_.transfer(Hop::HbmToRemoteDram, Place{Loc::Hbm, engines[i]}, Place{Loc::Dram, de}, bytes,
-                     TrafficClass::Kv, [this, fp, stage] {
+                     TrafficClass::Kv, [this, fp, stage, rec] {
+                       if (rec >= 0) log_->transfers[rec].end = be_.now();
                        if (--fp->sends_pending[stage] == 0) send_done(*fp, stage);
                      });
       }
@@ -206,6 +239,7 @@ void Cluster::compute_done(Forward& f, int stage) {
 // the KV is still streaming to the DE buffers.
 void Cluster::forward_finished(Forward& f) {
   f.compute_finished = true;
+  if (log_) log_->forwards[f.log_forward].compute_end = be_.now();
   const auto& engines = pe_units_[f.group];
   for (size_t i = 0; i < engines.size(); ++i) {
     auto& eng = view_.engines[engines[i]];

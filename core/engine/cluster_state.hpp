@@ -34,6 +34,8 @@ struct Cluster::Forward {
   double hbm_reserved = 0;   // per engine HBM held (non-layerwise: the batch's KV)
   std::vector<double> hbm_per_engine;
   bool compute_finished = false;
+  int log_forward = -1;      // index in ActivityLog::forwards, -1 when not logging
+  int log_stage0 = -1;       // index of stage 0 in ActivityLog::stages
 };
 
 struct Cluster::PrefillGroupState {
@@ -49,6 +51,7 @@ struct Cluster::DecodeGroupState {
   double step_time = 0;
   double chunk_start = 0;
   int pending = 0;        // compute + collectives of the chunk still running
+  int log_chunk = -1;     // index in ActivityLog::decode_chunks
 };
 
 }  // namespace dualpath

@@ -167,3 +167,27 @@ TEST(Cluster, DeterministicTimelines) {
     EXPECT_EQ(a.times[i].done, b.times[i].done);
   }
 }
+
+TEST(Cluster, ActivityLogFollowsThePipelineOrder) {
+  Scenario s = test::small_scenario(1, 1, 2);
+  s.sim.layer_group = 2;
+  FakeBackend be(FakeRates{50e9, 50e9, 2});
+  ActivityLog log;
+  Cluster c(s, mixed_agents(4), be);
+  c.set_activity_log(&log);
+  c.start();
+  be.run();
+  ASSERT_TRUE(c.finished());
+  ASSERT_FALSE(log.forwards.empty());
+  ASSERT_FALSE(log.decode_chunks.empty());
+  for (const auto& st : log.stages) {
+    EXPECT_GE(st.compute_start, st.load_end);      // a stage computes only once its KV is in HBM
+    EXPECT_GE(st.compute_end, st.compute_start);
+    EXPECT_EQ(st.layers, 2);
+  }
+  for (const auto& t : log.transfers) EXPECT_GE(t.end, t.start);
+  for (const auto& d : log.decode_chunks) EXPECT_GT(d.end, d.start);
+  size_t logged = 0;
+  for (const auto& f : log.forwards) logged += f.request_ids.size();
+  EXPECT_GE(logged, c.requests().size());  // every request is in at least one forward
+}
