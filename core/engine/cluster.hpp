@@ -82,6 +82,7 @@ class Cluster {
   void maybe_start_forward(int group);
   void start_loads(Forward& f, int stage);
   void try_compute(Forward& f);
+  void start_collectives(Forward& f);
   void compute_done(Forward& f, int stage);
   void send_done(Forward& f, int stage);
   void forward_finished(Forward& f);

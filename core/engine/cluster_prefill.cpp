@@ -88,6 +88,7 @@ void Cluster::maybe_start_forward(int group) {
     for (size_t k = 0; k < n; ++k) log_->stages.push_back({f->log_forward, static_cast<int>(k), f->layers[k]});
   }
   gs.current = std::move(f);
+  start_collectives(*gs.current);
   try_compute(*gs.current);
 }
 
@@ -178,29 +179,42 @@ void Cluster::try_compute(Forward& f) {
   work.tokens = static_cast<int64_t>(tokens_total);
 
   Forward* fp = &f;
-  auto part_done = [this, fp, stage] {
-    if (--fp->loads_pending[stage] == 0) compute_done(*fp, stage);
-  };
-  // Reuse loads_pending[stage] (now zero) to count the compute and its collectives.
-  int parts = 1;
+  f.loads_pending[stage] = 1;  // reused (now zero) to wait for the compute
+  be_.compute(engines[0], work, [this, fp, stage] {
+    --fp->loads_pending[stage];
+    // The last stage also waits for the forward's EP all-to-all traffic, which overlaps the whole forward.
+    if (stage + 1 == static_cast<int>(fp->layers.size()) && fp->collectives_pending > 0) fp->waiting_collectives = true;
+    else compute_done(*fp, stage);
+  });
+}
+
+// EP all-to-all of the whole forward, one model-traffic flow per GPU to the GPU at the same position on the next
+// node of the group, for the share of experts that live on other nodes (docs/assumptions.md, "Group lockstep").
+void Cluster::start_collectives(Forward& f) {
+  const auto& engines = pe_units_[f.group];
   const double ep = sc_.model.ep_bytes_per_token_layer;
-  const double cross = engines.size() > static_cast<size_t>(gpus_per_node_)
-                           ? 1.0 - static_cast<double>(gpus_per_node_) / static_cast<double>(engines.size())
-                           : 0.0;
-  std::vector<std::pair<int, double>> collectives;
-  if (ep > 0 && cross > 0)
-    for (size_t i = 0; i < engines.size(); ++i)
-      if (tokens[i] > 0 || mean_tokens > 0) {
-        const double bytes = std::max(tokens[i], mean_tokens) * ep * cross * layers;
-        collectives.emplace_back(static_cast<int>(i), bytes);
-      }
-  parts += static_cast<int>(collectives.size());
-  f.loads_pending[stage] = parts;
-  be_.compute(engines[0], work, part_done);
-  for (const auto& [i, bytes] : collectives) {
+  if (ep <= 0 || engines.size() <= static_cast<size_t>(gpus_per_node_)) return;
+  const double cross = 1.0 - static_cast<double>(gpus_per_node_) / static_cast<double>(engines.size());
+  double total = 0;
+  std::vector<double> tokens(engines.size(), 0);
+  for (size_t i = 0; i < engines.size(); ++i) {
+    for (const auto& e : f.batch[i]) tokens[i] += static_cast<double>(e.fresh);
+    total += tokens[i];
+  }
+  const double mean = total / static_cast<double>(engines.size());
+  Forward* fp = &f;
+  for (size_t i = 0; i < engines.size(); ++i) {
+    const double bytes = std::max(tokens[i], mean) * ep * cross * n_layers_;
+    if (bytes <= 0) continue;
     totals_.collective += bytes;
+    ++f.collectives_pending;
     be_.transfer(Hop::Collective, Place{Loc::Hbm, engines[i]}, Place{Loc::Hbm, cross_node_peer(engines[i], engines)},
-                 bytes, TrafficClass::Model, part_done);
+                 bytes, TrafficClass::Model, [this, fp] {
+                   if (--fp->collectives_pending == 0 && fp->waiting_collectives) {
+                     fp->waiting_collectives = false;
+                     compute_done(*fp, static_cast<int>(fp->layers.size()) - 1);
+                   }
+                 });
   }
 }
 
