@@ -112,6 +112,8 @@ Cluster::Cluster(const Scenario& scenario, std::vector<Agent> agents, Backend& b
     auto s = std::make_unique<DecodeGroupState>();
     s->active.resize(unit.size());
     s->joining.resize(unit.size());
+    s->unflushed_bytes.assign(unit.size(), 0);
+    s->unflushed_blocks.resize(unit.size());
     de_state_.push_back(std::move(s));
   }
 }

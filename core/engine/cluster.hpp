@@ -36,6 +36,8 @@ class NoProgressError : public std::runtime_error {
 // Knobs of the engines that the paper leaves open (docs/assumptions.md).
 struct ClusterTuning {
   int reads_in_flight_per_node = 4;  // concurrent storage reads per node SNIC (FIFO queue behind them)
+  double persist_flush_bytes = 256e6;  // a decode engine persists its filled blocks once this many accumulate
+                                       // (or when one of its requests finishes)
 };
 
 class Cluster {

@@ -5,6 +5,8 @@
 // persisted: HBM -> DRAM through the CNIC (D2H), then DRAM -> storage through the SNIC.
 #include <algorithm>
 #include <map>
+#include <memory>
+#include <tuple>
 
 #include "core/engine/cluster.hpp"
 #include "core/engine/cluster_state.hpp"
@@ -168,18 +170,41 @@ void Cluster::chunk_done(int group) {
                                 [&](int64_t id) { return requests_[id].generated >= requests_[id].gen; }),
                  active.end());
   }
-  // Persist the blocks that filled up: D2H through the engine's CNIC, then the node's SNIC to storage.
+  // Persist the blocks that filled up: D2H through the engine's CNIC, then the node's SNIC to storage. An
+  // engine's blocks are batched until one of its requests finishes (the agent's next read needs them) or
+  // ClusterTuning::persist_flush_bytes accumulate; the D2H copies of a node are followed by one storage write.
+  std::vector<bool> engine_finished(engines.size(), false);
+  for (int64_t id : finished)
+    engine_finished[std::find(engines.begin(), engines.end(), requests_[id].de) - engines.begin()] = true;
+  struct NodeFlush {
+    int pending = 0;
+    double bytes = 0;
+    std::vector<std::tuple<int, int64_t, int64_t>> blocks;
+  };
+  std::map<int, std::shared_ptr<NodeFlush>> flushes;
   for (size_t i = 0; i < engines.size(); ++i) {
-    if (d2h[i] <= 0) continue;
+    s.unflushed_bytes[i] += d2h[i];
+    for (auto& w : written[i]) s.unflushed_blocks[i].push_back(w);
+    if (s.unflushed_bytes[i] <= 0 || (!engine_finished[i] && s.unflushed_bytes[i] < tuning_.persist_flush_bytes))
+      continue;
+    auto& nf = flushes[node_of(engines[i])];
+    if (!nf) nf = std::make_shared<NodeFlush>();
+    nf->pending += 1;
+    nf->bytes += s.unflushed_bytes[i];
+    for (auto& w : s.unflushed_blocks[i]) nf->blocks.push_back(w);
     const int gpu = engines[i];
-    const double bytes = d2h[i];
-    auto done_list = std::make_shared<std::vector<std::tuple<int, int64_t, int64_t>>>(std::move(written[i]));
+    const double bytes = s.unflushed_bytes[i];
+    s.unflushed_bytes[i] = 0;
+    s.unflushed_blocks[i].clear();
     totals_.d2h += bytes;
-    totals_.storage_write += bytes;
+    auto flush = nf;
+    const int node = node_of(gpu);
     be_.transfer(Hop::D2H, Place{Loc::Hbm, gpu}, Place{Loc::Dram, gpu}, bytes, TrafficClass::Kv,
-                 [this, gpu, bytes, done_list] {
-                   be_.storage_write(node_of(gpu), bytes, [this, done_list] {
-                     for (const auto& [agent, a, b] : *done_list) blocks_.write_finished(agent, a, b);
+                 [this, flush, node] {
+                   if (--flush->pending > 0) return;
+                   totals_.storage_write += flush->bytes;
+                   be_.storage_write(node, flush->bytes, [this, flush] {
+                     for (const auto& [agent, a, b] : flush->blocks) blocks_.write_finished(agent, a, b);
                      pump_all_reads();
                    });
                  });

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <tuple>
 #include <vector>
 
 #include "core/engine/cluster.hpp"
@@ -54,6 +55,8 @@ struct Cluster::DecodeGroupState {
   double chunk_start = 0;
   int pending = 0;        // compute + collectives of the chunk still running
   int log_chunk = -1;     // index in ActivityLog::decode_chunks
+  std::vector<double> unflushed_bytes;  // per engine: filled blocks not yet persisted
+  std::vector<std::vector<std::tuple<int, int64_t, int64_t>>> unflushed_blocks;  // agent, blocks [a, b)
 };
 
 }  // namespace dualpath
