@@ -119,6 +119,9 @@ struct OutputSpec {
 struct SimSpec {
   int layer_group = 0;           // layers coalesced per streamed transfer (0 = automatic)
   int decode_chunk_steps = 4;    // decode steps simulated as one chunk (1 = every step); 4: within 2% JCT of 1
+  // Which DE-node CNIC carries a PE GPU's KV to or from a DE node's DRAM buffer: "node" (the CNIC at the PE
+  // GPU's local index: one flow per PE GPU and DE node) or "engine" (the decode engine's own CNIC).
+  std::string kv_port = "node";
   double time_limit = 0;         // stop the simulation at this simulated time (0 = none)
 };
 

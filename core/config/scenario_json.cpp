@@ -103,6 +103,7 @@ nlohmann::json scenario_to_json(const Scenario& s) {
           {"sim",
            {{"layer_group", s.sim.layer_group},
             {"decode_chunk_steps", s.sim.decode_chunk_steps},
+            {"kv_port", s.sim.kv_port},
             {"time_limit", s.sim.time_limit}}},
           {"derived", derived}};
 }

@@ -34,6 +34,7 @@ Cluster::Cluster(const Scenario& scenario, std::vector<Agent> agents, Backend& b
       blocks_(static_cast<int>(agents.size()), scenario.policy.block_tokens),
       agents_(std::move(agents)),
       gpus_per_node_(scenario.topology.gpus_per_node),
+      per_node_ports_(scenario.sim.kv_port == "node"),
       n_layers_(scenario.model.n_layers),
       kv_per_token_(scenario.model.kv_bytes_per_token()),
       kv_per_token_layer_(scenario.model.kv_bytes_per_token_one_layer()) {

@@ -100,6 +100,13 @@ class Cluster {
     return static_cast<double>(tokens) * kv_per_token_layer_ * layers;
   }
   int node_of(int gpu) const { return gpu / gpus_per_node_; }
+  // The DE-node CNIC through which PE GPU `pe` reaches the DRAM buffer of decode GPU `de`'s node: the decode
+  // engine's own CNIC (sim.kv_port = "engine"), or the CNIC at the PE GPU's local index on that node ("node":
+  // the buffer is node DRAM; spreading by PE index keeps the DE CNICs balanced and lets one flow per
+  // (PE GPU, DE node) carry a stage's KV instead of one per (PE GPU, DE GPU)).
+  int buffer_port(int de, int pe) const {
+    return per_node_ports_ ? node_of(de) * gpus_per_node_ + pe % gpus_per_node_ : de;
+  }
   int cross_node_peer(int gpu, const std::vector<int>& group) const;
 
   Scenario sc_;
@@ -116,6 +123,7 @@ class Cluster {
   std::deque<Request> requests_;
   TransferTotals totals_;
   int gpus_per_node_;
+  bool per_node_ports_;
   int n_layers_;
   double kv_per_token_, kv_per_token_layer_;
   int64_t rounds_total_ = 0, rounds_done_ = 0;

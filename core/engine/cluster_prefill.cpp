@@ -113,7 +113,7 @@ void Cluster::start_loads(Forward& f, int stage) {
         const Request& r = requests_[e.request];
         const double bytes = kv_bytes_layers(e.cached, f.layers[stage]);
         if (bytes <= 0) continue;
-        by_source[r.side == ReadSide::De ? r.de : r.pe] += bytes;
+        by_source[r.side == ReadSide::De ? buffer_port(r.de, engines[i]) : r.pe] += bytes;
         if (e.cached == r.hit && r.prefilled == e.fresh) totals_.hit_loaded_to_pe += bytes;  // first chunk
       }
       for (const auto& [src, bytes] : by_source) {
@@ -227,7 +227,8 @@ void Cluster::compute_done(Forward& f, int stage) {
   if (!features_.bypass_io) {
     for (size_t i = 0; i < engines.size(); ++i) {
       std::map<int, double> by_dest;
-      for (const auto& e : f.batch[i]) by_dest[requests_[e.request].de] += kv_bytes_layers(e.send_tokens, f.layers[stage]);
+      for (const auto& e : f.batch[i])
+        by_dest[buffer_port(requests_[e.request].de, engines[i])] += kv_bytes_layers(e.send_tokens, f.layers[stage]);
       for (const auto& [de, bytes] : by_dest) {
         if (bytes <= 0) continue;
         totals_.pe_to_de += bytes;
