@@ -10,6 +10,7 @@ int main(int argc, char** argv) {
   dualpath::cli::register_trace_commands(app);
   dualpath::cli::register_run_command(app);
   dualpath::cli::register_check_command(app);
+  dualpath::cli::register_hw_commands(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::RuntimeError& e) {  // a subcommand asked for a specific exit code

@@ -1,0 +1,199 @@
+// dualpath hw run SCENARIO [--set k=v]... --out DIR [--storage-dir DIR] [--snic-rate RATE] [--transport ucx|memcpy]
+//                 [--ucx-tls TLS] [--no-io-uring] [--buffered] [--verify-every N] [--keep-storage] [--quiet]
+// dualpath hw calibrate [--storage-dir DIR] [--out FILE] [--block-size SIZE] [--blocks N] [--transport ...]
+// The hardware body (hw/, docs/hw.md): real files, io_uring, UCX; compute is emulated (no GPU is used).
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <memory>
+#include <sstream>
+
+#include "cli/commands.hpp"
+#include "core/config/input_error.hpp"
+#include "core/config/loader.hpp"
+#include "core/config/units.hpp"
+#ifdef DUALPATH_HAVE_HW
+#include "hw/calibrate.hpp"
+#include "hw/run_hw.hpp"
+#endif
+
+namespace dualpath::cli {
+namespace {
+
+struct HwRunArgs {
+  std::string scenario, out, storage_dir, snic_rate, transport = "ucx", ucx_tls = "posix,self";
+  std::vector<std::string> overrides;
+  bool no_uring = false, buffered = false, keep_storage = false, quiet = false;
+  int verify_every = 1;
+};
+
+struct HwCalArgs {
+  std::string storage_dir, out, block_size = "1 MiB", transport = "ucx", ucx_tls = "posix,self";
+  int blocks = 256;
+  bool no_uring = false, buffered = false;
+};
+
+std::string fmt(double v, int prec = 2) {
+  std::ostringstream o;
+  o << std::fixed << std::setprecision(prec) << v;
+  return o.str();
+}
+
+#ifndef DUALPATH_HAVE_HW
+[[noreturn]] void no_hw(const std::string& cmd) {
+  throw InputError("dualpath " + cmd,
+                   "this build has no hardware backend (configure with -DDUALPATH_BUILD_HW=ON; needs libucx-dev and "
+                   "liburing-dev)");
+}
+#endif
+
+#ifdef DUALPATH_HAVE_HW
+double parse_rate(const std::string& text) {
+  try {
+    return units::parse_bandwidth(text);
+  } catch (const units::UnitError& e) {
+    throw InputError("--snic-rate", e.what());
+  }
+}
+#endif
+
+void hw_run(const HwRunArgs& a) {
+#ifdef DUALPATH_HAVE_HW
+  std::vector<std::string> overrides = a.overrides;
+  if (!a.snic_rate.empty()) {
+    // The emulated SNIC is also the scheduler's SNIC (alpha = tokens one node reads in 3 s).
+    const double rate = parse_rate(a.snic_rate);
+    if (!(rate > 0)) throw InputError("--snic-rate", "expected a bandwidth > 0, found '" + a.snic_rate + "'");
+    std::ostringstream o;
+    o << std::setprecision(17) << "topology.snic_bw=" << rate << " B/s";
+    overrides.push_back(o.str());
+  }
+  if (a.verify_every < 0) throw InputError("--verify-every", "expected an integer >= 0");
+  if (a.transport != "ucx" && a.transport != "memcpy")
+    throw InputError("--transport", "expected ucx or memcpy, found '" + a.transport + "'");
+  const Scenario sc = load_scenario(a.scenario, overrides);
+  const std::string out = !a.out.empty() ? a.out : sc.outputs.dir + "/" + sc.name + "-hw";
+  hw::HwOptions opt;
+  opt.storage_dir = !a.storage_dir.empty() ? a.storage_dir : out + "/storage";
+  opt.io_uring = !a.no_uring;
+  opt.direct = !a.buffered;
+  opt.verify_every = a.verify_every;
+  opt.transport = a.transport;
+  opt.ucx_tls = a.ucx_tls;
+  // The loader already resolved workload.file against the scenario's folder: no second base directory.
+  const auto o = hw::run_hw_scenario(sc, "", out, opt);
+  if (!a.keep_storage) {
+    std::error_code ec;
+    for (const auto& e : std::filesystem::directory_iterator(opt.storage_dir, ec))
+      if (e.path().extension() == ".blk") std::filesystem::remove(e.path(), ec);
+    if (a.storage_dir.empty()) std::filesystem::remove(opt.storage_dir, ec);
+  }
+  const auto& h = o.summary["hw"];
+  if (h["transport_fallback"].get<bool>())
+    std::cerr << "dualpath hw: WARNING: bytes were moved by a memcpy stand-in, NOT by UCX: "
+              << h["kv_transport"].get<std::string>() << "\n";
+  if (!a.quiet) {
+    const auto& r = o.summary["results"];
+    std::cout << "hw run of " << sc.name << " / " << sc.policy.name << " (EMULATED compute: no GPU kernels)\n"
+              << "  storage: " << h["storage_engine"].get<std::string>() << ", SNIC "
+              << fmt(h["snic_rate_bytes_per_s"].get<double>() / 1e6, 1) << " MB/s per node, "
+              << h["storage"]["blocks_read"] << " blocks read (" << h["storage"]["blocks_verified"] << " verified), "
+              << h["storage"]["blocks_written"] << " written\n"
+              << "  transport: " << h["kv_transport"].get<std::string>() << "; "
+              << h["model_transport"].get<std::string>() << "\n"
+              << "  rounds " << r["rounds"] << "/" << o.summary["rounds_total"] << ", JCT " << fmt(r["jct_s"].get<double>(), 3)
+              << " s, TTFT p50 " << fmt(r["ttft_s"]["p50"].get<double>(), 3) << " s p99 "
+              << fmt(r["ttft_s"]["p99"].get<double>(), 3) << " s, TPOT p50 "
+              << fmt(r["tpot_s"]["p50"].get<double>() * 1e3, 2) << " ms, prompt "
+              << fmt(r["prompt_tokens_per_s"].get<double>(), 0) << " tok/s, PE SNIC "
+              << fmt(100 * o.summary["links"]["pe_snic_read_utilisation"].get<double>(), 0) << "%, DE SNIC "
+              << fmt(100 * o.summary["links"]["de_snic_read_utilisation"].get<double>(), 0) << "%\n"
+              << "  " << fmt(o.wall_seconds, 2) << " s wall; results in " << out << "/\n";
+  }
+  if (!o.ok) {
+    std::cerr << "dualpath: hw run failed: " << o.failure << " (summary.json lists the errors)\n";
+    throw CLI::RuntimeError(kExitFailure);
+  }
+#else
+  (void)a;
+  no_hw("hw run");
+#endif
+}
+
+void hw_calibrate(const HwCalArgs& a) {
+#ifdef DUALPATH_HAVE_HW
+  hw::CalibrateOptions o;
+  o.storage_dir = !a.storage_dir.empty() ? a.storage_dir : std::filesystem::temp_directory_path().string() +
+                                                                   "/dualpath-calibrate";
+  double bs = 0;
+  try {
+    bs = units::parse_bytes(a.block_size);
+  } catch (const units::UnitError& e) {
+    throw InputError("--block-size", e.what());
+  }
+  if (bs < 1 || a.blocks < 1) throw InputError("dualpath hw calibrate", "--block-size and --blocks must be >= 1");
+  o.block_bytes = static_cast<size_t>(bs);
+  o.blocks = a.blocks;
+  o.io_uring = !a.no_uring;
+  o.direct = !a.buffered;
+  o.transport = a.transport;
+  o.ucx_tls = a.ucx_tls;
+  const auto j = hw::calibrate(o);
+  const std::string text = j.dump(2);
+  if (!a.out.empty()) {
+    std::ofstream(a.out) << text << '\n';
+  }
+  const auto& s = j["storage"];
+  const auto& t = j["transport"];
+  std::cout << "storage (" << s["engine"].get<std::string>() << "): write "
+            << fmt(s["write_bytes_per_s"].get<double>() / 1e9) << " GB/s, read "
+            << fmt(s["read_bytes_per_s"].get<double>() / 1e9) << " GB/s (" << s["blocks"] << " blocks of "
+            << s["block_bytes"] << " B, " << s["blocks_verified"] << " verified)\n"
+            << "transport (" << t["name"].get<std::string>() << "): put " << fmt(t["put_bytes_per_s"].get<double>() / 1e9)
+            << " GB/s, get " << fmt(t["get_bytes_per_s"].get<double>() / 1e9) << " GB/s\n"
+            << "not measured: H2D/D2H and kernel times (no GPU)\n";
+  if (!a.out.empty()) std::cout << "written to " << a.out << "\n";
+#else
+  (void)a;
+  no_hw("hw calibrate");
+#endif
+}
+
+}  // namespace
+
+void register_hw_commands(CLI::App& app) {
+  CLI::App* hw = app.add_subcommand("hw", "Hardware body: run a scenario on real files and UCX (emulated compute)");
+  hw->require_subcommand(1);
+
+  auto ra = std::make_shared<HwRunArgs>();
+  CLI::App* run = hw->add_subcommand("run", "Run a scenario in real time; write summary.json and requests.csv");
+  run->add_option("scenario", ra->scenario, "Scenario JSON file")->required();
+  run->add_option("--set", ra->overrides, "Override a field: path=value")->take_all()->allow_extra_args(false);
+  run->add_option("--out", ra->out, "Results folder (default: <outputs.dir>/<scenario name>-hw)");
+  run->add_option("--storage-dir", ra->storage_dir, "Folder for the block files (default: <out>/storage)");
+  run->add_option("--snic-rate", ra->snic_rate,
+                  "Per-node SNIC rate to emulate, e.g. \"200 MB/s\" (also sets topology.snic_bw)");
+  run->add_option("--transport", ra->transport, "ucx (default) or memcpy");
+  run->add_option("--ucx-tls", ra->ucx_tls, "UCX transports when UCX_TLS is unset (default posix,self; or tcp)");
+  run->add_flag("--no-io-uring", ra->no_uring, "Use the pread/pwrite thread pool instead of io_uring");
+  run->add_flag("--buffered", ra->buffered, "Do not use O_DIRECT");
+  run->add_option("--verify-every", ra->verify_every, "Verify the checksum of every N-th block read (0: none)");
+  run->add_flag("--keep-storage", ra->keep_storage, "Keep the block files after the run");
+  run->add_flag("--quiet", ra->quiet, "Print nothing on success");
+  run->callback([ra] { hw_run(*ra); });
+
+  auto ca = std::make_shared<HwCalArgs>();
+  CLI::App* cal = hw->add_subcommand("calibrate", "Measure storage and transport rates on this machine");
+  cal->add_option("--storage-dir", ca->storage_dir, "Folder for the test block files (default: a temp folder)");
+  cal->add_option("--out", ca->out, "Write the measurements and simulator overrides to this JSON file");
+  cal->add_option("--block-size", ca->block_size, "Block size (default 1 MiB)");
+  cal->add_option("--blocks", ca->blocks, "Blocks written and read (default 256)");
+  cal->add_option("--transport", ca->transport, "ucx (default) or memcpy");
+  cal->add_option("--ucx-tls", ca->ucx_tls, "UCX transports when UCX_TLS is unset (default posix,self)");
+  cal->add_flag("--no-io-uring", ca->no_uring, "Use the pread/pwrite thread pool");
+  cal->add_flag("--buffered", ca->buffered, "Do not use O_DIRECT");
+  cal->callback([ca] { hw_calibrate(*ca); });
+}
+
+}  // namespace dualpath::cli
