@@ -12,6 +12,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/backend/backend.hpp"
@@ -84,7 +85,8 @@ class Cluster {
   void maybe_start_forward(int group);
   void start_loads(Forward& f, int stage);
   void try_compute(Forward& f);
-  void start_collectives(Forward& f);
+  std::vector<std::pair<size_t, double>> stage_collectives(const std::vector<int>& engines,
+                                                          const std::vector<double>& tokens, int layers) const;
   void compute_done(Forward& f, int stage);
   void send_done(Forward& f, int stage);
   void forward_finished(Forward& f);

@@ -88,7 +88,6 @@ void Cluster::maybe_start_forward(int group) {
     for (size_t k = 0; k < n; ++k) log_->stages.push_back({f->log_forward, static_cast<int>(k), f->layers[k]});
   }
   gs.current = std::move(f);
-  start_collectives(*gs.current);
   try_compute(*gs.current);
 }
 
@@ -178,44 +177,40 @@ void Cluster::try_compute(Forward& f) {
   work.layers = layers;
   work.tokens = static_cast<int64_t>(tokens_total);
 
+  // The stage ends when its compute and its EP all-to-all traffic are both done (DeepSeek overlaps them with
+  // two micro-batches). loads_pending[stage] is zero by now and is reused to count the parts.
   Forward* fp = &f;
-  f.loads_pending[stage] = 1;  // reused (now zero) to wait for the compute
-  be_.compute(engines[0], work, [this, fp, stage] {
-    --fp->loads_pending[stage];
-    // The last stage also waits for the forward's EP all-to-all traffic, which overlaps the whole forward.
-    if (stage + 1 == static_cast<int>(fp->layers.size()) && fp->collectives_pending > 0) fp->waiting_collectives = true;
-    else compute_done(*fp, stage);
-  });
+  auto part_done = [this, fp, stage] {
+    if (--fp->loads_pending[stage] == 0) compute_done(*fp, stage);
+  };
+  const auto collectives = stage_collectives(engines, tokens, layers);
+  f.loads_pending[stage] = 1 + static_cast<int>(collectives.size());
+  be_.compute(engines[0], work, part_done);
+  for (const auto& [i, bytes] : collectives) {
+    totals_.collective += bytes;
+    be_.transfer(Hop::Collective, Place{Loc::Hbm, engines[i]}, Place{Loc::Hbm, cross_node_peer(engines[i], engines)},
+                 bytes, TrafficClass::Model, part_done);
+  }
 }
 
-// EP all-to-all of the whole forward, one model-traffic flow per GPU to the GPU at the same position on the next
-// node of the group, for the share of experts that live on other nodes (docs/assumptions.md, "Group lockstep").
-void Cluster::start_collectives(Forward& f) {
-  const auto& engines = pe_units_[f.group];
+// EP all-to-all of one stage: one model-traffic flow per GPU to the GPU at the same position on the next node of
+// the group, for the share of experts on other nodes (docs/assumptions.md, "Group lockstep"). Per stage rather
+// than per forward, so that model-traffic bursts interleave with the next stage's KV loads as they do per layer.
+std::vector<std::pair<size_t, double>> Cluster::stage_collectives(const std::vector<int>& engines,
+                                                                  const std::vector<double>& tokens,
+                                                                  int layers) const {
+  std::vector<std::pair<size_t, double>> out;
   const double ep = sc_.model.ep_bytes_per_token_layer;
-  if (ep <= 0 || engines.size() <= static_cast<size_t>(gpus_per_node_)) return;
+  if (ep <= 0 || engines.size() <= static_cast<size_t>(gpus_per_node_)) return out;
   const double cross = 1.0 - static_cast<double>(gpus_per_node_) / static_cast<double>(engines.size());
   double total = 0;
-  std::vector<double> tokens(engines.size(), 0);
-  for (size_t i = 0; i < engines.size(); ++i) {
-    for (const auto& e : f.batch[i]) tokens[i] += static_cast<double>(e.fresh);
-    total += tokens[i];
-  }
+  for (double t : tokens) total += t;
   const double mean = total / static_cast<double>(engines.size());
-  Forward* fp = &f;
   for (size_t i = 0; i < engines.size(); ++i) {
-    const double bytes = std::max(tokens[i], mean) * ep * cross * n_layers_;
-    if (bytes <= 0) continue;
-    totals_.collective += bytes;
-    ++f.collectives_pending;
-    be_.transfer(Hop::Collective, Place{Loc::Hbm, engines[i]}, Place{Loc::Hbm, cross_node_peer(engines[i], engines)},
-                 bytes, TrafficClass::Model, [this, fp] {
-                   if (--fp->collectives_pending == 0 && fp->waiting_collectives) {
-                     fp->waiting_collectives = false;
-                     compute_done(*fp, static_cast<int>(fp->layers.size()) - 1);
-                   }
-                 });
+    const double bytes = std::max(tokens[i], mean) * ep * cross * layers;
+    if (bytes > 0) out.emplace_back(i, bytes);
   }
+  return out;
 }
 
 void Cluster::compute_done(Forward& f, int stage) {

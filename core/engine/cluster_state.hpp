@@ -35,8 +35,6 @@ struct Cluster::Forward {
   double hbm_reserved = 0;   // per engine HBM held (non-layerwise: the batch's KV)
   std::vector<double> hbm_per_engine;
   bool compute_finished = false;
-  int collectives_pending = 0;   // EP all-to-all flows of this forward still running
-  bool waiting_collectives = false;  // the last stage's compute is done and waits for them
   int log_forward = -1;      // index in ActivityLog::forwards, -1 when not logging
   int log_stage0 = -1;       // index of stage 0 in ActivityLog::stages
 };
