@@ -22,7 +22,7 @@ namespace dualpath::cli {
 namespace {
 
 struct HwRunArgs {
-  std::string scenario, out, storage_dir, snic_rate, transport = "ucx", ucx_tls = "posix,self";
+  std::string scenario, out, storage_dir, snic_rate, transport = "ucx", ucx_tls = "posix,self", fault;
   std::vector<std::string> overrides;
   bool no_uring = false, buffered = false, keep_storage = false, quiet = false;
   int verify_every = 1;
@@ -72,6 +72,8 @@ void hw_run(const HwRunArgs& a) {
   if (a.verify_every < 0) throw InputError("--verify-every", "expected an integer >= 0");
   if (a.transport != "ucx" && a.transport != "memcpy")
     throw InputError("--transport", "expected ucx or memcpy, found '" + a.transport + "'");
+  if (!a.fault.empty() && a.fault != "missing-block")
+    throw InputError("--fault", "expected missing-block, found '" + a.fault + "'");
   const Scenario sc = load_scenario(a.scenario, overrides);
   const std::string out = !a.out.empty() ? a.out : sc.outputs.dir + "/" + sc.name + "-hw";
   hw::HwOptions opt;
@@ -81,6 +83,7 @@ void hw_run(const HwRunArgs& a) {
   opt.verify_every = a.verify_every;
   opt.transport = a.transport;
   opt.ucx_tls = a.ucx_tls;
+  opt.fault = a.fault;
   // The loader already resolved workload.file against the scenario's folder: no second base directory.
   const auto o = hw::run_hw_scenario(sc, "", out, opt);
   if (!a.keep_storage) {
@@ -181,6 +184,7 @@ void register_hw_commands(CLI::App& app) {
   run->add_option("--verify-every", ra->verify_every, "Verify the checksum of every N-th block read (0: none)");
   run->add_flag("--keep-storage", ra->keep_storage, "Keep the block files after the run");
   run->add_flag("--quiet", ra->quiet, "Print nothing on success");
+  run->add_option("--fault", ra->fault, "Inject a fault for testing: missing-block")->group("");
   run->callback([ra] { hw_run(*ra); });
 
   auto ca = std::make_shared<HwCalArgs>();

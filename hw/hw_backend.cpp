@@ -62,6 +62,8 @@ HwBackend::HwBackend(const Scenario& sc, const HwOptions& options) : opt_(option
   if (!(block >= 1)) throw std::invalid_argument("hw: a Full Block must hold at least one byte");
   block_bytes_ = static_cast<size_t>(std::llround(block));
   if (opt_.storage_dir.empty()) throw std::invalid_argument("hw: a storage directory is required");
+  if (!opt_.fault.empty() && opt_.fault != "missing-block")
+    throw std::invalid_argument("hw: unknown fault '" + opt_.fault + "' (missing-block)");
   if (opt_.staging_bytes < 4096 || opt_.chunk_bytes == 0) throw std::invalid_argument("hw: staging too small");
 
   // Start from an empty store: old block files would otherwise be indistinguishable from this run's.
@@ -181,6 +183,11 @@ void HwBackend::storage_write(int node, double bytes, Done done) {
                            return;
                          }
                          loop_.post_at(loop_.seconds_at(at), [this, keys, done] {
+                           if (opt_.fault == "missing-block" && !fault_done_) {
+                             fault_done_ = true;
+                             std::error_code ec;
+                             std::filesystem::remove(store_->path_of(keys->front()), ec);
+                           }
                            written_.insert(written_.end(), keys->begin(), keys->end());  // readable from now on
                            done();
                          });

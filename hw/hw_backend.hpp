@@ -44,6 +44,9 @@ struct HwOptions {
   size_t staging_bytes = 8u << 20; // per emulated memory region
   size_t chunk_bytes = 4u << 20;   // largest single RMA operation
   int chunks_in_flight = 2;        // per transfer
+  // Fault injection for tests: "missing-block" deletes the first block file right after it is written, so the
+  // first read that touches it fails (the run must stop with a clear error, not lose the request silently).
+  std::string fault;
 };
 
 struct HwStats {
@@ -94,6 +97,7 @@ class HwBackend final : public Backend {
   std::vector<BlockKey> written_;
   size_t read_cursor_ = 0;
   uint64_t next_stream_ = 0;
+  bool fault_done_ = false;
   HwStats stats_;
   std::vector<std::string> errors_;
 };
