@@ -34,7 +34,7 @@ struct HwCalArgs {
   bool no_uring = false, buffered = false;
 };
 
-std::string fmt(double v, int prec = 2) {
+[[maybe_unused]] std::string fmt(double v, int prec = 2) {
   std::ostringstream o;
   o << std::fixed << std::setprecision(prec) << v;
   return o.str();

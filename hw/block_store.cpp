@@ -191,7 +191,6 @@ struct BlockStore::Impl {
     while (!pending.empty()) {
       Op* op = pending.top();
       pending.pop();
-      buffers.put(op->buf);
       delete op;
     }
     if (uring) {
@@ -211,6 +210,22 @@ struct BlockStore::Impl {
     } else {
       cv.notify_one();
     }
+  }
+
+  // Takes a buffer (and, for a write, fills header and payload) when the operation is dispatched, so only the
+  // operations in flight hold memory, however far ahead the SNIC pacing has queued the rest.
+  void prepare(Op& op) {
+    op.buf = buffers.get();
+    if (!op.write) return;
+    Header h{};
+    std::memcpy(h.magic, kMagic, sizeof kMagic);
+    h.stream = op.key.stream;
+    h.index = op.key.index;
+    h.payload = op.payload;
+    BlockStore::fill_payload(op.key, op.buf + kHeader, op.payload);
+    h.sum = BlockStore::checksum(op.buf + kHeader, op.payload);
+    std::memcpy(op.buf, &h, sizeof h);
+    std::memset(op.buf + kHeader + op.payload, 0, op.len - kHeader - op.payload);
   }
 
   // Opens the block file; on EINVAL with O_DIRECT (tmpfs and others) retries buffered from then on.
@@ -271,7 +286,7 @@ struct BlockStore::Impl {
       else if (op->write) ++st.blocks_written, st.bytes_written += op->moved;
       else ++st.blocks_read, st.bytes_read += op->moved;
     }
-    buffers.put(op->buf);
+    if (op->buf) buffers.put(op->buf);
     auto batch = std::move(op->batch);
     delete op;
     if (!err.empty()) {
@@ -310,6 +325,7 @@ struct BlockStore::Impl {
         }
       }
       for (Op* op : ready) {
+        prepare(*op);
         std::string err = open_file(*op);
         if (!err.empty()) {
           finish(op, err);
@@ -372,6 +388,7 @@ struct BlockStore::Impl {
       }
       pending.pop();
       lk.unlock();
+      prepare(*op);
       std::string err = open_file(*op);
       if (err.empty()) {
         size_t done = 0;
@@ -466,16 +483,6 @@ void BlockStore::write_blocks(int node, std::vector<BlockKey> keys, size_t last_
     op->path = path_of(keys[i]);
     op->payload = (i + 1 == keys.size() && last_payload > 0) ? std::min(last_payload, opt_.block_bytes) : opt_.block_bytes;
     op->len = file_bytes(op->payload);
-    op->buf = impl_->buffers.get();
-    Header h{};
-    std::memcpy(h.magic, kMagic, sizeof kMagic);
-    h.stream = op->key.stream;
-    h.index = op->key.index;
-    h.payload = op->payload;
-    fill_payload(op->key, op->buf + kHeader, op->payload);
-    h.sum = checksum(op->buf + kHeader, op->payload);
-    std::memcpy(op->buf, &h, sizeof h);
-    std::memset(op->buf + kHeader + op->payload, 0, op->len - kHeader - op->payload);
     const auto [start, end] = impl_->write_buckets[node]->reserve(opt_.write_rate, op->len);
     op->not_before = start;
     batch->deliver_at = std::max(batch->deliver_at, end);
@@ -502,7 +509,6 @@ void BlockStore::read_blocks(int node, std::vector<BlockKey> keys, Completion do
     // The file length is unknown until read; every block is read at full size (the last, partial block of a
     // stream is shorter: its short read is expected and checked against the header).
     op->len = file_bytes(opt_.block_bytes);
-    op->buf = impl_->buffers.get();
     const uint64_t n = impl_->counter++;
     op->verify = opt_.verify_every > 0 && n % static_cast<uint64_t>(opt_.verify_every) == 0;
     const auto [start, end] = impl_->read_buckets[node]->reserve(opt_.read_rate, op->len);

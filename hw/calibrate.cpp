@@ -86,7 +86,9 @@ nlohmann::json calibrate(const CalibrateOptions& o) {
                       {"write_bytes_per_s", static_cast<double>(st.bytes_written) / tw},
                       {"read_bytes_per_s", static_cast<double>(st.bytes_read) / tr},
                       {"blocks_verified", st.blocks_verified},
-                      {"note", "freshly written files: the page cache may hold them unless O_DIRECT is in use"}};
+                      {"note",
+                       "one engine thread also verifies every block's checksum; freshly written files may be in the "
+                       "page cache unless O_DIRECT is in use"}};
   }
   // Transport: put (with flush) and get between two registered 64 MiB regions.
   {
@@ -126,9 +128,9 @@ nlohmann::json calibrate(const CalibrateOptions& o) {
   const double wr = out["storage"]["write_bytes_per_s"].get<double>();
   const double tg = out["transport"]["get_bytes_per_s"].get<double>();
   // What a simulator run of this machine would use: one storage server per node, the measured rates.
-  out["overrides"] = {"topology.storage.ssd_read_bw=" + std::to_string(rd),
-                      "topology.storage.ssd_write_bw=" + std::to_string(wr),
-                      "topology.cnic_bw=" + std::to_string(tg)};
+  auto rate = [](double v) { return std::to_string(static_cast<long long>(v)) + " B/s"; };
+  out["overrides"] = {"topology.storage.ssd_read_bw=" + rate(rd), "topology.storage.ssd_write_bw=" + rate(wr),
+                      "topology.cnic_bw=" + rate(tg)};
   out["not_measured"] = {"H2D/D2H bandwidth and per-layer kernel times (no GPU on this machine)"};
   return out;
 }

@@ -28,6 +28,13 @@ void check(ucs_status_t st, const char* what) {
 class UcxTransport final : public Transport {
  public:
   explicit UcxTransport(const TransportOptions& o) : label_(o.label) {
+    if (!std::getenv("UCX_TLS") && o.tls.find("tcp") != std::string::npos) {
+      // 64 KiB segments are 2-3x faster than the default 8 KiB on loopback. UCX 1.13 ignores transport-level
+      // keys given to ucp_config_modify ("invalid configurations" warning), so these go through the
+      // environment (read by ucp_config_read below), without overriding what the user set.
+      ::setenv("UCX_TCP_TX_SEG_SIZE", "64k", 0);
+      ::setenv("UCX_TCP_RX_SEG_SIZE", "64k", 0);
+    }
     ucp_config_t* cfg = nullptr;
     check(ucp_config_read(nullptr, nullptr, &cfg), "ucp_config_read");
     struct Release {
@@ -40,13 +47,14 @@ class UcxTransport final : public Transport {
       check(ucp_config_modify(cfg, "TLS", o.tls.c_str()), "UCX_TLS");
       if (o.tls.find("tcp") != std::string::npos) {
         if (!std::getenv("UCX_NET_DEVICES")) check(ucp_config_modify(cfg, "NET_DEVICES", "lo"), "UCX_NET_DEVICES");
-        if (!std::getenv("UCX_TCP_TX_SEG_SIZE")) check(ucp_config_modify(cfg, "TCP_TX_SEG_SIZE", "64k"), "TX_SEG");
-        if (!std::getenv("UCX_TCP_RX_SEG_SIZE")) check(ucp_config_modify(cfg, "TCP_RX_SEG_SIZE", "64k"), "RX_SEG");
       }
     }
     // On an InfiniBand/RoCE fabric the KV context and the model context get different service levels here
     // (UCX_IB_SL), so switches can give model traffic priority over KV traffic (paper §5, CNIC QoS). The loopback
     // transports used on machines without an HCA have no service levels, so this is only set when asked.
+    // NOT verified on an HCA: UCX 1.13 ignored transport-level keys passed this way for TCP (see above); on a
+    // fabric, check UCX's log for an "invalid configurations" warning, and if so run KV and model traffic from
+    // processes started with different UCX_IB_SL values.
     if (o.service_level >= 0) check(ucp_config_modify(cfg, "IB_SL", std::to_string(o.service_level).c_str()), "UCX_IB_SL");
 
     ucp_params_t params{};
