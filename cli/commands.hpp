@@ -13,6 +13,9 @@ inline constexpr int kExitBadInput = 2;   // bad configuration, override, trace 
 void register_trace_commands(CLI::App& app);  // trace gen | stats | convert   (trace_cmd.cpp)
 void register_run_command(CLI::App& app);     // run                           (run_cmd.cpp)
 void register_check_command(CLI::App& app);   // check                         (check_cmd.cpp)
+void register_analyze_command(CLI::App& app); // analyze bandwidth             (analyze_cmd.cpp)
+void register_sweep_command(CLI::App& app);   // sweep                         (sweep_cmd.cpp)
+void register_claims_command(CLI::App& app);  // claims                        (claims_cmd.cpp)
 void register_hw_commands(CLI::App& app);     // hw run | calibrate            (hw_cmd.cpp)
 
 }  // namespace dualpath::cli

@@ -10,6 +10,9 @@ int main(int argc, char** argv) {
   dualpath::cli::register_trace_commands(app);
   dualpath::cli::register_run_command(app);
   dualpath::cli::register_check_command(app);
+  dualpath::cli::register_analyze_command(app);
+  dualpath::cli::register_sweep_command(app);
+  dualpath::cli::register_claims_command(app);
   dualpath::cli::register_hw_commands(app);
   try {
     app.parse(argc, argv);

@@ -1,0 +1,390 @@
+// dualpath sweep SCENARIO --vary key=v1,v2,... [--vary ...] [--set k=v]... --out DIR [--jobs N] [--no-plot]
+// Runs the cross product of the --vary lists, one `dualpath run` child process per point (SimGrid allows one
+// simulation per process), up to --jobs (default: the core count) at a time, with a progress bar on stderr when
+// it is a terminal. Each point's outputs go to DIR/points/<key=value__...>/ and its log to run.log there; every
+// finished point appends one row (its inputs, summary metrics and the §4.2 analytic bounds) to DIR/sweep.csv.
+// Points already in sweep.csv are skipped, so an interrupted sweep resumes where it stopped; DIR/sweep.json
+// records the scenario, the --set list and the varied keys, and a re-run with different ones is refused.
+// At the end, analysis/plot_sweep.py (run with /usr/bin/python3 and Debian's matplotlib) draws DIR/sweep.png.
+// Exit code 0 when every point succeeded, 1 when some failed (their logs are named), 2 on bad input.
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/child_runs.hpp"
+#include "cli/commands.hpp"
+#include "core/analysis/bandwidth_model.hpp"
+#include "core/config/input_error.hpp"
+#include "core/config/loader.hpp"
+#include "core/sched/policy_registry.hpp"
+
+namespace dualpath::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct SweepArgs {
+  std::string scenario;
+  std::vector<std::string> varies;
+  std::vector<std::string> overrides;
+  std::string out;
+  unsigned jobs = 0;
+  bool no_plot = false;
+};
+
+struct Axis {
+  std::string key;
+  std::vector<std::string> values;
+};
+
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  for (std::string item; std::getline(ss, item, sep);) out.push_back(item);
+  return out;
+}
+
+Axis parse_vary(const std::string& text) {
+  const auto eq = text.find('=');
+  if (eq == std::string::npos || eq == 0 || eq + 1 == text.size())
+    throw InputError("--vary " + text, "expected key=v1,v2,... (e.g. deployment.prefill_nodes=1,2,4)");
+  Axis a{text.substr(0, eq), split(text.substr(eq + 1), ',')};
+  for (const auto& v : a.values)
+    if (v.empty()) throw InputError("--vary " + text, "empty value in the list");
+  return a;
+}
+
+// CSV with RFC 4180 quoting for cells holding commas, quotes or newlines.
+std::string csv_cell(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string q = "\"";
+  for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return q + "\"";
+}
+
+std::vector<std::string> parse_csv_line(const std::string& line) {
+  std::vector<std::string> out;
+  std::string cell;
+  bool quoted = false;
+  for (size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (quoted) {
+      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') cell += '"', ++i;
+      else if (c == '"') quoted = false;
+      else cell += c;
+    } else if (c == '"') {
+      quoted = true;
+    } else if (c == ',') {
+      out.push_back(cell), cell.clear();
+    } else {
+      cell += c;
+    }
+  }
+  out.push_back(cell);
+  return out;
+}
+
+std::string num(double v) {
+  if (!std::isfinite(v)) return "";
+  std::ostringstream o;
+  o << std::setprecision(9) << v;
+  return o.str();
+}
+
+// The folder name of a point: key=value pairs, characters outside [A-Za-z0-9._=-] replaced by '_'.
+std::string slug(const std::vector<Axis>& axes, const std::vector<std::string>& values) {
+  std::string s;
+  for (size_t i = 0; i < axes.size(); ++i) {
+    if (i) s += "__";
+    s += axes[i].key + "=" + values[i];
+  }
+  for (char& c : s)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '=' || c == '-')) c = '_';
+  return s;
+}
+
+const std::vector<std::string> kMetricColumns = {
+    "status", "jct_s", "prompt_tokens_per_s", "generated_tokens_per_s", "ttft_p50_s", "ttft_p99_s", "tpot_p50_s",
+    "kv_hit_rate", "rounds", "rounds_total", "complete", "pe_snic_util", "de_snic_util", "util_snic_down",
+    "util_cnic_rd", "util_cnic_wr", "util_dram", "util_pcie", "storage_read_bytes", "read_rate_snics", "P", "D",
+    "pd_ratio", "policy", "analytic_pd_lower", "analytic_pd_upper", "analytic_read_rate_snics", "wall_s"};
+
+struct PointInfo {
+  std::vector<std::string> values;  // one per axis
+  std::string dir;
+  Scenario sc;
+};
+
+// The CSV row of a finished point: its axis values, then kMetricColumns.
+std::vector<std::string> metrics_row(const PointInfo& p) {
+  std::ifstream in(p.dir + "/summary.json");
+  const auto s = nlohmann::json::parse(in);
+  const auto& r = s["results"];
+  const auto& l = s["links"];
+  const auto& by = l["mean_utilisation_by_class"];
+  auto cls = [&](const char* c) { return by.contains(c) ? by[c].get<double>() : 0.0; };
+  double wall = NAN;
+  if (std::ifstream perf(p.dir + "/perf.json"); perf) wall = nlohmann::json::parse(perf)["wall_s"].get<double>();
+
+  const Scenario& sc = p.sc;
+  const int P = sc.deployment.prefill_nodes, D = sc.deployment.decode_nodes;
+  const double jct = r["jct_s"].get<double>();
+  const double read = r["bytes"]["storage_read"].get<double>();
+  const auto f = effective_features(sc.policy);
+  analysis::BandwidthParams bp{sc.topology.gpus_per_node, sc.topology.snic_bw / sc.topology.cnic_bw,
+                               sc.topology.cnic_bw, sc.topology.dram_bw, 0};
+  double lo = NAN, hi = NAN, cap = NAN;
+  try {
+    const auto range = analysis::bottleneck_free_range(bp);
+    lo = range.lower, hi = range.upper;
+    if (!f.bypass_io && P > 0) cap = analysis::max_read_rate_snics(bp, P, D, f.dual_path && D > 0);
+  } catch (const std::invalid_argument&) {
+  }
+  std::vector<std::string> row = p.values;
+  for (const std::string& v :
+       {std::string("ok"), num(jct), num(r["prompt_tokens_per_s"].get<double>()),
+        num(r["generated_tokens_per_s"].get<double>()), num(r["ttft_s"]["p50"].get<double>()),
+        num(r["ttft_s"]["p99"].get<double>()), num(r["tpot_s"]["p50"].get<double>()),
+        num(r["kv_hit_rate"].get<double>()), num(r["rounds"].get<double>()), num(s["rounds_total"].get<double>()),
+        std::string(s["complete"].get<bool>() ? "1" : "0"), num(l["pe_snic_read_utilisation"].get<double>()),
+        num(l["de_snic_read_utilisation"].get<double>()), num(cls("snic_down")), num(cls("cnic_rd")),
+        num(cls("cnic_wr")), num(cls("dram")), num(cls("pcie")), num(read),
+        num(jct > 0 ? read / jct / sc.topology.snic_bw : NAN), std::to_string(P), std::to_string(D),
+        num(D > 0 ? static_cast<double>(P) / D : NAN), sc.policy.name, num(lo), num(hi), num(cap), num(wall)})
+    row.push_back(v);
+  return row;
+}
+
+std::string join_row(const std::vector<std::string>& cells) {
+  std::string s;
+  for (size_t i = 0; i < cells.size(); ++i) s += (i ? "," : "") + csv_cell(cells[i]);
+  return s;
+}
+
+std::string fmt_secs(double s) {
+  std::ostringstream o;
+  if (s >= 3600) o << static_cast<int>(s / 3600) << "h" << std::setw(2) << std::setfill('0')
+                   << static_cast<int>(std::fmod(s, 3600) / 60) << "m";
+  else if (s >= 60) o << static_cast<int>(s / 60) << "m" << std::setw(2) << std::setfill('0')
+                      << static_cast<int>(std::fmod(s, 60)) << "s";
+  else o << static_cast<int>(s) << "s";
+  return o.str();
+}
+
+class Progress {
+ public:
+  Progress(size_t total, size_t skipped) : total_(total), skipped_(skipped), tty_(::isatty(2) == 1) {
+    t0_ = std::chrono::steady_clock::now();
+  }
+  void update(size_t done, size_t failed, size_t running) {
+    if (!tty_) return;
+    const size_t width = 30, todo = total_ - skipped_;
+    const size_t finished = done + failed;
+    const size_t fill = todo ? width * finished / todo : width;
+    const double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count();
+    std::ostringstream o;
+    o << "\r[" << std::string(fill, '#') << std::string(width - fill, '-') << "] " << finished << "/" << todo
+      << " points, " << running << " running";
+    if (failed) o << ", " << failed << " failed";
+    o << ", " << fmt_secs(el) << " elapsed";
+    if (finished > 0 && finished < todo) o << ", ~" << fmt_secs(el / finished * (todo - finished)) << " left";
+    o << "   ";
+    std::cerr << o.str() << std::flush;
+  }
+  void finish() {
+    if (tty_) std::cerr << "\n";
+  }
+
+ private:
+  size_t total_, skipped_;
+  bool tty_;
+  std::chrono::steady_clock::time_point t0_;
+};
+
+void sweep(const SweepArgs& a) {
+  if (a.varies.empty()) throw InputError("dualpath sweep", "give at least one --vary key=v1,v2,...");
+  std::vector<Axis> axes;
+  for (const auto& v : a.varies) {
+    axes.push_back(parse_vary(v));
+    for (size_t i = 0; i + 1 < axes.size(); ++i)
+      if (axes[i].key == axes.back().key) throw InputError("--vary " + v, "key varied twice");
+  }
+  // The cross product, each point validated before anything runs (bad input exits 2 up front).
+  std::vector<PointInfo> points;
+  std::vector<size_t> idx(axes.size(), 0);
+  for (bool more = true; more;) {
+    PointInfo p;
+    std::vector<std::string> ov = a.overrides;
+    for (size_t i = 0; i < axes.size(); ++i) {
+      p.values.push_back(axes[i].values[idx[i]]);
+      ov.push_back(axes[i].key + "=" + p.values.back());
+    }
+    p.sc = load_scenario(a.scenario, ov);
+    (void)effective_features(p.sc.policy);
+    p.dir = a.out + "/points/" + slug(axes, p.values);
+    points.push_back(std::move(p));
+    more = false;
+    for (size_t i = axes.size(); i-- > 0;) {
+      if (++idx[i] < axes[i].values.size()) {
+        more = true;
+        break;
+      }
+      idx[i] = 0;
+    }
+  }
+
+  fs::create_directories(a.out);
+  // The sweep's identity: a resume must use the same scenario, --set list and varied keys.
+  nlohmann::json meta = {{"scenario", fs::absolute(a.scenario).lexically_normal().string()},
+                         {"set", a.overrides},
+                         {"vary_keys", nlohmann::json::array()}};
+  for (const auto& ax : axes) meta["vary_keys"].push_back(ax.key);
+  const std::string meta_path = a.out + "/sweep.json";
+  if (std::ifstream in(meta_path); in) {
+    nlohmann::json old;
+    try {
+      old = nlohmann::json::parse(in);
+    } catch (const nlohmann::json::exception&) {
+      throw InputError(meta_path, "not valid JSON; remove it or choose another --out");
+    }
+    if (old != meta)
+      throw InputError(meta_path, "this folder holds a sweep of " + old.dump() + "; this one is " + meta.dump() +
+                                      ". Use another --out");
+  } else {
+    std::ofstream(meta_path) << std::setw(2) << meta << "\n";
+  }
+
+  // Rows already there (resume): keyed by the axis values.
+  std::vector<std::string> header;
+  for (const auto& ax : axes) header.push_back(ax.key);
+  header.insert(header.end(), kMetricColumns.begin(), kMetricColumns.end());
+  const std::string csv_path = a.out + "/sweep.csv";
+  std::map<std::vector<std::string>, std::string> rows;
+  std::vector<std::vector<std::string>> old_order;
+  if (std::ifstream in(csv_path); in) {
+    std::string line;
+    if (std::getline(in, line) && parse_csv_line(line) != header)
+      throw InputError(csv_path, "its columns differ from this sweep's; use another --out");
+    while (std::getline(in, line)) {
+      if (line.empty()) continue;
+      const auto cells = parse_csv_line(line);
+      if (cells.size() != header.size() || cells[axes.size()] != "ok") continue;
+      std::vector<std::string> key(cells.begin(), cells.begin() + static_cast<long>(axes.size()));
+      if (!rows.count(key)) old_order.push_back(key);
+      rows[key] = line;
+    }
+  }
+  std::vector<size_t> todo;
+  for (size_t i = 0; i < points.size(); ++i)
+    if (!rows.count(points[i].values)) todo.push_back(i);
+  const size_t skipped = points.size() - todo.size();
+  const unsigned jobs = a.jobs ? a.jobs : default_parallelism();
+  std::cerr << "sweep: " << points.size() << " points, " << skipped << " already done, running " << todo.size()
+            << " (" << jobs << " at a time); results in " << a.out << "\n";
+
+  // Append as points finish, so an interruption keeps them; rewrite in point order at the end.
+  {
+    std::ofstream csv(csv_path, std::ios::app);
+    if (csv.tellp() == 0) csv << join_row(header) << "\n";
+  }
+  std::vector<ChildJob> cj;
+  for (size_t i : todo) {
+    const auto& p = points[i];
+    fs::create_directories(p.dir);
+    ChildJob j;
+    j.args = {"run", a.scenario, "--quiet", "--out", p.dir};
+    for (const auto& o : a.overrides) j.args.insert(j.args.end(), {"--set", o});
+    for (size_t k = 0; k < axes.size(); ++k) j.args.insert(j.args.end(), {"--set", axes[k].key + "=" + p.values[k]});
+    j.log_path = p.dir + "/run.log";
+    cj.push_back(std::move(j));
+  }
+  Progress bar(points.size(), skipped);
+  size_t done = 0, failed = 0, running = 0;
+  std::vector<std::string> failures;
+  bar.update(0, 0, 0);
+  run_child_jobs(
+      cj, jobs,
+      [&](size_t) { bar.update(done, failed, ++running); },
+      [&](size_t k, int code) {
+        --running;
+        const auto& p = points[todo[k]];
+        if (code == 0) {
+          try {
+            const auto row = metrics_row(p);
+            rows[p.values] = join_row(row);
+            std::ofstream(csv_path, std::ios::app) << rows[p.values] << "\n";
+            ++done;
+          } catch (const std::exception& e) {
+            ++failed;
+            failures.push_back(p.dir + ": unreadable outputs (" + e.what() + ")");
+          }
+        } else {
+          ++failed;
+          failures.push_back(p.dir + ": exit code " + std::to_string(code) + ": " + log_tail(cj[k].log_path, 300));
+        }
+        bar.update(done, failed, running);
+      });
+  bar.finish();
+  {
+    std::ofstream csv(csv_path, std::ios::trunc);
+    csv << join_row(header) << "\n";
+    for (const auto& p : points)
+      if (rows.count(p.values)) csv << rows[p.values] << "\n";
+    for (const auto& key : old_order) {  // rows of earlier sweeps into this folder with other values
+      bool current = false;
+      for (const auto& p : points) current = current || p.values == key;
+      if (!current) csv << rows[key] << "\n";
+    }
+  }
+  std::cout << "sweep: " << done << " run, " << skipped << " skipped, " << failed << " failed; table " << csv_path
+            << "\n";
+  for (const auto& f : failures) std::cerr << "sweep: failed: " << f << "\n";
+
+  if (!a.no_plot) {
+    const std::string script = std::string(DUALPATH_DATA_DIR) + "/analysis/plot_sweep.py";
+    const std::string png = a.out + "/sweep.png";
+    const std::string py = fs::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
+    auto q = [](const std::string& s) {
+      std::string o = "'";
+      for (char c : s) o += c == '\'' ? std::string("'\\''") : std::string(1, c);
+      return o + "'";
+    };
+    const int rc = std::system((py + " " + q(script) + " " + q(csv_path) + " " + q(png)).c_str());
+    if (rc == 0) std::cout << "sweep: plot " << png << "\n";
+    else std::cerr << "sweep: warning: no plot (" << script << " failed; needs python3-matplotlib)\n";
+  }
+  if (failed) throw CLI::RuntimeError(kExitFailure);
+}
+
+}  // namespace
+
+void register_sweep_command(CLI::App& app) {
+  auto args = std::make_shared<SweepArgs>();
+  CLI::App* cmd = app.add_subcommand("sweep", "Run a scenario over the cross product of --vary lists; CSV and plot");
+  cmd->add_option("scenario", args->scenario, "Scenario JSON file")->required();
+  cmd->add_option("--vary", args->varies, "key=v1,v2,...: a field and its values (repeatable; cross product)")
+      ->take_all()
+      ->allow_extra_args(false);
+  cmd->add_option("--set", args->overrides, "Override a field for every point: path=value")
+      ->take_all()
+      ->allow_extra_args(false);
+  cmd->add_option("--out", args->out, "Output folder (sweep.csv, sweep.png, points/)")->required();
+  cmd->add_option("--jobs", args->jobs, "Points run at once (default: the core count)")->check(CLI::Range(1u, 1024u));
+  cmd->add_flag("--no-plot", args->no_plot, "Do not draw sweep.png");
+  cmd->callback([args] { sweep(*args); });
+}
+
+}  // namespace dualpath::cli

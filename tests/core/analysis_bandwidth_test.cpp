@@ -1,0 +1,162 @@
+// The generalised §4.2 traffic model (core/analysis/bandwidth_model.hpp) against closed forms.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "core/analysis/bandwidth_model.hpp"
+
+using namespace dualpath::analysis;
+
+namespace {
+
+// g = 8, s = 1, B = 50 GB/s, M = 500 GB/s: M/(B·s) = 10, the paper's plug-in values.
+BandwidthParams paper() { return {8, 1, 50e9, 500e9, 0}; }
+
+double load(const std::vector<LinkLoad>& ls, Link l) {
+  for (const auto& x : ls)
+    if (x.link == l) return x.fraction;
+  ADD_FAILURE() << "no row for " << link_name(l);
+  return -1;
+}
+
+bool has(const std::vector<Link>& v, Link l) { return std::find(v.begin(), v.end(), l) != v.end(); }
+
+}  // namespace
+
+TEST(AnalysisBandwidth, PaperRangeIsOneSeventhToSevenHalves) {
+  const auto r = bottleneck_free_range(paper());
+  EXPECT_FALSE(r.empty);
+  EXPECT_DOUBLE_EQ(r.lower, 1.0 / 7);
+  EXPECT_DOUBLE_EQ(r.upper, 3.5);
+  ASSERT_EQ(r.binding_lower.size(), 1u);
+  EXPECT_EQ(r.binding_lower[0], Link::PeCnicWrite);
+  ASSERT_EQ(r.binding_upper.size(), 2u);
+  EXPECT_TRUE(has(r.binding_upper, Link::DeCnicWrite));
+  EXPECT_TRUE(has(r.binding_upper, Link::DeDram));
+  EXPECT_FALSE(has(r.binding_upper, Link::DeCnicRead));
+  for (const auto& c : r.constraints)
+    if (c.link == Link::DeCnicRead) {
+      EXPECT_DOUBLE_EQ(c.bound, 6);
+    }
+  EXPECT_TRUE(r.violated_fixed.empty());
+  // The paper's configurations all lie inside.
+  for (auto [P, D] : {std::pair{1, 1}, {1, 2}, {2, 1}, {2, 4}, {48, 96}, {44, 88}}) EXPECT_TRUE(in_range(r, P, D));
+  EXPECT_FALSE(in_range(r, 4, 1));
+  EXPECT_FALSE(in_range(r, 8, 1));
+  EXPECT_FALSE(in_range(r, 1, 8));
+  EXPECT_TRUE(in_range(r, 7, 2));
+  EXPECT_TRUE(in_range(r, 1, 7));
+}
+
+TEST(AnalysisBandwidth, LoadsAtOnePOneDSaturated) {
+  const auto ls = link_loads(paper(), 1, 1);
+  EXPECT_DOUBLE_EQ(load(ls, Link::PeSnic), 1);
+  EXPECT_DOUBLE_EQ(load(ls, Link::DeSnic), 1);
+  EXPECT_DOUBLE_EQ(load(ls, Link::PeCnicRead), 0.25);   // 2s/g
+  EXPECT_DOUBLE_EQ(load(ls, Link::PeCnicWrite), 0.25);  // (s/g)(1 + D/P)
+  EXPECT_DOUBLE_EQ(load(ls, Link::DeCnicRead), 0.375);  // (s/g)(P/D + 2)
+  EXPECT_DOUBLE_EQ(load(ls, Link::DeCnicWrite), 0.375); // (s/g)(2P/D + 1)
+  EXPECT_DOUBLE_EQ(load(ls, Link::PeDram), 0.2);        // 2sB/M
+  EXPECT_DOUBLE_EQ(load(ls, Link::DeDram), 0.5);        // (3 + 2P/D)sB/M
+  // Per-pair traffic: T_p = Bs/(D g^2), T_c = Bs/(P g^2); DE CNIC write = (2T_p + T_c)·P·g.
+  const double B = 50e9, g = 8, s = 1;
+  const double Tp = B * s / (2 * g * g), Tc = B * s / (1 * g * g);
+  const auto ls2 = link_loads(paper(), 1, 2);
+  EXPECT_NEAR(load(ls2, Link::DeCnicWrite) * B, (2 * Tp + Tc) * 1 * g, 1e-3);
+  EXPECT_NEAR(load(ls2, Link::PeCnicWrite) * B, (Tp + Tc) * 2 * g, 1e-3);
+}
+
+TEST(AnalysisBandwidth, BindingLinksReachCapacityAtTheBounds) {
+  auto at = link_loads(paper(), 7, 2);  // P/D = 7/2
+  EXPECT_DOUBLE_EQ(load(at, Link::DeCnicWrite), 1);
+  EXPECT_DOUBLE_EQ(load(at, Link::DeDram), 1);
+  EXPECT_LT(load(at, Link::DeCnicRead), 1);
+  at = link_loads(paper(), 1, 7);  // P/D = 1/7
+  EXPECT_DOUBLE_EQ(load(at, Link::PeCnicWrite), 1);
+  // Outside: 8P1D saturates the DE CNIC write first.
+  const auto out = link_loads(paper(), 8, 1);
+  EXPECT_EQ(most_loaded(out).link, Link::DeCnicWrite);
+  EXPECT_DOUBLE_EQ(most_loaded(out).fraction, 17.0 / 8);
+}
+
+TEST(AnalysisBandwidth, BasicLoadsHaveNoDePath) {
+  const auto ls = link_loads(paper(), 1, 1, 1, 0);
+  EXPECT_DOUBLE_EQ(load(ls, Link::DeSnic), 0);
+  EXPECT_DOUBLE_EQ(load(ls, Link::PeCnicWrite), 0.125);
+  EXPECT_DOUBLE_EQ(load(ls, Link::DeCnicRead), 0.125);
+  EXPECT_DOUBLE_EQ(load(ls, Link::DeCnicWrite), 0.25);
+  EXPECT_DOUBLE_EQ(load(ls, Link::DeDram), 0.2);
+}
+
+TEST(AnalysisBandwidth, PcieRowsCountDramSideCrossings) {
+  BandwidthParams p = paper();
+  p.pcie = 64e9;
+  const auto ls = link_loads(p, 2, 1);
+  const double c = 50e9 / (8 * 64e9);
+  EXPECT_DOUBLE_EQ(load(ls, Link::PePcieH2d), c);
+  EXPECT_DOUBLE_EQ(load(ls, Link::PePcieD2h), 0);
+  EXPECT_DOUBLE_EQ(load(ls, Link::DePcieH2d), c * 4);
+  EXPECT_DOUBLE_EQ(load(ls, Link::DePcieD2h), c * 2);
+  EXPECT_EQ(link_loads(paper(), 2, 1).size(), 8u);  // no PCIe rows without a PCIe bandwidth
+}
+
+TEST(AnalysisBandwidth, OtherClosedForms) {
+  // s = 2, g = 8, plenty of DRAM: 1/3 <= P/D <= min{2, 3/2} -> DE CNIC write binds alone.
+  auto r = bottleneck_free_range({8, 2, 50e9, 1e15, 0});
+  EXPECT_DOUBLE_EQ(r.lower, 1.0 / 3);
+  EXPECT_DOUBLE_EQ(r.upper, 1.5);
+  ASSERT_EQ(r.binding_upper.size(), 1u);
+  EXPECT_EQ(r.binding_upper[0], Link::DeCnicWrite);
+  // g = 4, s = 1, M/(Bs) = 10: 1/3 <= P/D <= min{2, 1.5, 3.5}.
+  r = bottleneck_free_range({4, 1, 50e9, 500e9, 0});
+  EXPECT_DOUBLE_EQ(r.lower, 1.0 / 3);
+  EXPECT_DOUBLE_EQ(r.upper, 1.5);
+  // Scarce DRAM, M/(Bs) = 5: DE DRAM alone caps P/D at 1.
+  r = bottleneck_free_range({8, 1, 50e9, 250e9, 0});
+  EXPECT_DOUBLE_EQ(r.upper, 1);
+  ASSERT_EQ(r.binding_upper.size(), 1u);
+  EXPECT_EQ(r.binding_upper[0], Link::DeDram);
+  // g = 16, s = 1, M/(Bs) = 20: min{14, 7.5, 8.5}.
+  r = bottleneck_free_range({16, 1, 50e9, 1000e9, 0});
+  EXPECT_DOUBLE_EQ(r.lower, 1.0 / 15);
+  EXPECT_DOUBLE_EQ(r.upper, 7.5);
+}
+
+TEST(AnalysisBandwidth, CorrectedFirstConditionIsSAtMostHalfG) {
+  // s = 4 = g/2: PE CNIC read exactly saturated, still allowed (4/4 <= P/D <= min{0, ...} is empty anyway).
+  auto r = bottleneck_free_range({8, 4, 50e9, 1e15, 0});
+  EXPECT_TRUE(r.violated_fixed.empty());
+  // s = 5 (<= g, the paper's looser condition, but > g/2): the PE CNIC read overflows, no P/D works.
+  r = bottleneck_free_range({8, 5, 50e9, 1e15, 0});
+  EXPECT_TRUE(r.empty);
+  ASSERT_EQ(r.violated_fixed.size(), 1u);
+  EXPECT_EQ(r.violated_fixed[0], Link::PeCnicRead);
+  EXPECT_DOUBLE_EQ(link_loads({8, 5, 50e9, 1e15, 0}, 1, 1)[2].fraction, 1.25);
+  // 2sB > M: the PE DRAM overflows.
+  r = bottleneck_free_range({8, 1, 50e9, 90e9, 0});
+  EXPECT_TRUE(r.empty);
+  EXPECT_TRUE(has(r.violated_fixed, Link::PeDram));
+}
+
+TEST(AnalysisBandwidth, MaxReadRateFollowsSnicsInsideAndCapsOutside) {
+  const auto p = paper();
+  EXPECT_NEAR(max_read_rate_snics(p, 1, 1), 2, 1e-9);
+  EXPECT_NEAR(max_read_rate_snics(p, 1, 1, false), 1, 1e-9);
+  EXPECT_NEAR(max_read_rate_snics(p, 2, 4), 6, 1e-9);
+  EXPECT_NEAR(max_read_rate_snics(p, 7, 2), 9, 1e-9);
+  // D = 1: the DE CNIC write and DE DRAM cap PE-path reads at 3.5 SNICs (+1 DE SNIC), however many PEs.
+  EXPECT_NEAR(max_read_rate_snics(p, 4, 1), 4.5, 1e-9);
+  EXPECT_NEAR(max_read_rate_snics(p, 8, 1), 4.5, 1e-9);
+  EXPECT_NEAR(max_read_rate_snics(p, 8, 1, false), 4, 1e-9);  // Basic: 2·(s/g)·8·x_P <= 1
+  // P/D = 1/8: the PE CNIC write caps the DE path.
+  EXPECT_LT(max_read_rate_snics(p, 1, 8), 9);
+}
+
+TEST(AnalysisBandwidth, RejectsBadParameters) {
+  EXPECT_THROW(bottleneck_free_range({0, 1, 50e9, 500e9, 0}), std::invalid_argument);
+  EXPECT_THROW(bottleneck_free_range({8, 0, 50e9, 500e9, 0}), std::invalid_argument);
+  EXPECT_THROW(bottleneck_free_range({8, 1, -1, 500e9, 0}), std::invalid_argument);
+  EXPECT_THROW(link_loads(paper(), 0, 1), std::invalid_argument);
+  EXPECT_THROW(link_loads(paper(), 1, 0, 1, 1), std::invalid_argument);
+}
