@@ -42,7 +42,9 @@ RunSummary summarize(const std::deque<Request>& requests, const TransferTotals& 
     last = std::max(last, r.t.done);
     ttft.push_back(r.t.first_token - r.t.arrival);
     if (r.t.second_token >= 0) ttst.push_back(r.t.second_token - r.t.arrival);
-    if (r.gen > 1) tpot.push_back((r.t.done - r.t.first_token) / static_cast<double>(r.gen - 1));
+    // TPOT is the decode pace after the second token: TTST already covers the handoff and the first step.
+    if (r.gen > 2 && r.t.second_token >= 0)
+      tpot.push_back((r.t.done - r.t.second_token) / static_cast<double>(r.gen - 2));
     q += r.t.scheduled() - r.t.arrival;
     a += r.t.read_start - r.t.scheduled();
     rd += r.t.read_end - r.t.read_start;

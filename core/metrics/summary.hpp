@@ -25,7 +25,7 @@ struct RunSummary {
   int64_t agents = 0;
   double jct = 0;            // last round's end - first arrival (offline: all agents' completion)
   double first_arrival = 0;
-  Percentiles ttft, ttst, tpot;
+  Percentiles ttft, ttst, tpot;  // TPOT = (done - second token) / (gen - 2): decode pace after the handoff
   // Mean TTFT breakdown (seconds): queue (until PE and DE are assigned), allocate (waiting for a read slot
   // and buffer space), read (storage -> buffer), prefill (waiting for and running the forward).
   double ttft_queue = 0, ttft_allocate = 0, ttft_read = 0, ttft_prefill = 0;
