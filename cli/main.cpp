@@ -13,6 +13,7 @@ int main(int argc, char** argv) {
   dualpath::cli::register_analyze_command(app);
   dualpath::cli::register_sweep_command(app);
   dualpath::cli::register_claims_command(app);
+  dualpath::cli::register_report_command(app);
   dualpath::cli::register_hw_commands(app);
   try {
     app.parse(argc, argv);

@@ -1,7 +1,10 @@
 // dualpath run SCENARIO [--set k=v]... [--out DIR] [--policy a,b,...] [--quiet]
+//                       [--trace FILE [--trace-flows N] [--trace-detail N] [--trace-counters N]]
 // One policy: simulates in this process (SimGrid allows one simulation per process) and prints a summary.
 // Several policies: runs each in a child process of this program (in parallel up to the core count), on the same
-// workload, then prints them side by side with speed-ups over the first policy.
+// workload, then prints them side by side with speed-ups over the first policy. With --trace, each child writes
+// its own trace, FILE with the policy name inserted before the extension (t.json -> t.dualpath.json).
+// A progress line is shown on stderr while a single run simulates, when stderr is a terminal and not --quiet.
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -10,6 +13,7 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <limits>
 #include <map>
 #include <memory>
 #include <sstream>
@@ -19,6 +23,7 @@
 #include "core/config/input_error.hpp"
 #include "core/config/loader.hpp"
 #include "core/engine/cluster.hpp"
+#include "core/metrics/trace_events.hpp"
 #include "core/sched/policy_registry.hpp"
 #ifdef DUALPATH_HAVE_SIM
 #include "sim/run_scenario.hpp"
@@ -33,6 +38,8 @@ struct RunArgs {
   std::string out;
   std::string policies;
   bool quiet = false;
+  std::string trace;
+  TraceOptions trace_options;
 };
 
 std::vector<std::string> split(const std::string& s, char sep) {
@@ -89,6 +96,11 @@ std::vector<int> run_children(const RunArgs& a, const std::vector<std::string>& 
       std::vector<std::string> argv = {exe, "run", a.scenario, "--quiet", "--out", out + "/" + policies[next]};
       for (const auto& o : a.overrides) argv.insert(argv.end(), {"--set", o});
       argv.insert(argv.end(), {"--set", "policy.name=" + policies[next]});
+      if (!a.trace.empty())
+        argv.insert(argv.end(), {"--trace", trace_file_for_policy(a.trace, policies[next]), "--trace-flows",
+                                 std::to_string(a.trace_options.flow_requests), "--trace-detail",
+                                 std::to_string(a.trace_options.detail_limit), "--trace-counters",
+                                 std::to_string(a.trace_options.counter_limit)});
       const pid_t pid = ::fork();
       if (pid == 0) {
         std::vector<char*> cargv;
@@ -132,17 +144,35 @@ void run(const RunArgs& a) {
     std::cout << "scenario " << sc.name << ": " << runs.front().second["results"]["rounds"] << " rounds, speed-up "
               << "relative to " << policies.front() << "; results in " << out << "/<policy>/\n";
     print_table(runs);
+    if (!a.trace.empty())
+      for (const auto& p : policies) std::cout << "trace: " << trace_file_for_policy(a.trace, p) << "\n";
     return;
   }
   if (policies.size() == 1) sc.policy.name = policies.front();
 #ifdef DUALPATH_HAVE_SIM
   const std::string dir = std::filesystem::path(a.scenario).parent_path().string();
   try {
-    const auto outcome = sim::run_scenario(sc, dir.empty() ? "." : dir, out);
+    sim::RunOptions ro;
+    ro.trace_file = a.trace;
+    ro.trace = a.trace_options;
+    ro.progress = !a.quiet && ::isatty(STDERR_FILENO) != 0;
+    const auto outcome = sim::run_scenario(sc, dir.empty() ? "." : dir, out, ro);
     if (!a.quiet) {
       print_table({{sc.policy.name, outcome.summary}});
       std::cout << "simulated " << fmt(outcome.simulated_seconds, 1) << " s in " << fmt(outcome.wall_seconds, 2)
                 << " s wall; results in " << out << "/\n";
+      if (outcome.traced) {
+        const auto& t = outcome.trace;
+        std::cout << "trace: " << a.trace << " (" << fmt(static_cast<double>(t.bytes) / 1e6, 1) << " MB, " << t.events
+                  << " events; " << t.traced_requests << " requests with flow arrows";
+        if (t.folded_forwards > 0) std::cout << ", " << t.folded_forwards << "/" << t.forwards << " forwards folded";
+        if (t.transfer_slices < 2 * t.transfers)
+          std::cout << ", " << t.transfer_slices / 2 << "/" << t.transfers << " KV transfers shown";
+        if (t.read_slices < t.reads) std::cout << ", " << t.read_slices << "/" << t.reads << " reads shown";
+        if (t.decode_slices < t.decode_chunks)
+          std::cout << ", " << t.decode_chunks << " decode chunks merged into " << t.decode_slices;
+        std::cout << ", counters every " << fmt(t.counter_interval, 3) << " s)\n";
+      }
     }
   } catch (const NoProgressError& e) {
     std::cerr << "dualpath: run stopped: " << e.what() << "\n";
@@ -164,7 +194,23 @@ void register_run_command(CLI::App& app) {
       ->allow_extra_args(false);
   cmd->add_option("--out", args->out, "Results folder (default: <outputs.dir>/<scenario name>)");
   cmd->add_option("--policy", args->policies, "Policy, or comma-separated policies to compare side by side");
-  cmd->add_flag("--quiet", args->quiet, "Print nothing on success");
+  cmd->add_flag("--quiet", args->quiet, "Print nothing on success (and no progress line)");
+  cmd->add_option("--trace", args->trace,
+                  "Write a Chrome/Perfetto trace-event JSON timeline (open in ui.perfetto.dev); with several "
+                  "policies, one file per policy with the policy name inserted before the extension");
+  cmd->add_option("--trace-flows", args->trace_options.flow_requests,
+                  "Requests followed by flow arrows in the trace (-1: all)")
+      ->capture_default_str()
+      ->check(CLI::Range(int64_t{-1}, std::numeric_limits<int64_t>::max()));
+  cmd->add_option("--trace-detail", args->trace_options.detail_limit,
+                  "Per kind of detail slice (stages, KV transfers, reads, handoffs, decode chunks): beyond this many, "
+                  "keep only those of traced requests, fold stages, merge decode chunks (-1: no limit)")
+      ->capture_default_str()
+      ->check(CLI::Range(int64_t{-1}, std::numeric_limits<int64_t>::max()));
+  cmd->add_option("--trace-counters", args->trace_options.counter_limit,
+                  "Most link counter points in the trace; beyond, sampling intervals are merged (-1: no limit)")
+      ->capture_default_str()
+      ->check(CLI::Range(int64_t{-1}, std::numeric_limits<int64_t>::max()));
   cmd->callback([args] { run(*args); });
 }
 

@@ -7,7 +7,12 @@
 #include <map>
 
 #include "core/config/loader.hpp"
+#include <memory>
+
+#include <simgrid/s4u/Engine.hpp>
+
 #include "core/engine/cluster.hpp"
+#include "core/metrics/progress.hpp"
 #include "core/metrics/summary.hpp"
 #include "core/sched/policy_registry.hpp"
 #include "core/workload/agents.hpp"
@@ -51,9 +56,59 @@ void write_links_csv(const std::string& path, const LinkReport& rep) {
   }
 }
 
+// The lockstep units of the cluster (as Cluster builds them): a whole EP group when weights are sharded, else
+// each engine on its own. The activity log's `unit` indexes these.
+std::vector<std::vector<int>> units_of(const std::vector<std::vector<int>>& groups, bool sharded) {
+  std::vector<std::vector<int>> units;
+  for (const auto& g : groups) {
+    if (sharded) units.push_back(g);
+    else
+      for (int e : g) units.push_back({e});
+  }
+  return units;
+}
+
+TraceStats write_trace(const std::string& file, const Scenario& sc, const Cluster& cluster, const ActivityLog& log,
+                       const LinkReport& rep, const TraceOptions& options) {
+  TraceInput in;
+  in.title = sc.name + " / " + sc.policy.name;
+  in.gpus_per_node = sc.topology.gpus_per_node;
+  in.prefill_nodes = sc.deployment.prefill_nodes;
+  in.decode_nodes = sc.deployment.decode_nodes;
+  const bool sharded = cluster.cost().sharded_weights();
+  in.pe_units = units_of(cluster.view().pe_groups, sharded);
+  in.de_units = units_of(cluster.view().de_groups, sharded);
+  in.log = &log;
+  in.requests = &cluster.requests();
+  in.links.reserve(rep.links.size());
+  for (const auto& l : rep.links) in.links.push_back({l.name, link_class_name(l.cls), l.node, l.gpu, l.bandwidth});
+  in.samples.reserve(rep.samples.size());
+  for (const auto& s : rep.samples) in.samples.push_back({s.time, s.duration, s.link, s.model_utilisation, s.kv_utilisation});
+  in.sample_interval = rep.interval;
+  in.end_time = rep.end_time;
+  const auto parent = std::filesystem::path(file).parent_path();
+  if (!parent.empty()) std::filesystem::create_directories(parent);
+  std::ofstream out(file, std::ios::binary);
+  if (!out) throw std::runtime_error("cannot write trace file " + file);
+  TraceStats st = write_trace_events(out, in, options);
+  out.close();
+  if (!out) throw std::runtime_error("failed writing trace file " + file);
+  return st;
+}
+
+// Shows a progress line while SimGrid advances simulated time. A time-advance listener, not a timer: it starts
+// no work, so it changes neither the results nor when the simulation ends.
+struct ProgressHook {
+  ProgressLine line;
+  const Cluster* cluster = nullptr;
+  bool active = true;
+  unsigned calls = 0;
+};
+
 }  // namespace
 
-RunOutcome run_scenario(const Scenario& sc, const std::string& scenario_dir, const std::string& out_dir) {
+RunOutcome run_scenario(const Scenario& sc, const std::string& scenario_dir, const std::string& out_dir,
+                        const RunOptions& options) {
   const auto wall0 = std::chrono::steady_clock::now();
   const Trace trace = load_workload_trace(sc.workload, scenario_dir);
   std::vector<Agent> agents = make_agents(trace, sc.workload);
@@ -62,7 +117,34 @@ RunOutcome run_scenario(const Scenario& sc, const std::string& scenario_dir, con
   opt.link_sample_interval = sc.outputs.link_sample_interval;
   SimBackend backend(sc.topology, sc.deployment, sc.policy.qos, sc.sim, opt);
   Cluster cluster(sc, std::move(agents), backend);
+  ActivityLog log;
+  if (!options.trace_file.empty()) cluster.set_activity_log(&log);
+  std::shared_ptr<ProgressHook> progress;
+  if (options.progress) {
+    progress = std::make_shared<ProgressHook>();
+    progress->cluster = &cluster;
+    // SimGrid's signal is static and outlives this function: the hook is shared and switched off below.
+    simgrid::s4u::Engine::on_time_advance_cb([progress](double) {
+      if (!progress->active || (++progress->calls & 63u) != 0) return;
+      progress->line.update(simgrid::s4u::Engine::get_clock(), progress->cluster->rounds_done(),
+                            progress->cluster->rounds_total());
+    });
+  }
+  struct StopProgress {  // also on exceptions
+    std::shared_ptr<ProgressHook> p;
+    explicit StopProgress(std::shared_ptr<ProgressHook> h) : p(std::move(h)) {}
+    StopProgress(const StopProgress&) = delete;
+    StopProgress& operator=(const StopProgress&) = delete;
+    void operator()() {
+      if (!p) return;
+      p->active = false;
+      p->line.finish();
+      p = nullptr;
+    }
+    ~StopProgress() { (*this)(); }
+  } stop_progress{progress};
   backend.run([&] { cluster.start(); });
+  stop_progress();
   if (!cluster.finished() && !backend.hit_time_limit())
     throw NoProgressError("the simulation ran out of work: " + cluster.stall_report());
 
@@ -93,6 +175,10 @@ RunOutcome run_scenario(const Scenario& sc, const std::string& scenario_dir, con
   write_links_csv(out_dir + "/links.csv", backend.links());
 
   RunOutcome o;
+  if (!options.trace_file.empty()) {
+    o.trace = write_trace(options.trace_file, sc, cluster, log, backend.links(), options.trace);
+    o.traced = true;
+  }
   o.summary = summary;
   o.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   o.simulated_seconds = backend.links().end_time;

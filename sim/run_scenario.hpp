@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/config/scenario.hpp"
+#include "core/metrics/trace_events.hpp"
 
 namespace dualpath::sim {
 
@@ -15,10 +16,20 @@ struct RunOutcome {
   double wall_seconds = 0;
   double simulated_seconds = 0;
   uint64_t events = 0;
+  bool traced = false;  // a trace file was written (RunOptions::trace_file)
+  TraceStats trace;
+};
+
+// What a run writes besides its results; none of it changes them.
+struct RunOptions {
+  std::string trace_file;  // Chrome/Perfetto trace-event JSON (core/metrics/trace_events.hpp); empty: none
+  TraceOptions trace;
+  bool progress = false;   // a progress line on stderr while simulating (the caller checks it is a terminal)
 };
 
 // scenario_dir resolves relative trace paths; out_dir is created. Throws InputError on bad input and
 // NoProgressError when requests can never finish.
-RunOutcome run_scenario(const Scenario& scenario, const std::string& scenario_dir, const std::string& out_dir);
+RunOutcome run_scenario(const Scenario& scenario, const std::string& scenario_dir, const std::string& out_dir,
+                        const RunOptions& options = {});
 
 }  // namespace dualpath::sim

@@ -1,0 +1,420 @@
+#!/usr/bin/python3
+"""dualpath report: figures and an index.html from `dualpath run` / `dualpath sweep` results.
+
+    report.py --out DIR RESULTS_DIR [RESULTS_DIR...]
+
+Each RESULTS_DIR is a run folder (summary.json, requests.csv, links.csv), a multi-policy folder of run folders,
+or a sweep folder (sweep.csv). Simulator and hardware-backend results (summary.json "backend": "hw") are drawn
+side by side. Writes PNGs, figures.json (file, title, pixel size of each figure) and index.html into DIR.
+Needs Debian's python3-matplotlib and python3-pandas (run with /usr/bin/python3).
+"""
+import argparse
+import html
+import json
+import os
+import re
+import sys
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from results import TTFT_PHASES, find_runs, find_sweeps, label_runs  # noqa: E402
+
+DPI = 100
+SIZE_WIDE = (12, 6)     # 1200 x 600 px
+SIZE_TALL = (12, 9)     # 1200 x 900 px
+PHASE_COLOURS = {"queue": "#9e9e9e", "allocate": "#f2b134", "read": "#d9534f", "prefill": "#4a7fc1"}
+BACKEND_HATCH = {"sim": "", "hw": "//"}
+BACKEND_STYLE = {"sim": "-", "hw": "--"}
+
+
+def slug(s):
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", s).strip("_") or "run"
+
+
+class Report:
+    def __init__(self, out):
+        self.out = out
+        self.figures = []  # dicts: file, title, width, height, section, group
+        os.makedirs(out, exist_ok=True)
+
+    def save(self, fig, name, title, section, group=None, empty=False):
+        """empty: the figure has axes but no data (e.g. the links of a run that moved no bytes)."""
+        w, h = fig.get_size_inches()
+        fig.savefig(os.path.join(self.out, name), dpi=DPI)  # no bbox_inches: the pixel size stays figsize x dpi
+        plt.close(fig)
+        self.figures.append({"file": name, "title": title, "width": int(round(w * DPI)),
+                             "height": int(round(h * DPI)), "section": section, "group": group, "empty": empty})
+
+
+def colours(n):
+    cmap = plt.get_cmap("tab10")
+    return [cmap(i % 10) for i in range(n)]
+
+
+def grouped_bars(ax, runs, value, ylabel, fmt):
+    """Bars per policy (x), one per backend/source within a policy; sim plain, hw hatched."""
+    policies = list(dict.fromkeys(r.policy for r in runs))
+    variants = list(dict.fromkeys((r.backend, r.source, r.scenario) for r in runs))
+    width = 0.8 / max(1, len(variants))
+    cols = colours(len(policies))
+    for vi, var in enumerate(variants):
+        for pi, p in enumerate(policies):
+            match = [r for r in runs if r.policy == p and (r.backend, r.source, r.scenario) == var]
+            if not match:
+                continue
+            v = value(match[0])
+            x = pi - 0.4 + width * (vi + 0.5)
+            ax.bar(x, v, width * 0.92, color=cols[pi], hatch=BACKEND_HATCH.get(var[0], "xx"), edgecolor="black",
+                   linewidth=0.6)
+            ax.annotate(fmt(v), (x, v), ha="center", va="bottom", fontsize=8, xytext=(0, 2), textcoords="offset points")
+    ax.set_xticks(range(len(policies)))
+    ax.set_xticklabels(policies)
+    ax.set_ylabel(ylabel)
+    ax.grid(axis="y", alpha=0.3)
+    ax.margins(y=0.15)
+    if len(variants) > 1:
+        handles = [plt.Rectangle((0, 0), 1, 1, facecolor="white", edgecolor="black",
+                                 hatch=BACKEND_HATCH.get(v[0], "xx")) for v in variants]
+        ax.legend(handles, [variant_name(v, variants) for v in variants], fontsize=8)
+
+
+def variant_name(v, variants):
+    backend, source, scenario = v
+    parts = [backend]
+    if len({x[2] for x in variants}) > 1:
+        parts.append(scenario)
+    if len({x[1] for x in variants}) > len({x[0] for x in variants}):
+        parts.append(os.path.basename(os.path.normpath(source)))
+    return " · ".join(parts)
+
+
+def fig_jct_throughput(rep, runs):
+    fig, axes = plt.subplots(1, 3, figsize=SIZE_WIDE)
+    grouped_bars(axes[0], runs, lambda r: r.results.get("jct_s", 0), "JCT (s)", lambda v: f"{v:.1f}")
+    axes[0].set_title("Job completion time (lower is better)")
+    grouped_bars(axes[1], runs, lambda r: r.results.get("prompt_tokens_per_s", 0) / 1e6, "prompt tokens/s (M)",
+                 lambda v: f"{v:.2f}")
+    axes[1].set_title("Prefill throughput")
+    grouped_bars(axes[2], runs, lambda r: r.results.get("generated_tokens_per_s", 0) / 1e3,
+                 "generated tokens/s (k)", lambda v: f"{v:.1f}")
+    axes[2].set_title("Decode throughput")
+    fig.suptitle(title_of(runs))
+    fig.tight_layout()
+    rep.save(fig, "jct_throughput.png", "JCT and throughput per policy", "overview")
+
+
+def title_of(runs):
+    scen = sorted({r.scenario for r in runs})
+    back = sorted({r.backend for r in runs})
+    return f"{', '.join(scen)} ({' vs '.join(back)})"
+
+
+def fig_ttft_cdf(rep, runs):
+    fig, axes = plt.subplots(1, 2, figsize=SIZE_WIDE)
+    cols = colours(len(runs))
+    for ci, r in enumerate(runs):
+        t = np.sort(r.ttft().to_numpy())
+        if len(t) == 0:
+            continue
+        y = np.arange(1, len(t) + 1) / len(t)
+        for ax in axes:
+            ax.plot(np.maximum(t, 1e-4), y, BACKEND_STYLE.get(r.backend, ":"), color=cols[ci], label=r.label, lw=1.6)
+    axes[0].set_xscale("log")
+    axes[0].set_title("TTFT CDF (log scale)")
+    axes[1].set_title("TTFT CDF, tail (p90 and above)")
+    axes[1].set_xscale("log")
+    axes[1].set_ylim(0.9, 1.0005)
+    for ax in axes:
+        ax.set_xlabel("time to first token (s)")
+        ax.set_ylabel("fraction of requests")
+        ax.grid(alpha=0.3, which="both")
+        ax.legend(fontsize=8, loc="lower right")
+    fig.suptitle(title_of(runs))
+    fig.tight_layout()
+    rep.save(fig, "ttft_cdf.png", "TTFT distribution per policy", "overview")
+
+
+def fig_ttft_breakdown(rep, runs):
+    fig, axes = plt.subplots(1, 2, figsize=SIZE_WIDE, gridspec_kw={"width_ratios": [3, 2]})
+    ax = axes[0]
+    labels = [r.label for r in runs]
+    bottom = np.zeros(len(runs))
+    for ph in TTFT_PHASES:
+        v = np.array([r.ttft_breakdown()[ph] for r in runs])
+        ax.bar(range(len(runs)), v, 0.6, bottom=bottom, color=PHASE_COLOURS[ph], label=ph, edgecolor="black",
+               linewidth=0.5)
+        bottom += v
+    for i, b in enumerate(bottom):
+        ax.annotate(f"{b:.3f} s", (i, b), ha="center", va="bottom", fontsize=8, xytext=(0, 2),
+                    textcoords="offset points")
+    ax.set_xticks(range(len(runs)))
+    ax.set_xticklabels(labels, rotation=15 if len(runs) > 4 else 0, fontsize=9)
+    ax.set_ylabel("mean seconds")
+    ax.set_title("Mean TTFT breakdown")
+    ax.legend(fontsize=9)
+    ax.margins(y=0.12)
+    ax.grid(axis="y", alpha=0.3)
+    # Share of each phase: where the time to first token goes.
+    ax = axes[1]
+    left = np.zeros(len(runs))
+    for ph in TTFT_PHASES:
+        v = np.array([r.ttft_breakdown()[ph] for r in runs])
+        tot = np.array([sum(r.ttft_breakdown().values()) for r in runs])
+        share = np.divide(v, tot, out=np.zeros_like(v), where=tot > 0)
+        ax.barh(range(len(runs)), share, 0.6, left=left, color=PHASE_COLOURS[ph], edgecolor="black", linewidth=0.5)
+        left += share
+    ax.set_yticks(range(len(runs)))
+    ax.set_yticklabels(labels, fontsize=9)
+    ax.invert_yaxis()
+    ax.set_xlim(0, 1)
+    ax.set_xlabel("share of TTFT")
+    ax.set_title("TTFT phases as a share")
+    fig.suptitle(title_of(runs))
+    fig.tight_layout()
+    rep.save(fig, "ttft_breakdown.png", "TTFT breakdown (queue, allocate, read, prefill)", "overview")
+
+
+def link_series(links, cls, nodes, gpn, field):
+    """Time grid and per-node mean utilisation of the links of class `cls` (sparse rows = idle)."""
+    d = links[links["class"] == cls]
+    if links.empty:
+        return np.array([]), {}
+    times = np.sort(links["time"].unique())
+    out = {}
+    for n in nodes:
+        dn = d[d.node == n]
+        per_node = gpn if cls.startswith("cnic") or cls == "pcie" else 1
+        if cls == "pcie":
+            per_node *= 2  # h2d and d2h
+        s = dn.groupby("time")[field].sum().reindex(times, fill_value=0.0) / per_node
+        out[n] = s.to_numpy()
+    return times, out
+
+
+def fig_links(rep, run):
+    links = run.links()
+    cfg = run.summary.get("config", {})
+    dep = cfg.get("deployment", {})
+    gpn = cfg.get("topology", {}).get("gpus_per_node", 8)
+    P, D = dep.get("prefill_nodes", 1), dep.get("decode_nodes", 1)
+    nodes = list(range(P + D))
+    fig, axes = plt.subplots(3, 1, figsize=SIZE_TALL, sharex=True)
+    panels = [("snic_down", "utilisation", "SNIC read (storage -> node) utilisation per node"),
+              ("cnic_rd", "kv_utilisation", "CNIC read side, KV traffic: mean over the node's GPUs"),
+              ("cnic_wr", "kv_utilisation", "CNIC write side, KV traffic: mean over the node's GPUs")]
+    cols = colours(len(nodes))
+    for ax, (cls, field, title) in zip(axes, panels):
+        times, series = link_series(links, cls, nodes, gpn, field)
+        for n in nodes:
+            if n not in series:
+                continue
+            kind = "PE" if n < P else "DE"
+            ax.step(times, 100 * series[n], where="post", color=cols[n], lw=1.2,
+                    ls="-" if n < P else "--", label=f"node {n} ({kind})")
+        if cls.startswith("cnic"):
+            _, model = link_series(links, cls, nodes, gpn, "model_utilisation")
+            tot = sum(model.values()) if model else 0
+            if np.any(np.asarray(tot) > 0):
+                for n in nodes:
+                    ax.step(times, 100 * model[n], where="post", color=cols[n], lw=0.8, ls=":", alpha=0.8)
+                title += " (dotted: model traffic)"
+        ax.set_title(title, fontsize=10)
+        ax.set_ylabel("utilisation (%)")
+        ax.set_ylim(-2, 105)
+        ax.grid(alpha=0.3)
+        if series:
+            ax.legend(fontsize=8, ncol=min(6, len(nodes)), loc="upper right")
+        else:
+            ax.text(0.5, 0.5, "no traffic on these links", transform=ax.transAxes, ha="center", va="center",
+                    color="#666")
+    if links.empty:
+        axes[-1].set_xlim(0, max(1.0, float(run.results.get("jct_s", 1.0))))
+    axes[-1].set_xlabel("simulated time (s)" if run.backend == "sim" else "time (s)")
+    fig.suptitle(f"Link utilisation over time: {run.scenario} / {run.label}")
+    fig.tight_layout()
+    name = f"links_{slug(run.backend)}_{slug(run.label)}.png"
+    rep.save(fig, name, f"Link utilisation over time ({run.label})", "links", group=run.policy, empty=links.empty)
+
+
+# --- sweeps -----------------------------------------------------------------------------------------------------
+
+SWEEP_METRICS = [("jct_s", "JCT (s)"), ("prompt_tokens_per_s", "prompt tokens/s"),
+                 ("ttft_p50_s", "TTFT p50 (s)"), ("ttft_p99_s", "TTFT p99 (s)"), ("tpot_p50_s", "TPOT p50 (s)"),
+                 ("generated_tokens_per_s", "generated tokens/s")]
+NOT_PARAMS = {"policy", "scenario", "dir", "path", "status", "backend", "out", "complete"}
+
+
+def is_metric(col):
+    return col in dict(SWEEP_METRICS) or col.endswith(("_s", "_per_s", "_utilisation", "_bytes")) or col in (
+        "rounds", "speedup")
+
+
+def fig_sweep(rep, path, index):
+    df = pd.read_csv(path)
+    metrics = [(c, t) for c, t in SWEEP_METRICS if c in df.columns]
+    if not metrics:
+        metrics = [(c, c) for c in df.columns if is_metric(c) and pd.api.types.is_numeric_dtype(df[c])][:4]
+    if "status" in df.columns:
+        # `dualpath sweep` layout: the varied keys, then "status" and the metric columns; failed points are skipped
+        axes = list(df.columns[:list(df.columns).index("status")])
+        df = df[df.status == "ok"]
+        params = [c for c in axes if df[c].nunique() > 1] or axes[:1]
+    else:
+        params = [c for c in df.columns if c not in NOT_PARAMS and not is_metric(c) and df[c].nunique() > 1]
+    if df.empty:
+        return None
+    if not metrics or not params:
+        return None
+    metrics = metrics[:4]
+    # x: the first numeric varied input (P, D, a bandwidth...); the others, and the policy, make the lines
+    numeric = [c for c in params if pd.api.types.is_numeric_dtype(df[c])]
+    x = (numeric or params)[0]
+    series_keys = [c for c in params if c != x][:2]
+    if "policy" in df.columns and df.policy.nunique() > 1 and not any(c.startswith("policy") for c in params):
+        series_keys = ["policy"] + series_keys
+    fig, axes = plt.subplots(2, 2, figsize=SIZE_TALL)
+    axes = axes.flatten()
+    if len(series_keys) == 1:
+        groups = [((k,), g) for k, g in df.groupby(series_keys[0])]
+    else:
+        groups = list(df.groupby(series_keys)) if series_keys else [("all", df)]
+    cols = colours(len(groups))
+    numeric_x = pd.api.types.is_numeric_dtype(df[x])
+    for ax, (m, title) in zip(axes, metrics):
+        for gi, (key, g) in enumerate(groups):
+            g = g.sort_values(x)
+            xs = g[x] if numeric_x else g[x].astype(str)
+            vals = key if isinstance(key, tuple) else (key,)
+            name = " · ".join(str(v) if k.startswith("policy") else f"{k.split('.')[-1]}={v}"
+                              for k, v in zip(series_keys, vals)) if series_keys else "all"
+            ax.plot(xs, g[m], "o-", color=cols[gi], label=name, ms=4)
+        ax.set_title(title, fontsize=10)
+        ax.set_xlabel(x)
+        ax.grid(alpha=0.3)
+    for ax in axes[len(metrics):]:
+        ax.axis("off")
+    axes[0].legend(fontsize=8)
+    fig.suptitle(f"Sweep: {os.path.basename(os.path.dirname(os.path.abspath(path)))}")
+    fig.tight_layout()
+    name = f"sweep_{index}.png"
+    rep.save(fig, name, f"Sweep over {', '.join(params)}", "sweep")
+    return df
+
+
+# --- html ---------------------------------------------------------------------------------------------------------
+
+def run_table(runs):
+    base = {}
+    for r in runs:
+        base.setdefault((r.backend, r.scenario), r.results.get("jct_s", 0))
+    rows = []
+    for r in runs:
+        res = r.results
+        links = r.summary.get("links", {})
+        b = base[(r.backend, r.scenario)]
+        jct = res.get("jct_s", 0)
+        rows.append({
+            "run": r.label, "backend": r.backend, "scenario": r.scenario, "policy": r.policy,
+            "rounds": res.get("rounds", ""), "JCT (s)": f"{jct:.1f}",
+            "speed-up": f"{b / jct:.2f}x" if jct else "-",
+            "TTFT p50 (s)": f"{res.get('ttft_s', {}).get('p50', 0):.3f}",
+            "TTFT p99 (s)": f"{res.get('ttft_s', {}).get('p99', 0):.3f}",
+            "TPOT p50 (ms)": f"{1e3 * res.get('tpot_s', {}).get('p50', 0):.2f}",
+            "prompt tok/s": f"{res.get('prompt_tokens_per_s', 0):,.0f}",
+            "PE SNIC": f"{100 * links.get('pe_snic_read_utilisation', 0):.0f}%",
+            "DE SNIC": f"{100 * links.get('de_snic_read_utilisation', 0):.0f}%",
+            "folder": r.path,
+        })
+    return pd.DataFrame(rows)
+
+
+def breakdown_table(runs):
+    rows = []
+    for r in runs:
+        b = r.ttft_breakdown()
+        row = {"run": r.label}
+        row.update({f"{k} (s)": f"{v:.4f}" for k, v in b.items()})
+        row["sum (s)"] = f"{sum(b.values()):.4f}"
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def write_html(rep, runs, sweeps, inputs):
+    def img(f):
+        return (f'<figure><img src="{html.escape(f["file"])}" width="{f["width"]}" alt="{html.escape(f["title"])}">'
+                f'<figcaption>{html.escape(f["title"])}</figcaption></figure>')
+
+    parts = ["<!doctype html><html><head><meta charset='utf-8'><title>dualpath report</title><style>",
+             "body{font-family:sans-serif;margin:2em;max-width:2600px} table{border-collapse:collapse;font-size:13px}",
+             "td,th{border:1px solid #ccc;padding:3px 8px;text-align:right} th{background:#eee}",
+             "figure{display:inline-block;margin:0.5em;vertical-align:top} img{max-width:100%}",
+             ".side{display:flex;flex-wrap:wrap} figcaption{font-size:13px;color:#444}</style></head><body>",
+             "<h1>dualpath report</h1><p>Inputs: " + ", ".join(f"<code>{html.escape(i)}</code>" for i in inputs) + "</p>"]
+    if runs:
+        parts.append("<h2>Runs</h2>" + run_table(runs).to_html(index=False, escape=True))
+        parts.append("<h2>TTFT breakdown (mean)</h2>" + breakdown_table(runs).to_html(index=False, escape=True))
+        parts.append("<h2>Overview</h2>")
+        parts += [img(f) for f in rep.figures if f["section"] == "overview"]
+        parts.append("<h2>Link utilisation over time</h2>")
+        for policy in dict.fromkeys(f["group"] for f in rep.figures if f["section"] == "links"):
+            parts.append(f"<h3>{html.escape(str(policy))}</h3><div class='side'>")
+            parts += [img(f) for f in rep.figures if f["section"] == "links" and f["group"] == policy]
+            parts.append("</div>")
+    for path, df in sweeps:
+        parts.append(f"<h2>Sweep <code>{html.escape(path)}</code></h2>")
+        parts += [img(f) for f in rep.figures if f["section"] == "sweep" and f.get("source") == path]
+        if df is not None:
+            parts.append(df.head(500).to_html(index=False, escape=True))
+    parts.append("</body></html>\n")
+    with open(os.path.join(rep.out, "index.html"), "w") as f:
+        f.write("\n".join(parts))
+
+
+def main():
+    ap = argparse.ArgumentParser(description="figures and index.html from dualpath results")
+    ap.add_argument("--out", required=True)
+    ap.add_argument("dirs", nargs="+")
+    a = ap.parse_args()
+    runs, sweep_files = [], []
+    for d in a.dirs:
+        if not os.path.isdir(d):
+            print(f"dualpath report: {d}: not a folder", file=sys.stderr)
+            return 2
+        runs += find_runs(d)
+        sweep_files += find_sweeps(d)
+    if not runs and not sweep_files:
+        print(f"dualpath report: no results (summary.json or sweep.csv) in {', '.join(a.dirs)}", file=sys.stderr)
+        return 2
+    label_runs(runs)
+    # Group by policy so sim and hw of a policy sit next to each other.
+    order = list(dict.fromkeys(r.policy for r in runs))
+    runs.sort(key=lambda r: (order.index(r.policy), r.backend != "sim", r.backend, r.source))
+    rep = Report(a.out)
+    if runs:
+        fig_jct_throughput(rep, runs)
+        fig_ttft_cdf(rep, runs)
+        fig_ttft_breakdown(rep, runs)
+        for r in runs:
+            fig_links(rep, r)
+    sweeps = []
+    for i, p in enumerate(sweep_files):
+        df = fig_sweep(rep, p, i)
+        for f in rep.figures:
+            if f["section"] == "sweep" and "source" not in f:
+                f["source"] = p
+        sweeps.append((p, df if df is not None else pd.read_csv(p)))
+    write_html(rep, runs, sweeps, a.dirs)
+    with open(os.path.join(rep.out, "figures.json"), "w") as f:
+        json.dump(rep.figures, f, indent=1)
+    print(f"report: {len(rep.figures)} figures and index.html in {rep.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,101 @@
+"""Loading dualpath results folders (simulator or hardware backend: same file formats).
+
+A run folder holds summary.json, requests.csv, links.csv (and perf.json); a multi-policy folder holds one run
+folder per policy; a sweep folder holds sweep.csv (and usually run folders per point). summary.json's "backend"
+("sim" or "hw") tells the backends apart; a missing key means "sim".
+"""
+import json
+import os
+
+import pandas as pd
+
+TTFT_PHASES = ("queue", "allocate", "read", "prefill")
+
+
+class Run:
+    def __init__(self, path, source):
+        self.path = path
+        self.source = source  # the results folder given on the command line that holds this run
+        with open(os.path.join(path, "summary.json")) as f:
+            self.summary = json.load(f)
+        self.policy = self.summary.get("policy", os.path.basename(path))
+        self.scenario = self.summary.get("scenario", "?")
+        self.backend = self.summary.get("backend", "sim")
+        self.label = self.policy
+        self._requests = None
+        self._links = None
+
+    @property
+    def results(self):
+        return self.summary.get("results", {})
+
+    def requests(self):
+        if self._requests is None:
+            p = os.path.join(self.path, "requests.csv")
+            self._requests = pd.read_csv(p) if os.path.exists(p) else pd.DataFrame()
+        return self._requests
+
+    def links(self):
+        if self._links is None:
+            p = os.path.join(self.path, "links.csv")
+            self._links = pd.read_csv(p) if os.path.exists(p) else pd.DataFrame()
+        return self._links
+
+    def ttft(self):
+        r = self.requests()
+        if r.empty:
+            return pd.Series(dtype=float)
+        ok = r[(r.first_token >= 0) & (r.arrival >= 0)]
+        return ok.first_token - ok.arrival
+
+    def ttft_breakdown(self):
+        """Mean seconds per TTFT phase: summary.json's values, else computed from requests.csv (docs/metrics.md)."""
+        b = self.results.get("ttft_breakdown_s")
+        if b and all(k in b for k in TTFT_PHASES):
+            return {k: float(b[k]) for k in TTFT_PHASES}
+        r = self.requests()
+        if r.empty:
+            return {k: 0.0 for k in TTFT_PHASES}
+        r = r[r.first_token >= 0]
+        sched = r[["pe_assigned", "de_assigned"]].max(axis=1)
+        return {"queue": float((sched - r.arrival).mean()), "allocate": float((r.read_start - sched).mean()),
+                "read": float((r.read_end - r.read_start).mean()),
+                "prefill": float((r.first_token - r.read_end).mean())}
+
+
+def find_runs(folder):
+    """Run folders in `folder`: itself if it holds summary.json, else its subfolders that do (sorted)."""
+    if os.path.exists(os.path.join(folder, "summary.json")):
+        return [Run(folder, folder)]
+    runs = []
+    for name in sorted(os.listdir(folder)):
+        sub = os.path.join(folder, name)
+        if os.path.isdir(sub) and os.path.exists(os.path.join(sub, "summary.json")):
+            runs.append(Run(sub, folder))
+    return runs
+
+
+def label_runs(runs):
+    """Gives each run a short unique label: the policy, plus the backend and/or source folder when needed."""
+    backends = {r.backend for r in runs}
+    scenarios = {r.scenario for r in runs}
+    for r in runs:
+        parts = [r.policy]
+        if len(backends) > 1:
+            parts.append(r.backend)
+        if len(scenarios) > 1:
+            parts.append(r.scenario)
+        r.label = " · ".join(parts)
+    seen = {}
+    for r in runs:
+        seen.setdefault(r.label, []).append(r)
+    for label, same in seen.items():
+        if len(same) > 1:
+            for r in same:
+                r.label = f"{label} [{os.path.basename(os.path.normpath(r.source))}]"
+    return runs
+
+
+def find_sweeps(folder):
+    p = os.path.join(folder, "sweep.csv")
+    return [p] if os.path.exists(p) else []

@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# `dualpath report` on the default scenario (basic, dualpath, oracle): every figure listed in figures.json exists,
+# is a PNG of the expected pixel size (1200x600 overview figures, 1200x900 link figures), is not blank (many
+# distinct colours, not one flat colour) and is linked from index.html. Then sim and "hw" results side by side:
+# a copy of the results marked "backend": "hw" doubles the link figures and labels the runs by backend.
+set -euo pipefail
+bin="$1"; root="$2"
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+py=/usr/bin/python3; [ -x "$py" ] || py=python3
+"$py" -c "import matplotlib, pandas" 2>/dev/null || { echo "skip: $py lacks matplotlib/pandas"; exit 0; }
+
+"$bin" run "$root/scenarios/default.json" --policy basic,dualpath,oracle --out "$tmp/res" --quiet
+"$bin" report "$tmp/res" --out "$tmp/rep"
+
+check() {  # check REPORT_DIR EXPECTED_FIGURES
+"$py" - "$1" "$2" <<'PY'
+import json, os, sys
+import numpy as np
+from matplotlib.image import imread
+d, want = sys.argv[1], int(sys.argv[2])
+figs = json.load(open(f"{d}/figures.json"))
+index = open(f"{d}/index.html").read()
+fail = []
+def check(ok, msg):
+    print(("ok   " if ok else "FAIL ") + msg)
+    if not ok: fail.append(msg)
+    return ok
+check(len(figs) == want, f"{len(figs)} figures (expected {want})")
+expected = {"overview": (1200, 600), "links": (1200, 900), "sweep": (1200, 900)}
+names = {f["file"] for f in figs}
+for need in ("jct_throughput.png", "ttft_cdf.png", "ttft_breakdown.png") if want > 1 else ("sweep_0.png",):
+    check(need in names, f"{need} listed")
+for f in figs:
+    p = os.path.join(d, f["file"])
+    if not check(os.path.exists(p), f"{f['file']} exists"):
+        continue
+    with open(p, "rb") as fh:
+        head = fh.read(24)
+    w, h = int.from_bytes(head[16:20], "big"), int.from_bytes(head[20:24], "big")
+    check(head[:8] == b"\x89PNG\r\n\x1a\n" and (w, h) == expected[f["section"]],
+          f"{f['file']}: PNG {w}x{h} (expected {expected[f['section']][0]}x{expected[f['section']][1]})")
+    img = imread(p)
+    px = (img[..., :3] * 255).astype(np.uint8).reshape(-1, 3)
+    colours = len(np.unique(px, axis=0))
+    non_white = float(np.mean(np.any(px < 250, axis=1)))
+    rgb = px.astype(int)
+    coloured = float(np.mean(rgb.max(axis=1) - rgb.min(axis=1) > 60))  # data (lines, bars), not grey axes or text
+    check(colours > 20 and non_white > 0.03, f"{f['file']}: not blank ({colours} colours, {100 * non_white:.1f}% non-white)")
+    # Only the oracle moves no bytes over links: its link figures may hold no data, every other figure must.
+    check(f["empty"] == ("oracle" in f["file"] and f["section"] == "links"), f"{f['file']}: empty={f['empty']}")
+    if not f["empty"]:
+        check(coloured > 0.002, f"{f['file']}: shows data ({100 * coloured:.2f}% coloured pixels)")
+    check(f'src="{f["file"]}"' in index, f"{f['file']} in index.html")
+sys.exit(1 if fail else 0)
+PY
+}
+check "$tmp/rep" 6
+
+# sim and hw side by side: the same results relabelled as a hardware run.
+cp -r "$tmp/res" "$tmp/hw"
+for p in basic dualpath oracle; do
+  "$py" -c "import json,sys; p=sys.argv[1]; s=json.load(open(p)); s['backend']='hw'; json.dump(s, open(p,'w'))" "$tmp/hw/$p/summary.json"
+done
+"$bin" report "$tmp/res" "$tmp/hw" --out "$tmp/both"
+check "$tmp/both" 9
+grep -q "dualpath · hw" "$tmp/both/index.html" && grep -q "dualpath · sim" "$tmp/both/index.html" \
+  || { echo "FAIL runs not labelled by backend"; exit 1; }
+echo "ok   sim and hw side by side"
+# A sweep folder (sweep.csv: one row per point, inputs then metrics) gets a sweep figure.
+mkdir "$tmp/sweep"
+{ echo "deployment.prefill_nodes,deployment.decode_nodes,policy,jct_s,prompt_tokens_per_s,ttft_p50_s,tpot_p50_s"
+  for pol in basic dualpath; do for P in 1 2 4; do for D in 1 2; do
+    echo "$P,$D,$pol,$((1000 / (P + D))),$((P * 1000000)),0.$P,0.002"; done; done; done; } > "$tmp/sweep/sweep.csv"
+"$bin" report "$tmp/sweep" --out "$tmp/sweeprep"
+check "$tmp/sweeprep" 1
+
+# Bad input: a folder without results exits 2.
+mkdir "$tmp/empty"
+set +e; "$bin" report "$tmp/empty" --out "$tmp/x" 2> "$tmp/err"; rc=$?; set -e
+[ "$rc" = 2 ] || { echo "FAIL empty folder: exit $rc, expected 2"; cat "$tmp/err"; exit 1; }
+echo "ok   a folder without results exits 2: $(cat "$tmp/err")"
