@@ -187,8 +187,10 @@ void Cluster::arm_fetches() {
   const double now = be_.now();
   auto next_time = [&](size_t g, size_t n) {
     const double phase = period * static_cast<double>(g) / static_cast<double>(n);
-    // The next fetch instant strictly after now (a leader that just fetched waits a full period).
-    const double k = std::floor((now - phase) / period + 1e-9) + 1;
+    // The next fetch instant strictly after now (a leader that just fetched waits a full period). The slack of
+    // 1e-6 periods skips a boundary that `now` only misses by rounding: a backend whose clock resolution is
+    // coarser than that gap (SimGrid's is 1e-9 s) would otherwise fire the same fetch forever.
+    const double k = std::floor((now - phase) / period + 1e-6) + 1;
     return phase + k * period;
   };
   if (!pe_waiting_.empty())
