@@ -190,7 +190,8 @@ void Cluster::arm_fetches() {
     // The next fetch instant strictly after now (a leader that just fetched waits a full period). The slack of
     // 1e-6 periods skips a boundary that `now` only misses by rounding: a backend whose clock resolution is
     // coarser than that gap (SimGrid's is 1e-9 s) would otherwise fire the same fetch forever.
-    const double k = std::floor((now - phase) / period + 1e-6) + 1;
+    double k = std::floor((now - phase) / period + 1e-6) + 1;
+    while (phase + k * period - now < 1e-7) k += 1;  // also in absolute terms, for very short periods
     return phase + k * period;
   };
   if (!pe_waiting_.empty())
