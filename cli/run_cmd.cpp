@@ -150,13 +150,13 @@ void run(const RunArgs& a) {
   }
   if (policies.size() == 1) sc.policy.name = policies.front();
 #ifdef DUALPATH_HAVE_SIM
-  const std::string dir = std::filesystem::path(a.scenario).parent_path().string();
   try {
     sim::RunOptions ro;
     ro.trace_file = a.trace;
     ro.trace = a.trace_options;
     ro.progress = !a.quiet && ::isatty(STDERR_FILENO) != 0;
-    const auto outcome = sim::run_scenario(sc, dir.empty() ? "." : dir, out, ro);
+    // The loader already resolved workload.file against the scenario's folder.
+    const auto outcome = sim::run_scenario(sc, "", out, ro);
     if (!a.quiet) {
       print_table({{sc.policy.name, outcome.summary}});
       std::cout << "simulated " << fmt(outcome.simulated_seconds, 1) << " s in " << fmt(outcome.wall_seconds, 2)

@@ -55,3 +55,7 @@ set -e
 grep -q "can never be scheduled" "$tmp/stuck.err" || { echo "FAIL no explanation: $(cat "$tmp/stuck.err")"; exit 1; }
 [ "$rc" -eq 1 ] || { echo "FAIL exit code $rc, expected 1"; exit 1; }
 echo "ok   an impossible request stops the run with an explanation"
+
+# A scenario given by a relative path with a relative trace file (resolved against the scenario's folder once).
+(cd "$root" && "$bin" run hw/scenarios/tiny-1p1d.json --quiet --out "$tmp/relative")
+echo "ok   relative scenario and trace paths resolve once"
