@@ -5,20 +5,17 @@
 // workload, then prints them side by side with speed-ups over the first policy. With --trace, each child writes
 // its own trace, FILE with the policy name inserted before the extension (t.json -> t.dualpath.json).
 // A progress line is shown on stderr while a single run simulates, when stderr is a terminal and not --quiet.
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
 #include <limits>
-#include <map>
 #include <memory>
 #include <sstream>
-#include <thread>
 
+#include "cli/child_runs.hpp"
 #include "cli/commands.hpp"
 #include "core/config/input_error.hpp"
 #include "core/config/loader.hpp"
@@ -75,48 +72,22 @@ void print_table(const std::vector<std::pair<std::string, nlohmann::json>>& runs
   }
 }
 
-std::string self_exe() { return std::filesystem::read_symlink("/proc/self/exe").string(); }
-
-// Runs `dualpath run` for each policy in a child process, `jobs` at a time; returns the children's exit codes.
-std::vector<int> run_children(const RunArgs& a, const std::vector<std::string>& policies, const std::string& out,
-                              unsigned jobs) {
-  std::vector<int> codes(policies.size(), -1);
-  std::map<pid_t, size_t> running;
-  size_t next = 0;
-  auto reap_one = [&] {
-    int status = 0;
-    const pid_t pid = ::wait(&status);
-    if (pid <= 0) return;
-    codes[running.at(pid)] = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    running.erase(pid);
-  };
-  const std::string exe = self_exe();
-  while (next < policies.size() || !running.empty()) {
-    if (next < policies.size() && running.size() < jobs) {
-      std::vector<std::string> argv = {exe, "run", a.scenario, "--quiet", "--out", out + "/" + policies[next]};
-      for (const auto& o : a.overrides) argv.insert(argv.end(), {"--set", o});
-      argv.insert(argv.end(), {"--set", "policy.name=" + policies[next]});
-      if (!a.trace.empty())
-        argv.insert(argv.end(), {"--trace", trace_file_for_policy(a.trace, policies[next]), "--trace-flows",
-                                 std::to_string(a.trace_options.flow_requests), "--trace-detail",
-                                 std::to_string(a.trace_options.detail_limit), "--trace-counters",
-                                 std::to_string(a.trace_options.counter_limit)});
-      const pid_t pid = ::fork();
-      if (pid == 0) {
-        std::vector<char*> cargv;
-        for (auto& s : argv) cargv.push_back(s.data());
-        cargv.push_back(nullptr);
-        ::execv(exe.c_str(), cargv.data());
-        std::perror("execv");
-        ::_exit(127);
-      }
-      if (pid < 0) throw std::runtime_error("fork failed");
-      running[pid] = next++;
-      continue;
-    }
-    reap_one();
+// The `dualpath run` child jobs of a side-by-side comparison, one per policy, on the same scenario and workload.
+std::vector<ChildJob> policy_jobs(const RunArgs& a, const std::vector<std::string>& policies, const std::string& out) {
+  std::vector<ChildJob> jobs;
+  for (const auto& policy : policies) {
+    ChildJob job;
+    job.args = {"run", a.scenario, "--quiet", "--out", out + "/" + policy};
+    for (const auto& o : a.overrides) job.args.insert(job.args.end(), {"--set", o});
+    job.args.insert(job.args.end(), {"--set", "policy.name=" + policy});
+    if (!a.trace.empty())
+      job.args.insert(job.args.end(), {"--trace", trace_file_for_policy(a.trace, policy), "--trace-flows",
+                                       std::to_string(a.trace_options.flow_requests), "--trace-detail",
+                                       std::to_string(a.trace_options.detail_limit), "--trace-counters",
+                                       std::to_string(a.trace_options.counter_limit)});
+    jobs.push_back(std::move(job));
   }
-  return codes;
+  return jobs;
 }
 
 void run(const RunArgs& a) {
@@ -129,10 +100,11 @@ void run(const RunArgs& a) {
     effective_features(spec);  // unknown policy names fail here with the list of known ones
   }
   if (policies.size() > 1) {
-    const unsigned jobs = std::max(1u, std::thread::hardware_concurrency());
+    const unsigned parallel = default_parallelism();
     if (!a.quiet)
-      std::cerr << "running " << policies.size() << " policies on " << sc.name << " (" << jobs << " at a time)...\n";
-    const auto codes = run_children(a, policies, out, jobs);
+      std::cerr << "running " << policies.size() << " policies on " << sc.name << " (" << parallel
+                << " at a time)...\n";
+    const auto codes = run_child_jobs(policy_jobs(a, policies, out), parallel, nullptr, nullptr);
     std::vector<std::pair<std::string, nlohmann::json>> runs;
     for (size_t i = 0; i < policies.size(); ++i) {
       if (codes[i] != 0)
