@@ -94,11 +94,19 @@ void run(const RunArgs& a) {
   Scenario sc = load_scenario(a.scenario, a.overrides);  // validates once, before any child starts
   const std::string out = !a.out.empty() ? a.out : sc.outputs.dir + "/" + sc.name;
   const auto policies = split(a.policies, ',');
-  for (const auto& p : policies) {
+  // Unknown policy names fail here, before any simulation, with the list of known ones.
+  auto check_policy = [&](const std::string& name, const std::string& where) {
     PolicySpec spec = sc.policy;
-    spec.name = p;
-    effective_features(spec);  // unknown policy names fail here with the list of known ones
-  }
+    spec.name = name;
+    try {
+      effective_features(spec);
+    } catch (const InputError& e) {
+      const std::string what = e.what();
+      throw InputError(where, what.substr(what.find(": ") + 2));
+    }
+  };
+  if (policies.empty()) check_policy(sc.policy.name, a.scenario + ": /policy/name");
+  for (const auto& p : policies) check_policy(p, "--policy " + a.policies);
   if (policies.size() > 1) {
     const unsigned parallel = default_parallelism();
     if (!a.quiet)

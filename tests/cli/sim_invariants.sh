@@ -59,3 +59,15 @@ echo "ok   an impossible request stops the run with an explanation"
 # A scenario given by a relative path with a relative trace file (resolved against the scenario's folder once).
 (cd "$root" && "$bin" run hw/scenarios/tiny-1p1d.json --quiet --out "$tmp/relative")
 echo "ok   relative scenario and trace paths resolve once"
+
+# Unknown policy names: one clear line naming where the name came from, exit 2, before any simulation.
+for args in "--policy basic,nope" "--set policy.name=zzz"; do
+  set +e
+  # shellcheck disable=SC2086
+  "$bin" run "$root/scenarios/default.json" $args --out "$tmp/bad" 2> "$tmp/bad.err" > /dev/null
+  rc=$?
+  set -e
+  [ "$rc" -eq 2 ] && [ "$(wc -l < "$tmp/bad.err")" -eq 1 ] && grep -q "unknown policy" "$tmp/bad.err" \
+    || { echo "FAIL $args: rc $rc, stderr: $(cat "$tmp/bad.err")"; exit 1; }
+done
+echo "ok   unknown policies are rejected with one line, exit 2"
