@@ -30,6 +30,8 @@ RunSummary summarize(const std::deque<Request>& requests, const TransferTotals& 
   double first = 1e300, last = 0, q = 0, a = 0, rd = 0, pf = 0;
   std::set<int> agents;
   double first_agent_start = 1e300, last_agent_start = 0;
+  constexpr double kSloTtft = 4.0, kSloTpot = 0.050;  // paper §7.6
+  double ttft_ok = 0, tpot_ok = 0, both_ok = 0;
   for (const auto& r : requests) {
     if (r.t.done < 0) continue;
     ++s.rounds;
@@ -41,6 +43,10 @@ RunSummary summarize(const std::deque<Request>& requests, const TransferTotals& 
     first = std::min(first, r.t.arrival);
     last = std::max(last, r.t.done);
     ttft.push_back(r.t.first_token - r.t.arrival);
+    const bool t_ok = ttft.back() <= kSloTtft;
+    const bool p_ok = r.gen <= 2 || r.t.second_token < 0 ||
+                      (r.t.done - r.t.second_token) / static_cast<double>(r.gen - 2) <= kSloTpot;
+    ttft_ok += t_ok, tpot_ok += p_ok, both_ok += (t_ok && p_ok);
     if (r.t.second_token >= 0) ttst.push_back(r.t.second_token - r.t.arrival);
     // TPOT is the decode pace after the second token: TTST already covers the handoff and the first step.
     if (r.gen > 2 && r.t.second_token >= 0)
@@ -63,6 +69,7 @@ RunSummary summarize(const std::deque<Request>& requests, const TransferTotals& 
   s.prompt_tokens_per_s = s.jct > 0 ? s.prompt_tokens / s.jct : 0;
   s.generated_tokens_per_s = s.jct > 0 ? s.generated_tokens / s.jct : 0;
   s.hit_rate = s.prompt_tokens > 0 ? s.hit_tokens / s.prompt_tokens : 0;
+  s.slo_ttft_ok = ttft_ok / n, s.slo_tpot_ok = tpot_ok / n, s.slo_both_ok = both_ok / n;
   const double span = last_agent_start - first_agent_start;
   s.aps = span > 0 ? static_cast<double>(s.agents - 1) / span : 0;
   return s;
@@ -89,6 +96,12 @@ nlohmann::json to_json(const RunSummary& s) {
       {"generated_tokens_per_s", s.generated_tokens_per_s},
       {"kv_hit_rate", s.hit_rate},
       {"aps", s.aps},
+      {"slo",
+       {{"ttft_limit_s", 4.0},
+        {"tpot_limit_s", 0.050},
+        {"ttft_ok_fraction", s.slo_ttft_ok},
+        {"tpot_ok_fraction", s.slo_tpot_ok},
+        {"both_ok_fraction", s.slo_both_ok}}},
       {"bytes",
        {{"storage_read", b.storage_read},
         {"storage_read_pe_snic", b.storage_read_pe},

@@ -33,6 +33,8 @@ struct RunSummary {
   double prompt_tokens_per_s = 0, generated_tokens_per_s = 0;
   double hit_rate = 0;
   double aps = 0;            // agents started per second (online)
+  // The paper's online SLO (§7.6): TTFT <= 4 s and TPOT <= 50 ms; share of rounds within each and within both.
+  double slo_ttft_ok = 0, slo_tpot_ok = 0, slo_both_ok = 0;
   TransferTotals bytes;
 };
 
