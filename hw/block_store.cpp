@@ -466,15 +466,25 @@ uint64_t BlockStore::checksum(const char* data, size_t n) {
   return mix(h[0] ^ mix(h[1] ^ mix(h[2] ^ mix(h[3] ^ n))));
 }
 
-void BlockStore::write_blocks(int node, std::vector<BlockKey> keys, size_t last_payload, Completion done) {
-  if (node < 0 || node >= opt_.nodes) throw std::out_of_range("block store: node " + std::to_string(node));
+namespace {
+// The shared completion state of one read or write call; nullptr (after completing at once) when there is nothing
+// to do.
+std::shared_ptr<Batch> open_batch(int node, int nodes, size_t n_keys, BlockStore::Completion done) {
+  if (node < 0 || node >= nodes) throw std::out_of_range("block store: node " + std::to_string(node));
+  if (n_keys == 0) {
+    done({}, BlockStore::Clock::now());
+    return nullptr;
+  }
   auto batch = std::make_shared<Batch>();
   batch->done = std::move(done);
-  if (keys.empty()) {
-    batch->done({}, Clock::now());
-    return;
-  }
-  batch->left = static_cast<int>(keys.size());
+  batch->left = static_cast<int>(n_keys);
+  return batch;
+}
+}  // namespace
+
+void BlockStore::write_blocks(int node, std::vector<BlockKey> keys, size_t last_payload, Completion done) {
+  auto batch = open_batch(node, opt_.nodes, keys.size(), std::move(done));
+  if (!batch) return;
   std::vector<Op*> ops;
   for (size_t i = 0; i < keys.size(); ++i) {
     auto* op = new Op;
@@ -493,14 +503,8 @@ void BlockStore::write_blocks(int node, std::vector<BlockKey> keys, size_t last_
 }
 
 void BlockStore::read_blocks(int node, std::vector<BlockKey> keys, Completion done) {
-  if (node < 0 || node >= opt_.nodes) throw std::out_of_range("block store: node " + std::to_string(node));
-  auto batch = std::make_shared<Batch>();
-  batch->done = std::move(done);
-  if (keys.empty()) {
-    batch->done({}, Clock::now());
-    return;
-  }
-  batch->left = static_cast<int>(keys.size());
+  auto batch = open_batch(node, opt_.nodes, keys.size(), std::move(done));
+  if (!batch) return;
   std::vector<Op*> ops;
   for (const auto& key : keys) {
     auto* op = new Op;
