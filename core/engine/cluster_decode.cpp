@@ -13,10 +13,7 @@
 
 namespace dualpath {
 
-void Cluster::kv_arrived(Request& r) {
-  r.kv_in_de_buffer = true;
-  start_handoff(r);
-}
+void Cluster::kv_arrived(Request& r) { start_handoff(r); }
 
 void Cluster::start_handoff(Request& r) {
   r.t.handoff_start = be_.now();

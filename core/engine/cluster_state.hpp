@@ -32,8 +32,7 @@ struct Cluster::Forward {
   int computed = 0;          // stages whose compute finished
   bool computing = false;
   int sends_finished = 0;    // stages whose sends all finished
-  double hbm_reserved = 0;   // per engine HBM held (non-layerwise: the batch's KV)
-  std::vector<double> hbm_per_engine;
+  std::vector<double> hbm_per_engine;  // HBM each engine holds for the forward (non-layerwise: the batch's KV)
   bool compute_finished = false;
   int log_forward = -1;      // index in ActivityLog::forwards, -1 when not logging
   int log_stage0 = -1;       // index of stage 0 in ActivityLog::stages

@@ -42,9 +42,6 @@ struct Request {
   int64_t prefilled = 0;    // fresh tokens already computed (chunked prefill)
   int64_t generated = 0;    // tokens generated so far, counting the first token
   int64_t persisted_upto = 0;  // tokens of the sequence whose Full Blocks have been written or queued
-  int pending_kv_layers = 0;   // layer groups still to arrive in the DE buffer
-  bool kv_in_de_buffer = false;
-  bool in_decode = false;
   RequestTimes t;
 };
 
