@@ -21,8 +21,8 @@
 namespace dualpath::hw {
 
 struct BlockKey {
-  uint64_t stream = 0;  // who wrote it (HwBackend: one stream per storage_write call)
-  uint32_t index = 0;   // block index within the stream
+  uint64_t stream = 0;  // whose sequence it belongs to (HwBackend: the agent)
+  uint32_t index = 0;   // Full Block index within the sequence
 };
 
 struct BlockStoreOptions {

@@ -122,29 +122,33 @@ bool HwBackend::run(const Done& start) {
   return !loop_.failed();
 }
 
-void HwBackend::storage_read(int node, double bytes, Done done) {
+// The files a storage call moves: one per Full Block of each range, keyed by (agent, block index).
+std::vector<BlockKey> HwBackend::keys_of(const BlockRanges& blocks, double bytes, const char* what) const {
+  std::vector<BlockKey> keys;
+  for (const auto& r : blocks) {
+    if (r.agent < 0 || r.first < 0 || r.last < r.first)
+      throw std::invalid_argument(std::string("hw ") + what + ": bad block range");
+    for (int64_t b = r.first; b < r.last; ++b)
+      keys.push_back(BlockKey{static_cast<uint64_t>(r.agent), static_cast<uint32_t>(b)});
+  }
+  // The core moves whole Full Blocks: the byte count must be the blocks' payload (a mismatch is a core bug).
+  const double expect = static_cast<double>(keys.size()) * static_cast<double>(block_bytes_);
+  if (std::abs(expect - bytes) > 0.5 + 1e-9 * bytes)
+    throw std::logic_error(std::string("hw ") + what + ": " + std::to_string(bytes) + " bytes named " +
+                           std::to_string(keys.size()) + " blocks of " + std::to_string(block_bytes_) + " B");
+  return keys;
+}
+
+void HwBackend::storage_read(int node, const BlockRanges& blocks, double bytes, Done done) {
   if (node < 0 || node >= nodes_) throw std::out_of_range("hw storage_read: node " + std::to_string(node));
   ++stats_.storage_reads;
   stats_.requested_read_bytes += bytes;
   stats_.node_read_bytes[node] += bytes;
-  const size_t n = static_cast<size_t>(std::ceil(bytes / static_cast<double>(block_bytes_) - 1e-9));
+  std::vector<BlockKey> keys = keys_of(blocks, bytes, "storage_read");
   loop_.begin_op();
-  if (n == 0) {
+  if (keys.empty()) {
     loop_.post(std::move(done));
     return;
-  }
-  if (written_.empty()) {
-    loop_.post([this, bytes, node] {
-      fail("storage read of " + std::to_string(bytes) + " bytes on node " + std::to_string(node) +
-           " before any block was written");
-    });
-    return;
-  }
-  std::vector<BlockKey> keys;
-  keys.reserve(n);
-  for (size_t i = 0; i < n; ++i) {
-    keys.push_back(written_[read_cursor_]);
-    read_cursor_ = (read_cursor_ + 1) % written_.size();
   }
   store_->read_blocks(node, std::move(keys), [this, done = std::move(done), node](const std::string& err,
                                                                                     BlockStore::Clock::time_point at) {
@@ -156,24 +160,18 @@ void HwBackend::storage_read(int node, double bytes, Done done) {
   });
 }
 
-void HwBackend::storage_write(int node, double bytes, Done done) {
+void HwBackend::storage_write(int node, const BlockRanges& blocks, double bytes, Done done) {
   if (node < 0 || node >= nodes_) throw std::out_of_range("hw storage_write: node " + std::to_string(node));
   ++stats_.storage_writes;
   stats_.requested_write_bytes += bytes;
   stats_.node_write_bytes[node] += bytes;
-  const double blocks = bytes / static_cast<double>(block_bytes_);
-  const size_t n = static_cast<size_t>(std::ceil(blocks - 1e-9));
-  const size_t whole = static_cast<size_t>(std::floor(blocks + 1e-9));
-  const size_t last = n > whole ? static_cast<size_t>(std::llround(bytes)) - whole * block_bytes_ : 0;
+  auto keys = std::make_shared<std::vector<BlockKey>>(keys_of(blocks, bytes, "storage_write"));
   loop_.begin_op();
-  if (n == 0) {
+  if (keys->empty()) {
     loop_.post(std::move(done));
     return;
   }
-  const uint64_t stream = next_stream_++;
-  auto keys = std::make_shared<std::vector<BlockKey>>();
-  for (size_t i = 0; i < n; ++i) keys->push_back(BlockKey{stream, static_cast<uint32_t>(i)});
-  store_->write_blocks(node, *keys, last,
+  store_->write_blocks(node, *keys, 0,
                        [this, keys, done = std::move(done), node](const std::string& err,
                                                                  BlockStore::Clock::time_point at) {
                          if (!err.empty()) {
@@ -188,7 +186,6 @@ void HwBackend::storage_write(int node, double bytes, Done done) {
                              std::error_code ec;
                              std::filesystem::remove(store_->path_of(keys->front()), ec);
                            }
-                           written_.insert(written_.end(), keys->begin(), keys->end());  // readable from now on
                            done();
                          });
                        });

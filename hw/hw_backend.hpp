@@ -6,13 +6,8 @@
 // Threads: the thread that calls run() drives the core and runs every callback (EventLoop); the storage engine
 // and each transport have their own worker threads, whose completions are posted to the loop.
 //
-// Block mapping. The core asks for bytes per node, not block ids. The backend keys files by write stream (one
-// stream per storage_write call) and block index, and remembers every block whose write completed. A read of
-// `bytes` reads ceil(bytes / block) of those files, taken round-robin over everything written so far, so every
-// written block is read back in turn and each read moves exactly the file bytes a real read of that size would.
-// (The core's hits never exceed what was persisted, so the set is never empty when a read arrives.) Which
-// agent's blocks a read touches is therefore not the agent's own; see docs/hw.md for the contract change that
-// would make it exact.
+// Blocks. Every storage call names the Full Blocks it moves (core BlockRange); each block is one file keyed by
+// (agent, block index), so a read fetches exactly the files the agent's earlier rounds wrote.
 //
 // Transfers. Each emulated memory (GPU g's HBM, GPU g's DRAM buffer share) is a registered host region of
 // `staging_bytes`; a transfer of more bytes than that moves the region's bytes repeatedly (chunks of at most
@@ -62,8 +57,10 @@ class HwBackend final : public Backend {
   ~HwBackend() override;
 
   double now() const override { return loop_.now(); }
-  void storage_read(int node, double bytes, Done done) override;
-  void storage_write(int node, double bytes, Done done) override;
+  using Backend::storage_read;
+  using Backend::storage_write;
+  void storage_read(int node, const BlockRanges& blocks, double bytes, Done done) override;
+  void storage_write(int node, const BlockRanges& blocks, double bytes, Done done) override;
   void transfer(Hop hop, Place src, Place dst, double bytes, TrafficClass cls, Done done) override;
   void compute(int gpu, const ComputeWork& work, Done done) override;
   void timer(double delay, Done done) override;
@@ -84,6 +81,7 @@ class HwBackend final : public Backend {
 
  private:
   void fail(const std::string& what);
+  std::vector<BlockKey> keys_of(const BlockRanges& blocks, double bytes, const char* what) const;
   int region(Place p) const { return 2 * p.gpu + (p.loc == Loc::Hbm ? 0 : 1); }
 
   EventLoop loop_;
@@ -94,9 +92,6 @@ class HwBackend final : public Backend {
   std::unique_ptr<BlockStore> store_;
   std::unique_ptr<Transport> kv_, model_;
   std::vector<char*> memory_;  // 2 regions per GPU: [HBM, DRAM]
-  std::vector<BlockKey> written_;
-  size_t read_cursor_ = 0;
-  uint64_t next_stream_ = 0;
   bool fault_done_ = false;
   HwStats stats_;
   std::vector<std::string> errors_;

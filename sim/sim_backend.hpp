@@ -60,8 +60,10 @@ class SimBackend final : public Backend {
   bool hit_time_limit() const;
 
   double now() const override;
-  void storage_read(int node, double bytes, Done done) override;
-  void storage_write(int node, double bytes, Done done) override;
+  using Backend::storage_read;
+  using Backend::storage_write;
+  void storage_read(int node, const BlockRanges& blocks, double bytes, Done done) override;
+  void storage_write(int node, const BlockRanges& blocks, double bytes, Done done) override;
   void transfer(Hop hop, Place src, Place dst, double bytes, TrafficClass cls, Done done) override;
   void compute(int gpu, const ComputeWork& work, Done done) override;
   void timer(double delay, Done done) override;

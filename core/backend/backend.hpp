@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <vector>
 
 namespace dualpath {
 
@@ -36,24 +37,50 @@ enum class Hop : uint8_t {
 };
 const char* hop_name(Hop h);
 
+// One sequence's share of a compute: `cached` tokens already in the KV cache, `fresh` queries computed now
+// (prefill: the request's new tokens; decode: 1 per step, cached = the context).
+struct SeqShape {
+  int64_t cached = 0;
+  int64_t fresh = 0;
+};
+
 // A unit of GPU work. `seconds` is the cost model's prediction; a hardware backend may run real kernels
 // shaped by the other fields and report the measured time instead.
 struct ComputeWork {
   double seconds = 0;
   double flops = 0;
   int layers = 0;
-  int64_t tokens = 0;  // new tokens (prefill) or batch size x steps (decode)
+  int64_t tokens = 0;  // new tokens (prefill) or batch size x steps (decode), summed over the engine group
   bool decode = false;
+  // The shape a real kernel needs, per GPU, for one layer (and one step when decoding): the attention of the
+  // group's slowest GPU (the group runs in lockstep), the tokens each GPU's linear/MoE layers see, the weight
+  // bytes each GPU holds, and the decode steps this work covers (1 for prefill).
+  std::vector<SeqShape> seqs;
+  double linear_tokens = 0;
+  double weight_bytes_per_gpu = 0;
+  int steps = 1;
 };
+
+// Full Blocks [first, last) of one agent's token sequence (block b holds tokens [b, b+1) x block_tokens). A
+// storage call names the blocks it moves so a backend that keeps real blocks (hw/) can key its files by them;
+// the simulator only needs the byte count. An empty list means anonymous bytes (tests, calibration).
+struct BlockRange {
+  int agent = -1;
+  int64_t first = 0, last = 0;
+};
+using BlockRanges = std::vector<BlockRange>;
 
 class Backend {
  public:
   virtual ~Backend() = default;
   virtual double now() const = 0;
   // storage -> node DRAM through the node's SNIC (Full Blocks).
-  virtual void storage_read(int node, double bytes, Done done) = 0;
+  virtual void storage_read(int node, const BlockRanges& blocks, double bytes, Done done) = 0;
   // node DRAM -> storage through the node's SNIC (persisting Full Blocks).
-  virtual void storage_write(int node, double bytes, Done done) = 0;
+  virtual void storage_write(int node, const BlockRanges& blocks, double bytes, Done done) = 0;
+  // Anonymous bytes, no block identity (closed-form tests, calibration).
+  void storage_read(int node, double bytes, Done done) { storage_read(node, BlockRanges{}, bytes, std::move(done)); }
+  void storage_write(int node, double bytes, Done done) { storage_write(node, BlockRanges{}, bytes, std::move(done)); }
   // Between memories over CNICs (and PCIe/DRAM); cls picks the QoS lane.
   virtual void transfer(Hop hop, Place src, Place dst, double bytes, TrafficClass cls, Done done) = 0;
   // GPU compute on one GPU.

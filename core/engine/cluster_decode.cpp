@@ -23,7 +23,10 @@ void Cluster::start_handoff(Request& r) {
   }
   const int64_t id = r.id;
   const int node = node_of(r.de);
-  const double new_blocks = kv_bytes(blocks_.aligned(r.prompt) - r.hit);
+  // The prompt's Full Blocks not yet in storage. Usually they start at the hit; when the prompt is block-aligned
+  // the hit stops one block short (one token must be computed), and that recomputed block is already stored.
+  const int64_t first_new = std::max(r.hit, blocks_.persisted_prefix(r.agent));
+  const double new_blocks = kv_bytes(std::max<int64_t>(0, blocks_.aligned(r.prompt) - first_new));
   const bool decodes = r.gen > 1;
   auto part = std::make_shared<int>((decodes ? 1 : 0) + (new_blocks > 0 ? 1 : 0));
   auto one_done = [this, id, part] {
@@ -40,7 +43,8 @@ void Cluster::start_handoff(Request& r) {
   }
   if (new_blocks > 0) {
     totals_.storage_write += new_blocks;
-    be_.storage_write(node, new_blocks, one_done);
+    const BlockRanges blocks{{r.agent, first_new / blocks_.block_tokens(), blocks_.aligned(r.prompt) / blocks_.block_tokens()}};
+    be_.storage_write(node, blocks, new_blocks, one_done);
   }
 }
 
@@ -90,6 +94,7 @@ void Cluster::maybe_start_chunk(int group) {
   // mean batch (EP), or the engine's own batch for a one-engine (data-parallel) group.
   const double topk = sc_.model.sparse_topk > 0 ? sc_.model.sparse_topk : 1e300;
   double max_attn = 0;
+  size_t slowest = 0;
   for (size_t i = 0; i < engines.size(); ++i) {
     double ctx = 0, capped = 0;
     for (int64_t id : s.active[i]) {
@@ -97,7 +102,8 @@ void Cluster::maybe_start_chunk(int group) {
       const double c = static_cast<double>(r.prompt + r.generated) + steps / 2.0;
       ctx += c, capped += std::min(c, topk);
     }
-    max_attn = std::max(max_attn, cost_.decode_attention_layer_time(ctx, capped, static_cast<int64_t>(s.active[i].size())));
+    const double attn = cost_.decode_attention_layer_time(ctx, capped, static_cast<int64_t>(s.active[i].size()));
+    if (attn > max_attn || i == 0) max_attn = attn, slowest = i;
   }
   const double mean_batch = static_cast<double>(batch_total) / static_cast<double>(engines.size());
   const double step =
@@ -112,6 +118,11 @@ void Cluster::maybe_start_chunk(int group) {
   work.layers = n_layers_;
   work.tokens = static_cast<int64_t>(batch_total) * steps;
   work.decode = true;
+  work.steps = steps;
+  work.linear_tokens = mean_batch;
+  work.weight_bytes_per_gpu = cost_.weight_bytes_per_gpu(static_cast<int>(engines.size()));
+  for (int64_t id : s.active[slowest])
+    work.seqs.push_back(SeqShape{requests_[id].prompt + requests_[id].generated + steps / 2, 1});
   const double ep = sc_.model.ep_bytes_per_token_layer;
   const double cross = engines.size() > static_cast<size_t>(gpus_per_node_)
                            ? 1.0 - static_cast<double>(gpus_per_node_) / static_cast<double>(engines.size())
@@ -200,7 +211,9 @@ void Cluster::chunk_done(int group) {
                  [this, flush, node] {
                    if (--flush->pending > 0) return;
                    totals_.storage_write += flush->bytes;
-                   be_.storage_write(node, flush->bytes, [this, flush] {
+                   BlockRanges blocks;
+                   for (const auto& [agent, a, b] : flush->blocks) blocks.push_back(BlockRange{agent, a, b});
+                   be_.storage_write(node, blocks, flush->bytes, [this, flush] {
                      for (const auto& [agent, a, b] : flush->blocks) blocks_.write_finished(agent, a, b);
                      pump_all_reads();
                    });

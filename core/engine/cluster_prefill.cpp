@@ -156,6 +156,7 @@ void Cluster::try_compute(Forward& f) {
   // Per-layer time: the slowest engine's attention, then linear/MoE on the group's mean token count (EP
   // spreads expert work evenly); a data-parallel group of one engine just uses its own tokens.
   double max_attn = 0, tokens_total = 0, flops = 0;
+  size_t slowest = 0;
   std::vector<double> tokens(engines.size(), 0);
   for (size_t i = 0; i < engines.size(); ++i) {
     double attn = 0;
@@ -164,7 +165,7 @@ void Cluster::try_compute(Forward& f) {
       flops += cost_.attention_layer_flops(e.cached, e.fresh);
       tokens[i] += static_cast<double>(e.fresh);
     }
-    max_attn = std::max(max_attn, attn);
+    if (attn > max_attn || i == 0) max_attn = attn, slowest = i;
     tokens_total += tokens[i];
   }
   const double mean_tokens = tokens_total / static_cast<double>(engines.size());
@@ -176,6 +177,9 @@ void Cluster::try_compute(Forward& f) {
   work.flops = (flops + tokens_total * cost_.linear_flops_per_token_layer()) * layers;
   work.layers = layers;
   work.tokens = static_cast<int64_t>(tokens_total);
+  work.linear_tokens = mean_tokens;
+  work.weight_bytes_per_gpu = cost_.weight_bytes_per_gpu(static_cast<int>(engines.size()));
+  for (const auto& e : f.batch[slowest]) work.seqs.push_back(SeqShape{e.cached, e.fresh});
 
   // The stage ends when its compute and its EP all-to-all traffic are both done (DeepSeek overlaps them with
   // two micro-batches). loads_pending[stage] is zero by now and is reused to count the parts.

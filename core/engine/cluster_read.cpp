@@ -44,7 +44,8 @@ void Cluster::pump_reads(int node) {
     totals_.storage_read += r.hit_bytes;
     (view_.nodes[node].prefill ? totals_.storage_read_pe : totals_.storage_read_de) += r.hit_bytes;
     const int64_t id = r.id;
-    be_.storage_read(node, r.hit_bytes, [this, id, node] {
+    const BlockRanges blocks{{r.agent, 0, r.hit / blocks_.block_tokens()}};
+    be_.storage_read(node, blocks, r.hit_bytes, [this, id, node] {
       --reads_in_flight_[node];
       read_done(requests_[id]);
       pump_reads(node);

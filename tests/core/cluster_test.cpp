@@ -130,6 +130,21 @@ TEST_P(Conservation, EveryRoundOnceAndHitBytesDelivered) {
     EXPECT_EQ(t.storage_read, 0);
     EXPECT_EQ(t.pe_to_de, 0);
   }
+  // Every storage call names its Full Blocks: reads only blocks already persisted, each written once, and the
+  // byte counts are the named blocks' bytes.
+  const double block_bytes = s.policy.block_tokens * s.model.kv_bytes_per_token();
+  double named_read = 0, named_written = 0;
+  for (const auto& call : be.reads)
+    for (const auto& r : call) named_read += static_cast<double>(r.last - r.first) * block_bytes;
+  for (const auto& call : be.writes)
+    for (const auto& r : call) named_written += static_cast<double>(r.last - r.first) * block_bytes;
+  EXPECT_EQ(be.unpersisted_reads, 0);
+  EXPECT_EQ(be.rewritten_blocks, 0);
+  EXPECT_NEAR(named_read, t.storage_read, 1);
+  EXPECT_NEAR(named_written, t.storage_write, 1);
+  if (std::string(GetParam()) != "oracle") {
+    EXPECT_GT(named_written, 0);
+  }
   if (std::string(GetParam()) == "basic") {
     EXPECT_EQ(t.storage_read_de, 0);
   }

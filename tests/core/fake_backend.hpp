@@ -8,6 +8,7 @@
 #include <functional>
 #include <map>
 #include <queue>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -31,12 +32,28 @@ class FakeBackend final : public Backend {
     double bytes = 0, start = 0, end = 0;
   };
 
+  std::vector<BlockRanges> reads, writes;  // the blocks each storage call named, in call order
+  std::map<int, std::set<int64_t>> persisted;  // per agent, the blocks whose write has completed
+  int64_t unpersisted_reads = 0;  // blocks read before their write completed (must stay 0)
+  int64_t rewritten_blocks = 0;   // blocks written twice (must stay 0)
+
   double now() const override { return now_; }
-  void storage_read(int node, double bytes, Done done) override {
+  using Backend::storage_read;
+  using Backend::storage_write;
+  void storage_read(int node, const BlockRanges& blocks, double bytes, Done done) override {
+    reads.push_back(blocks);
+    for (const auto& r : blocks)
+      for (int64_t b = r.first; b < r.last; ++b) unpersisted_reads += persisted[r.agent].count(b) ? 0 : 1;
     serve("snic_rd" + std::to_string(node), bytes / rates_.snic_bw, {"read", node, -1, bytes, 0, 0}, std::move(done));
   }
-  void storage_write(int node, double bytes, Done done) override {
-    serve("snic_wr" + std::to_string(node), bytes / rates_.snic_bw, {"write", node, -1, bytes, 0, 0}, std::move(done));
+  void storage_write(int node, const BlockRanges& blocks, double bytes, Done done) override {
+    writes.push_back(blocks);
+    serve("snic_wr" + std::to_string(node), bytes / rates_.snic_bw, {"write", node, -1, bytes, 0, 0},
+          [this, blocks, done = std::move(done)] {
+            for (const auto& r : blocks)
+              for (int64_t b = r.first; b < r.last; ++b) rewritten_blocks += persisted[r.agent].insert(b).second ? 0 : 1;
+            done();
+          });
   }
   void transfer(Hop hop, Place src, Place dst, double bytes, TrafficClass, Done done) override {
     // The receiving GPU's CNIC write side is the resource (loopback copies use the same GPU's CNIC).

@@ -49,7 +49,9 @@ TEST(SimDriver, SameTimeCallbacksRunInStartOrder) {
     // Two equal transfers on separate nodes finish at the same instant as a timer and a compute.
     b.timer(0.020, [&] { order += 'a'; });
     b.storage_read(1, 1e9, [&] { order += 'b'; });
-    b.compute(0, ComputeWork{0.020, 0, 0, 0, false}, [&] { order += 'c'; });
+    ComputeWork w20;
+    w20.seconds = 0.020;
+    b.compute(0, w20, [&] { order += 'c'; });
     b.storage_read(0, 1e9, [&] { order += 'd'; });
     b.transfer(Hop::H2D, {Loc::Dram, 0}, {Loc::Hbm, 0}, 0, TrafficClass::Kv, [&] { order += 'z'; });
   });
