@@ -24,6 +24,13 @@ struct ModelSpec {
   int sparse_topk = 0;                       // DSA top-k keys per query (0 = dense attention)
   double indexer_flops_per_query_key = 0;    // DSA indexer FLOPs per (query, key) pair per layer, full context
   double ep_bytes_per_token_layer = 0;       // EP all-to-all bytes per token per layer (dispatch + combine), 0 = none
+  // Kernel dimensions, used only where real kernels run (hw/gpu/layer_shapes.cpp); 0 = derive a default there.
+  // attn_heads x 2 x (head_dim + v_head_dim) must equal attn_flops_per_query_key when all three are given.
+  int hidden_size = 0;   // model width: the K of the projection and FFN GEMMs
+  int attn_heads = 0;    // query heads
+  int kv_heads = 0;      // heads with their own K/V (GQA groups; MLA in absorbed form: 1, one shared latent)
+  int head_dim = 0;      // per-head Q.K dimension (MLA absorbed: latent + RoPE = 576)
+  int v_head_dim = 0;    // per-head dimension of the values attention sums (MLA absorbed: the 512 latent)
   // Efficiency factors turning peak FLOP/s and HBM bandwidth into achieved rates (roofline until hw/ calibrates).
   double linear_efficiency = 0.5;
   double attention_efficiency = 0.4;

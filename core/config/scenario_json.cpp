@@ -30,7 +30,12 @@ nlohmann::json scenario_to_json(const Scenario& s) {
                 {"ep_bytes_per_token_layer", m.ep_bytes_per_token_layer},
                 {"linear_efficiency", m.linear_efficiency},
                 {"attention_efficiency", m.attention_efficiency},
-                {"hbm_efficiency", m.hbm_efficiency}};
+                {"hbm_efficiency", m.hbm_efficiency},
+                {"hidden_size", m.hidden_size},
+                {"attn_heads", m.attn_heads},
+                {"kv_heads", m.kv_heads},
+                {"head_dim", m.head_dim},
+                {"v_head_dim", m.v_head_dim}};
 
   json topology = {{"name", t.name},
                    {"gpus_per_node", t.gpus_per_node},

@@ -1,5 +1,6 @@
 #include "core/config/sections.hpp"
 
+#include <cmath>
 #include <filesystem>
 #include <limits>
 
@@ -42,7 +43,7 @@ ModelSpec parse_model(const ObjectReader& parent, const std::string& key) {
       key, {"name", "description", "sources", "n_layers", "kv_bytes_per_token_layer", "indexer_bytes_per_token_layer",
             "count_indexer_cache", "active_params", "weight_bytes", "attn_flops_per_query_key", "sparse_topk",
             "indexer_flops_per_query_key", "ep_bytes_per_token_layer", "linear_efficiency", "attention_efficiency",
-            "hbm_efficiency"});
+            "hbm_efficiency", "hidden_size", "attn_heads", "kv_heads", "head_dim", "v_head_dim"});
   const ModelSpec d;
   ModelSpec m;
   m.name = non_empty_string(r, "name");
@@ -68,6 +69,24 @@ ModelSpec parse_model(const ObjectReader& parent, const std::string& key) {
   m.linear_efficiency = r.number("linear_efficiency", Range::fraction(), d.linear_efficiency);
   m.attention_efficiency = r.number("attention_efficiency", Range::fraction(), d.attention_efficiency);
   m.hbm_efficiency = r.number("hbm_efficiency", Range::fraction(), d.hbm_efficiency);
+  m.hidden_size = static_cast<int>(r.integer("hidden_size", 0, 1000000, 0));
+  m.attn_heads = static_cast<int>(r.integer("attn_heads", 0, 100000, 0));
+  m.kv_heads = static_cast<int>(r.integer("kv_heads", 0, 100000, 0));
+  m.head_dim = static_cast<int>(r.integer("head_dim", 0, 100000, 0));
+  m.v_head_dim = static_cast<int>(r.integer("v_head_dim", 0, 100000, 0));
+  if (m.kv_heads > 0 && m.attn_heads > 0 && m.attn_heads % m.kv_heads != 0) {
+    r.fail("kv_heads", "expected a divisor of attn_heads (" + std::to_string(m.attn_heads) + "), found " +
+                           std::to_string(m.kv_heads));
+  }
+  // The kernels hw/ runs must cost what the cost model charges, so the dimensions must agree with the FLOPs.
+  if (m.attn_heads > 0 && m.head_dim > 0 && m.v_head_dim > 0) {
+    const double implied = 2.0 * m.attn_heads * (m.head_dim + m.v_head_dim);
+    if (std::abs(implied - m.attn_flops_per_query_key) > 0.01 * m.attn_flops_per_query_key) {
+      r.fail("attn_heads", "2 x attn_heads x (head_dim + v_head_dim) = " + std::to_string(static_cast<int64_t>(implied)) +
+                               " FLOP per (query, key), expected attn_flops_per_query_key (" +
+                               std::to_string(static_cast<int64_t>(m.attn_flops_per_query_key)) + ") within 1%");
+    }
+  }
   return m;
 }
 

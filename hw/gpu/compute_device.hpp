@@ -1,0 +1,43 @@
+// Where the hardware backend's compute runs: real kernels on a CUDA GPU (hw/gpu/cuda_device.cpp, built when
+// DUALPATH_WITH_CUDA is ON) or the emulated device, whose time is the cost model's prediction (the backend keeps
+// its timer). Chosen at run time: a build with CUDA still falls back when no driver or device is usable, and
+// name() says why, so every output can state what ran.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "core/backend/backend.hpp"
+#include "core/config/scenario.hpp"
+
+namespace dualpath::hw {
+
+class ComputeDevice {
+ public:
+  using Done = std::function<void(double measured_seconds, const std::string& error)>;  // called on a worker thread
+  virtual ~ComputeDevice() = default;
+  virtual std::string name() const = 0;  // e.g. "emulated (no CUDA device: cudaErrorNoDevice ...)" or "cuda: NVIDIA H200, cuBLAS"
+  virtual bool real() const = 0;         // true when kernels run on a GPU
+  // Runs all layers (and steps) of `work` as real kernels; calls done from a worker thread when the GPU finished.
+  // Only called when real(); the emulated device's run() throws std::logic_error.
+  virtual void run(const ComputeWork& work, Done done) = 0;
+};
+
+struct ComputeOptions {
+  std::string mode = "auto";  // "auto": CUDA if a device is usable, else emulated; "emulated"; "cuda": error if none
+  int device = 0;             // CUDA device ordinal (several emulated GPUs may share one device: one stream each)
+};
+
+// Throws std::runtime_error when mode == "cuda" and no device is usable (message says why), and
+// std::invalid_argument for an unknown mode.
+std::unique_ptr<ComputeDevice> make_compute_device(const ModelSpec& model, const ComputeOptions& options);
+
+// Whether CUDA device `device` is usable: "" if so, else why not ("built without CUDA", or the CUDA error's name
+// and text, e.g. "cudaErrorNoDevice: no CUDA-capable device is detected").
+std::string cuda_unusable_reason(int device);
+
+// True when this build has the CUDA device (DUALPATH_WITH_CUDA).
+bool built_with_cuda();
+
+}  // namespace dualpath::hw
