@@ -1,4 +1,4 @@
-// dualpath check SCENARIO [--set k=v]...: load and validate a scenario, print the effective configuration.
+// dualpath check SCENARIO [--overlay FILE]... [--set k=v]...: load and validate a scenario, print the effective configuration.
 // Exit 0 when valid; bad input raises InputError, which main() reports on one line with exit code 2.
 #include <iostream>
 #include <memory>
@@ -16,14 +16,19 @@ void register_check_command(CLI::App& app) {
   struct Args {
     std::string scenario;
     std::vector<std::string> overrides;
+    std::vector<std::string> overlays;
   };
   auto args = std::make_shared<Args>();
   cmd->add_option("scenario", args->scenario, "Scenario JSON file")->required();
   cmd->add_option("--set", args->overrides, "Override a field: path=value (e.g. topology.snic_bw=\"200 Gbps\")")
       ->take_all()
       ->allow_extra_args(false);
+  cmd->add_option("--overlay", args->overlays,
+                  "Overlay JSON file of overrides (e.g. from `hw calibrate`), applied before --set; repeatable")
+      ->take_all()
+      ->allow_extra_args(false);
   cmd->callback([args] {
-    const Scenario s = load_scenario(args->scenario, args->overrides);
+    const Scenario s = load_scenario(args->scenario, args->overrides, args->overlays);
     std::cout << scenario_to_json(s).dump(2) << "\n";
   });
 }

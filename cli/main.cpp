@@ -15,6 +15,7 @@ int main(int argc, char** argv) {
   dualpath::cli::register_claims_command(app);
   dualpath::cli::register_report_command(app);
   dualpath::cli::register_hw_commands(app);
+  dualpath::cli::register_validate_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::RuntimeError& e) {  // a subcommand asked for a specific exit code

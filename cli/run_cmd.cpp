@@ -1,4 +1,4 @@
-// dualpath run SCENARIO [--set k=v]... [--out DIR] [--policy a,b,...] [--quiet]
+// dualpath run SCENARIO [--overlay FILE]... [--set k=v]... [--out DIR] [--policy a,b,...] [--quiet]
 //                       [--trace FILE [--trace-flows N] [--trace-detail N] [--trace-counters N]]
 // One policy: simulates in this process (SimGrid allows one simulation per process) and prints a summary.
 // Several policies: runs each in a child process of this program (in parallel up to the core count), on the same
@@ -32,6 +32,7 @@ namespace {
 struct RunArgs {
   std::string scenario;
   std::vector<std::string> overrides;
+  std::vector<std::string> overlays;
   std::string out;
   std::string policies;
   bool quiet = false;
@@ -78,6 +79,7 @@ std::vector<ChildJob> policy_jobs(const RunArgs& a, const std::vector<std::strin
   for (const auto& policy : policies) {
     ChildJob job;
     job.args = {"run", a.scenario, "--quiet", "--out", out + "/" + policy};
+    for (const auto& f : a.overlays) job.args.insert(job.args.end(), {"--overlay", f});
     for (const auto& o : a.overrides) job.args.insert(job.args.end(), {"--set", o});
     job.args.insert(job.args.end(), {"--set", "policy.name=" + policy});
     if (!a.trace.empty())
@@ -91,7 +93,7 @@ std::vector<ChildJob> policy_jobs(const RunArgs& a, const std::vector<std::strin
 }
 
 void run(const RunArgs& a) {
-  Scenario sc = load_scenario(a.scenario, a.overrides);  // validates once, before any child starts
+  Scenario sc = load_scenario(a.scenario, a.overrides, a.overlays);  // validates once, before any child starts
   const std::string out = !a.out.empty() ? a.out : sc.outputs.dir + "/" + sc.name;
   const auto policies = split(a.policies, ',');
   // Unknown policy names fail here, before any simulation, with the list of known ones.
@@ -170,6 +172,10 @@ void register_run_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("run", "Simulate a scenario and write summary.json, requests.csv, links.csv");
   cmd->add_option("scenario", args->scenario, "Scenario JSON file")->required();
   cmd->add_option("--set", args->overrides, "Override a field: path=value (e.g. deployment.decode_nodes=2)")
+      ->take_all()
+      ->allow_extra_args(false);
+  cmd->add_option("--overlay", args->overlays,
+                  "Overlay JSON file of overrides (e.g. from `hw calibrate`), applied before --set; repeatable")
       ->take_all()
       ->allow_extra_args(false);
   cmd->add_option("--out", args->out, "Results folder (default: <outputs.dir>/<scenario name>)");

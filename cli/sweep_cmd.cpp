@@ -1,10 +1,12 @@
-// dualpath sweep SCENARIO --vary key=v1,v2,... [--vary ...] [--set k=v]... --out DIR [--jobs N] [--no-plot]
+// dualpath sweep SCENARIO --vary key=v1,v2,... [--vary ...] [--overlay FILE]... [--set k=v]... --out DIR [--jobs N]
+//                [--no-plot]
 // Runs the cross product of the --vary lists, one `dualpath run` child process per point (SimGrid allows one
 // simulation per process), up to --jobs (default: the core count) at a time, with a progress bar on stderr when
 // it is a terminal. Each point's outputs go to DIR/points/<key=value__...>/ and its log to run.log there; every
 // finished point appends one row (its inputs, summary metrics and the §4.2 analytic bounds) to DIR/sweep.csv.
 // Points already in sweep.csv are skipped, so an interrupted sweep resumes where it stopped; DIR/sweep.json
-// records the scenario, the --set list and the varied keys, and a re-run with different ones is refused.
+// records the scenario, the overlays, the --set list and the varied keys, and a re-run with different ones is
+// refused. Overlays go to every point's child run, before the --set list and the varied keys.
 // At the end, analysis/plot_sweep.py (run with /usr/bin/python3 and Debian's matplotlib) draws DIR/sweep.png.
 // Exit code 0 when every point succeeded, 1 when some failed (their logs are named), 2 on bad input.
 #include <unistd.h>
@@ -40,6 +42,7 @@ struct SweepArgs {
   std::string scenario;
   std::vector<std::string> varies;
   std::vector<std::string> overrides;
+  std::vector<std::string> overlays;
   std::string out;
   unsigned jobs = 0;
   bool no_plot = false;
@@ -232,7 +235,7 @@ void sweep(const SweepArgs& a) {
       p.values.push_back(axes[i].values[idx[i]]);
       ov.push_back(axes[i].key + "=" + p.values.back());
     }
-    p.sc = load_scenario(a.scenario, ov);
+    p.sc = load_scenario(a.scenario, ov, a.overlays);
     (void)effective_features(p.sc.policy);
     p.dir = a.out + "/points/" + slug(axes, p.values);
     points.push_back(std::move(p));
@@ -252,6 +255,8 @@ void sweep(const SweepArgs& a) {
                          {"set", a.overrides},
                          {"vary_keys", nlohmann::json::array()}};
   for (const auto& ax : axes) meta["vary_keys"].push_back(ax.key);
+  // Only when given, so folders of sweeps made before overlays existed still resume.
+  if (!a.overlays.empty()) meta["overlays"] = a.overlays;
   const std::string meta_path = a.out + "/sweep.json";
   if (std::ifstream in(meta_path); in) {
     nlohmann::json old;
@@ -306,6 +311,7 @@ void sweep(const SweepArgs& a) {
     fs::create_directories(p.dir);
     ChildJob j;
     j.args = {"run", a.scenario, "--quiet", "--out", p.dir};
+    for (const auto& f : a.overlays) j.args.insert(j.args.end(), {"--overlay", f});
     for (const auto& o : a.overrides) j.args.insert(j.args.end(), {"--set", o});
     for (size_t k = 0; k < axes.size(); ++k) j.args.insert(j.args.end(), {"--set", axes[k].key + "=" + p.values[k]});
     j.log_path = p.dir + "/run.log";
@@ -379,6 +385,10 @@ void register_sweep_command(CLI::App& app) {
       ->take_all()
       ->allow_extra_args(false);
   cmd->add_option("--set", args->overrides, "Override a field for every point: path=value")
+      ->take_all()
+      ->allow_extra_args(false);
+  cmd->add_option("--overlay", args->overlays,
+                  "Overlay JSON file of overrides (e.g. from `hw calibrate`), applied before --set; repeatable")
       ->take_all()
       ->allow_extra_args(false);
   cmd->add_option("--out", args->out, "Output folder (sweep.csv, sweep.png, points/)")->required();

@@ -163,6 +163,7 @@ RunOutcome run_scenario(const Scenario& sc, const std::string& scenario_dir, con
       {"peak_dram_buffer_fraction", cluster.peak_buffer_fraction()},
       {"results", to_json(rs)},
       {"links", link_summary(backend.links(), sc.deployment.prefill_nodes)},
+      {"overlays", sc.overlays},  // overlay files applied before --set, in order (their effect is in "config")
       {"config", scenario_to_json(sc)},
   };
 

@@ -6,6 +6,7 @@
 #include "core/config/json_file.hpp"
 #include "core/config/object_reader.hpp"
 #include "core/config/origins.hpp"
+#include "core/config/overlay.hpp"
 #include "core/config/overrides.hpp"
 #include "core/config/sections.hpp"
 
@@ -51,7 +52,8 @@ Spec load_section(const std::string& path, const std::string& key, Parse parse) 
 
 }  // namespace
 
-Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides) {
+Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides,
+                       const std::vector<std::string>& overlay_files) {
   Origins origins;
   origins.set("", path, /*is_file=*/true);
   json tree = read_json_file(path, "scenario");
@@ -60,12 +62,19 @@ Scenario load_scenario(const std::string& path, const std::vector<std::string>& 
   resolve_reference(tree, "model", scenario_dir(path), "model", origins);
   resolve_reference(tree, "topology", scenario_dir(path), "topology", origins);
 
-  for (const std::string& text : overrides) {
-    const Override o = parse_override(text);
+  // One code path for both kinds of edit: every overlay's "set" entries, then the command line's --set.
+  std::vector<Override> edits;
+  for (const std::string& file : overlay_files) {
+    Overlay overlay = read_overlay(file);
+    edits.insert(edits.end(), std::make_move_iterator(overlay.set.begin()), std::make_move_iterator(overlay.set.end()));
+  }
+  for (const std::string& text : overrides) edits.push_back(parse_override(text));
+  for (const Override& o : edits) {
     apply_override(tree, o, origins);
-    // A model or topology swapped on the command line is a file name relative to the working directory.
-    if (o.pointer == "/model") resolve_reference(tree, "model", "", "model", origins);
-    if (o.pointer == "/topology") resolve_reference(tree, "topology", "", "topology", origins);
+    // A model or topology swapped by an edit is a file name relative to the edit's folder (the working
+    // directory for --set).
+    if (o.pointer == "/model") resolve_reference(tree, "model", o.base_dir, "model", origins);
+    if (o.pointer == "/topology") resolve_reference(tree, "topology", o.base_dir, "topology", origins);
   }
 
   const ObjectReader root(tree, "", origins,
@@ -73,6 +82,7 @@ Scenario load_scenario(const std::string& path, const std::vector<std::string>& 
                            "outputs", "sim"});
   Scenario s;
   s.source_file = path;
+  s.overlays = overlay_files;
   s.name = root.string("name");
   // The name becomes a results folder (results/<name>/), so it must be one safe path component.
   if (s.name.empty() || s.name.front() == '.' ||

@@ -1,5 +1,5 @@
-// Loading a scenario: read the scenario file, resolve its model and topology references, apply --set overrides,
-// then validate every field strictly into a typed Scenario (all quantities in SI units).
+// Loading a scenario: read the scenario file, resolve its model and topology references, apply overlay files
+// (core/config/overlay.hpp) and then --set overrides, then validate every field strictly into a typed Scenario (all quantities in SI units).
 //
 // Scenario file: {name, description?, sources?, model, topology, deployment, workload, policy, outputs?, sim?}.
 // "model" and "topology" are either a path string, resolved against the scenario file's folder
@@ -18,9 +18,12 @@
 
 namespace dualpath {
 
-// `overrides` are "path=value" texts as given to --set, applied in order (see overrides.hpp).
-// An override of "model" or "topology" with a string loads that file (relative to the working directory).
-Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides = {});
+// `overlay_files` are applied in order after the scenario file, then `overrides` ("path=value" texts as given to
+// --set, see overrides.hpp) in order, so the command line wins. An override of "model" or "topology" with a
+// string loads that file (relative to the working directory for --set, to the overlay's folder for an overlay).
+// Scenario::overlays lists the overlay files applied.
+Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides = {},
+                       const std::vector<std::string>& overlay_files = {});
 
 // A model or topology file on its own (e.g. for tools that only need the hardware).
 ModelSpec load_model(const std::string& path);

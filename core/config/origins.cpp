@@ -5,12 +5,16 @@
 namespace dualpath {
 
 void Origins::set(const std::string& pointer, const std::string& origin, bool is_file) {
+  set_with_base(pointer, origin, is_file ? std::filesystem::path(origin).parent_path().string() : "");
+}
+
+void Origins::set_with_base(const std::string& pointer, const std::string& origin, const std::string& base_dir) {
   // An override of /model replaces everything below it, including origins registered for deeper pointers.
   const std::string below = pointer + "/";
   for (auto it = by_pointer_.lower_bound(below); it != by_pointer_.end() && it->first.starts_with(below);) {
     it = by_pointer_.erase(it);
   }
-  by_pointer_[pointer] = Entry{origin, is_file};
+  by_pointer_[pointer] = Entry{origin, base_dir};
 }
 
 const Origins::Entry* Origins::find(const std::string& pointer) const {
@@ -30,8 +34,7 @@ std::string Origins::of(const std::string& pointer) const {
 
 std::string Origins::base_dir(const std::string& pointer) const {
   const Entry* e = find(pointer);
-  if (!e || !e->is_file) return "";
-  return std::filesystem::path(e->origin).parent_path().string();
+  return e ? e->base_dir : "";
 }
 
 }  // namespace dualpath

@@ -16,6 +16,10 @@ class Origins {
   // command-line override (relative paths resolve against the working directory).
   void set(const std::string& pointer, const std::string& origin, bool is_file);
 
+  // Same, for an origin that is not itself a path (an overlay's "file: /set/key"), whose relative paths resolve
+  // against `base_dir` ("" = the working directory).
+  void set_with_base(const std::string& pointer, const std::string& origin, const std::string& base_dir);
+
   // The origin of the value at `pointer`: the origin registered for the longest prefix of it
   // ("" = the whole tree, which is always registered by the loader).
   std::string of(const std::string& pointer) const;
@@ -29,7 +33,7 @@ class Origins {
  private:
   struct Entry {
     std::string origin;
-    bool is_file = false;
+    std::string base_dir;  // "" = the working directory
   };
   const Entry* find(const std::string& pointer) const;
 

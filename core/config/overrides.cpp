@@ -30,6 +30,13 @@ std::vector<std::string> split_path(const std::string& path, const std::string& 
 
 }  // namespace
 
+std::string override_pointer(const std::string& path, const std::string& where) {
+  if (path.empty()) throw InputError(where, "expected a path such as topology.snic_bw, found an empty one");
+  std::string pointer;
+  for (const auto& segment : split_path(path, where)) pointer = pointer_join(pointer, segment);
+  return pointer;
+}
+
 Override parse_override(const std::string& text) {
   Override o;
   o.text = "--set " + text;
@@ -38,7 +45,7 @@ Override parse_override(const std::string& text) {
   const std::string path = text.substr(0, eq);
   const std::string value = text.substr(eq + 1);
   if (path.empty()) throw InputError(o.text, "missing path before '='");
-  for (const auto& segment : split_path(path, o.text)) o.pointer = pointer_join(o.pointer, segment);
+  o.pointer = override_pointer(path, o.text);
   // Strings need no JSON quotes on a command line; anything that is not valid JSON is taken as a string.
   o.value = nlohmann::json::parse(value, nullptr, /*allow_exceptions=*/false);
   if (o.value.is_discarded()) o.value = value;
@@ -66,7 +73,7 @@ void apply_override(nlohmann::json& tree, const Override& o, Origins& origins) {
     }
   }
   (*node)[segments.back()] = o.value;
-  origins.set(first_created.empty() ? o.pointer : first_created, o.text, /*is_file=*/false);
+  origins.set_with_base(first_created.empty() ? o.pointer : first_created, o.text, o.base_dir);
 }
 
 }  // namespace dualpath

@@ -14,10 +14,15 @@
 namespace dualpath {
 
 struct Override {
-  std::string text;     // as given, for messages ("--set policy.name=basic")
-  std::string pointer;  // JSON pointer ("/policy/name")
+  std::string text;      // its origin in messages ("--set policy.name=basic", or "calib.json: /set/policy.name")
+  std::string pointer;   // JSON pointer ("/policy/name")
   nlohmann::json value;
+  std::string base_dir;  // folder that relative paths in `value` resolve against ("" = the working directory)
 };
+
+// The JSON pointer named by an override path ("topology.snic_bw", "topology/snic_bw", "/topology/snic_bw").
+// Throws InputError at `where` for an empty path or an empty key ("a..b").
+std::string override_pointer(const std::string& path, const std::string& where);
 
 // Splits and parses one "path=value" text; throws InputError naming the override when it is malformed.
 Override parse_override(const std::string& text);

@@ -136,6 +136,7 @@ struct Scenario {
   std::string name;
   std::string description;
   std::string source_file;  // the scenario file this was loaded from (for messages)
+  std::vector<std::string> overlays;  // overlay files applied on top of it, in order (summary.json "overlays")
   ModelSpec model;
   Topology topology;
   Deployment deployment;
