@@ -127,5 +127,40 @@ expect_error "override: empty segment" "--set policy..name=x" "empty key" -- "$S
 expect_error "override: bad model file" "--set model=$TMP/none.json" "/model" -- "$S" --set "model=$TMP/none.json"
 expect_error "override: bad boolean" "/policy/layerwise" "true or false" -- "$S" --set policy.layerwise=yes
 
+# Overlay files (--overlay): the message names the overlay file and the JSON pointer inside it.
+overlay() {  # overlay NAME JSON -> path of the written overlay
+  printf '%s' "$2" >"$TMP/$1.json"
+  echo "$TMP/$1.json"
+}
+o=$(overlay ov_wrong_dim '{"overlay": 1, "set": {"topology.snic_bw": "80 GiB"}}')
+expect_error "overlay: wrong dimension" "$o: /set/topology.snic_bw" "/topology/snic_bw" "expected a bandwidth" -- \
+  "$S" --overlay "$o"
+o=$(overlay ov_unknown_path '{"overlay": 1, "set": {"topology.snic_bww": "8 GB/s"}}')
+expect_error "overlay: unknown path" "$o: /set/topology.snic_bww" "unknown key" -- "$S" --overlay "$o"
+o=$(overlay ov_unknown_field '{"overlay": 1, "set": {}, "sets": {}}')
+expect_error "overlay: unknown top-level field" "$o: /sets" "unknown field" -- "$S" --overlay "$o"
+o=$(overlay ov_version '{"overlay": 2, "set": {}}')
+expect_error "overlay: wrong version" "$o: /overlay" "expected 1" -- "$S" --overlay "$o"
+o=$(overlay ov_no_version '{"set": {}}')
+expect_error "overlay: missing version" "$o: /" "missing required key \"overlay\"" -- "$S" --overlay "$o"
+o=$(overlay ov_no_set '{"overlay": 1, "description": "x"}')
+expect_error "overlay: missing set" "$o: /" "missing required key \"set\"" -- "$S" --overlay "$o"
+o=$(overlay ov_set_array '{"overlay": 1, "set": ["topology.snic_bw=1 GB/s"]}')
+expect_error "overlay: set not an object" "$o: /set" "expected an object" -- "$S" --overlay "$o"
+o=$(overlay ov_bad_value '{"overlay": 1, "set": {"deployment.prefill_nodes": "two"}}')
+expect_error "overlay: bad value type" "$o: /set/deployment.prefill_nodes" "expected an integer" -- "$S" --overlay "$o"
+o=$(overlay ov_malformed $'{"overlay": 1,\n "set": {,}}')
+expect_error "overlay: malformed JSON" "$o:2:" "malformed JSON in overlay file" -- "$S" --overlay "$o"
+expect_error "overlay: missing file" "$TMP/none.json" "overlay file does not exist" -- "$S" --overlay "$TMP/none.json"
+# The command line wins over an overlay, and a bad --set is still named as the override.
+o=$(overlay ov_good '{"overlay": 1, "set": {"topology.snic_bw": "1 GB/s"}}')
+expect_error "overlay then bad --set" "--set topology.snic_bw=80 GiB" "/topology/snic_bw" -- \
+  "$S" --overlay "$o" --set "topology.snic_bw=80 GiB"
+cases=$((cases + 1))
+if ! "$BIN" check "$S" --overlay "$o" --set "topology.snic_bw=2 GB/s" | grep -q '"snic_bw": 2000000000'; then
+  echo "FAIL [overlay then --set]: --set did not win over the overlay"
+  failures=$((failures + 1))
+fi
+
 echo "config_errors: $cases cases, $failures failures"
 [ "$failures" -eq 0 ]

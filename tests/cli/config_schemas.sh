@@ -41,7 +41,7 @@ checked = 0
 for folder, schema in schemas.items():
     v = validator(schema)
     for path in sorted(glob.glob(os.path.join(root, folder, "*.json"))):
-        if os.path.basename(path) == "schema.json":
+        if os.path.basename(path).endswith("schema.json"):  # schema.json, overlay.schema.json
             continue
         with open(path, encoding="utf-8") as f:
             doc = json.load(f)
@@ -50,6 +50,18 @@ for folder, schema in schemas.items():
         for e in errors:
             failures += 1
             print(f"FAIL {os.path.relpath(path, root)}: /{'/'.join(map(str, e.absolute_path))}: {e.message}")
+
+# Overlay files (scenarios/overlays/*.json) have their own schema.
+with open(os.path.join(root, "scenarios", "overlay.schema.json"), encoding="utf-8") as f:
+    schemas["overlay"] = json.load(f)
+ov = validator(schemas["overlay"])
+for path in sorted(glob.glob(os.path.join(root, "scenarios", "overlays", "*.json"))):
+    with open(path, encoding="utf-8") as f:
+        doc = json.load(f)
+    checked += 1
+    for e in ov.iter_errors(doc):
+        failures += 1
+        print(f"FAIL {os.path.relpath(path, root)}: /{'/'.join(map(str, e.absolute_path))}: {e.message}")
 
 # Bad documents the schemas must reject.
 with open(os.path.join(root, "topologies", "hopper-8gpu-80g.json"), encoding="utf-8") as f:
@@ -66,6 +78,12 @@ s = copy.deepcopy(scen); del s["workload"]["agents"]; bad.append(("scenarios", "
 s = copy.deepcopy(scen); s["deployment"]["fetch_period"] = "50 GB"; bad.append(("scenarios", "duration as bytes", s))
 s = copy.deepcopy(scen); s["model"] = {"name": "x"}; bad.append(("scenarios", "inline model missing keys", s))
 s = copy.deepcopy(scen); s["topology"] = dict(topo, cnic_bw="1 s"); bad.append(("scenarios", "inline topology bad unit", s))
+o = {"overlay": 1, "set": {"topology.snic_bw": "1 GB/s"}}
+bad.append(("overlay", "wrong version", dict(o, overlay=2)))
+bad.append(("overlay", "unknown top-level key", dict(o, sets={})))
+bad.append(("overlay", "missing set", {"overlay": 1}))
+bad.append(("overlay", "set not an object", dict(o, set=["topology.snic_bw=1 GB/s"])))
+bad.append(("overlay", "empty path segment", dict(o, set={"topology..snic_bw": "1 GB/s"})))
 for folder, label, doc in bad:
     if validator(schemas[folder]).is_valid(doc):
         failures += 1
