@@ -2,6 +2,11 @@
 //                 [--ucx-tls TLS] [--no-io-uring] [--buffered] [--verify-every N] [--keep-storage] [--quiet]
 // dualpath hw calibrate [--storage-dir DIR] [--out FILE] [--block-size SIZE] [--blocks N] [--transport ...]
 // The hardware body (hw/, docs/hw.md): real files, io_uring, UCX; compute is emulated (no GPU is used).
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
@@ -16,6 +21,9 @@
 #ifdef DUALPATH_HAVE_HW
 #include "hw/calibrate.hpp"
 #include "hw/run_hw.hpp"
+#ifdef DUALPATH_HW_RANKS
+#include "hw/mpi_launch.hpp"
+#endif
 #endif
 
 namespace dualpath::cli {
@@ -23,6 +31,8 @@ namespace {
 
 struct HwRunArgs {
   std::string scenario, out, storage_dir, snic_rate, transport = "ucx", ucx_tls = "posix,self", fault;
+  std::string launch = "threads", compute = "emulated";
+  double op_timeout = 120;
   std::vector<std::string> overrides;
   bool no_uring = false, buffered = false, keep_storage = false, quiet = false;
   int verify_every = 1;
@@ -58,6 +68,53 @@ double parse_rate(const std::string& text) {
 }
 #endif
 
+#if defined(DUALPATH_HAVE_HW) && !defined(DUALPATH_HW_RANKS)
+bool under_mpi_launcher() {
+  for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMI_RANK", "PMIX_RANK"})
+    if (std::getenv(v)) return true;
+  return false;
+}
+
+// `dualpath hw run --launch mpi`: replaces this process by `mpirun -np N+1 dualpath-hw hw run <the same options>`.
+// The ranks run dualpath-hw (next to this executable) because SimGrid's SMPI in this one defines MPI_* too.
+// $DUALPATH_MPIRUN overrides the launcher (e.g. "mpirun --hostfile hosts").
+[[noreturn]] void spawn_mpi_ranks(const HwRunArgs& a, const Scenario& sc, const std::string& out,
+                                  const std::string& storage_dir) {
+  if (under_mpi_launcher())
+    throw InputError("--launch mpi", "under mpirun/srun, start dualpath-hw (not dualpath): mpirun -np N+1 dualpath-hw hw run ...");
+  std::error_code ec;
+  const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec).parent_path() / "dualpath-hw";
+  if (ec || !std::filesystem::exists(exe))
+    throw InputError("--launch mpi", "dualpath-hw was not built next to this executable (needs libopenmpi-dev)");
+  std::vector<std::string> args;
+  std::istringstream launcher(std::getenv("DUALPATH_MPIRUN") ? std::getenv("DUALPATH_MPIRUN") : "mpirun");
+  for (std::string w; launcher >> w;) args.push_back(w);
+  const int ranks = sc.deployment.prefill_nodes + sc.deployment.decode_nodes + 1;
+  args.insert(args.end(), {"-np", std::to_string(ranks), "--oversubscribe"});
+  if (::geteuid() == 0) args.push_back("--allow-run-as-root");
+  args.insert(args.end(), {exe.string(), "hw", "run", a.scenario, "--out", out, "--storage-dir", storage_dir,
+                           "--transport", a.transport, "--ucx-tls", a.ucx_tls, "--verify-every",
+                           std::to_string(a.verify_every), "--launch", "mpi", "--compute", a.compute});
+  std::ostringstream t;
+  t << std::setprecision(17) << a.op_timeout;
+  args.insert(args.end(), {"--op-timeout", t.str()});
+  for (const auto& o : a.overrides) args.insert(args.end(), {"--set", o});
+  if (!a.snic_rate.empty()) args.insert(args.end(), {"--snic-rate", a.snic_rate});
+  if (a.no_uring) args.push_back("--no-io-uring");
+  if (a.buffered) args.push_back("--buffered");
+  if (a.keep_storage) args.push_back("--keep-storage");
+  if (a.quiet) args.push_back("--quiet");
+  if (!a.fault.empty()) args.insert(args.end(), {"--fault", a.fault});
+  std::vector<char*> argv;
+  for (auto& s : args) argv.push_back(s.data());
+  argv.push_back(nullptr);
+  std::cout.flush();
+  ::execvp(argv[0], argv.data());
+  throw InputError("--launch mpi", "cannot start " + args[0] + ": " + std::strerror(errno) +
+                                       " (install openmpi-bin, or set DUALPATH_MPIRUN)");
+}
+#endif
+
 void hw_run(const HwRunArgs& a) {
 #ifdef DUALPATH_HAVE_HW
   std::vector<std::string> overrides = a.overrides;
@@ -72,8 +129,13 @@ void hw_run(const HwRunArgs& a) {
   if (a.verify_every < 0) throw InputError("--verify-every", "expected an integer >= 0");
   if (a.transport != "ucx" && a.transport != "memcpy")
     throw InputError("--transport", "expected ucx or memcpy, found '" + a.transport + "'");
-  if (!a.fault.empty() && a.fault != "missing-block")
-    throw InputError("--fault", "expected missing-block, found '" + a.fault + "'");
+  if (!a.fault.empty() && a.fault != "missing-block" && a.fault != "node-silent")
+    throw InputError("--fault", "expected missing-block or node-silent, found '" + a.fault + "'");
+  if (a.launch != "threads" && a.launch != "mpi")
+    throw InputError("--launch", "expected threads or mpi, found '" + a.launch + "'");
+  if (a.compute != "emulated" && a.compute != "auto" && a.compute != "cuda")
+    throw InputError("--compute", "expected emulated, auto or cuda, found '" + a.compute + "'");
+  if (!(a.op_timeout > 0)) throw InputError("--op-timeout", "expected seconds > 0");
   const Scenario sc = load_scenario(a.scenario, overrides);
   const std::string out = !a.out.empty() ? a.out : sc.outputs.dir + "/" + sc.name + "-hw";
   hw::HwOptions opt;
@@ -84,8 +146,30 @@ void hw_run(const HwRunArgs& a) {
   opt.transport = a.transport;
   opt.ucx_tls = a.ucx_tls;
   opt.fault = a.fault;
+  opt.launch = a.launch;
+  opt.compute = a.compute;
+  opt.op_timeout = a.op_timeout;
   // The loader already resolved workload.file against the scenario's folder: no second base directory.
-  const auto o = hw::run_hw_scenario(sc, "", out, opt);
+  hw::HwRunOutcome o;
+#ifndef DUALPATH_HW_RANKS
+  if (a.launch == "mpi") spawn_mpi_ranks(a, sc, out, opt.storage_dir);  // does not return
+#endif
+  try {
+#ifdef DUALPATH_HW_RANKS
+    o = a.launch == "mpi" ? hw::run_mpi(sc, "", out, opt) : hw::run_hw_scenario(sc, "", out, opt);
+#else
+    o = hw::run_hw_scenario(sc, "", out, opt);
+#endif
+  } catch (const std::invalid_argument& e) {
+    throw InputError("dualpath hw run", e.what());
+  } catch (const std::runtime_error& e) {
+    std::cerr << "dualpath: hw run failed: " << e.what() << "\n";
+    throw CLI::RuntimeError(kExitFailure);
+  }
+  if (o.node_process) {  // an MPI node rank: the scheduler rank reports
+    if (!o.ok) throw CLI::RuntimeError(kExitFailure);
+    return;
+  }
   if (!a.keep_storage) {
     std::error_code ec;
     for (const auto& e : std::filesystem::directory_iterator(opt.storage_dir, ec))
@@ -98,7 +182,10 @@ void hw_run(const HwRunArgs& a) {
               << h["kv_transport"].get<std::string>() << "\n";
   if (!a.quiet) {
     const auto& r = o.summary["results"];
-    std::cout << "hw run of " << sc.name << " / " << sc.policy.name << " (EMULATED compute: no GPU kernels)\n"
+    const bool measured = o.summary["compute"] == "measured";
+    std::cout << "hw run of " << sc.name << " / " << sc.policy.name
+              << (measured ? " (MEASURED compute: real GPU kernels)\n" : " (EMULATED compute: no GPU kernels)\n")
+              << "  launch: " << h["mode"].get<std::string>() << "; compute: " << h["compute"].get<std::string>() << "\n"
               << "  storage: " << h["storage_engine"].get<std::string>() << ", SNIC "
               << fmt(h["snic_rate_bytes_per_s"].get<double>() / 1e6, 1) << " MB/s per node, "
               << h["storage"]["blocks_read"] << " blocks read (" << h["storage"]["blocks_verified"] << " verified), "
@@ -116,6 +203,13 @@ void hw_run(const HwRunArgs& a) {
   }
   if (!o.ok) {
     std::cerr << "dualpath: hw run failed: " << o.failure << " (summary.json lists the errors)\n";
+#ifdef DUALPATH_HW_RANKS
+    if (o.abort_job) {
+      std::cerr << "dualpath: ending the MPI job: a node process is unresponsive\n";
+      std::cerr.flush();
+      hw::end_mpi_job(kExitFailure);
+    }
+#endif
     throw CLI::RuntimeError(kExitFailure);
   }
 #else
@@ -171,6 +265,8 @@ void register_hw_commands(CLI::App& app) {
 
   auto ra = std::make_shared<HwRunArgs>();
   CLI::App* run = hw->add_subcommand("run", "Run a scenario in real time; write summary.json and requests.csv");
+  run->footer("Multi-process: mpirun -np <nodes+1> dualpath hw run SCENARIO --launch mpi ... (as root add "
+              "--allow-run-as-root; on few cores --oversubscribe)");
   run->add_option("scenario", ra->scenario, "Scenario JSON file")->required();
   run->add_option("--set", ra->overrides, "Override a field: path=value")->take_all()->allow_extra_args(false);
   run->add_option("--out", ra->out, "Results folder (default: <outputs.dir>/<scenario name>-hw)");
@@ -184,7 +280,13 @@ void register_hw_commands(CLI::App& app) {
   run->add_option("--verify-every", ra->verify_every, "Verify the checksum of every N-th block read (0: none)");
   run->add_flag("--keep-storage", ra->keep_storage, "Keep the block files after the run");
   run->add_flag("--quiet", ra->quiet, "Print nothing on success");
-  run->add_option("--fault", ra->fault, "Inject a fault for testing: missing-block")->group("");
+  run->add_option("--launch", ra->launch,
+                  "threads (default: one process) or mpi (under mpirun -np N+1: a scheduler rank + one per node)");
+  run->add_option("--compute", ra->compute,
+                  "emulated (default: wait the cost model's seconds), auto (CUDA kernels when a GPU is usable), cuda");
+  run->add_option("--op-timeout", ra->op_timeout,
+                  "mpi: seconds an operation may go unanswered before the run stops (default 120)");
+  run->add_option("--fault", ra->fault, "Inject a fault for testing: missing-block, node-silent")->group("");
   run->callback([ra] { hw_run(*ra); });
 
   auto ca = std::make_shared<HwCalArgs>();

@@ -1,5 +1,6 @@
 #include "hw/event_loop.hpp"
 
+#include <algorithm>
 #include <limits>
 #include <stdexcept>
 
@@ -67,18 +68,28 @@ int64_t EventLoop::pending() const {
   return ops_ + static_cast<int64_t>(heap_.size());
 }
 
+void EventLoop::set_poller(Callback poll, double interval) {
+  poll_ = std::move(poll);
+  poll_interval_ = interval;
+}
+
 void EventLoop::run(const Callback& start) {
   start();
   std::unique_lock lk(mu_);
   while (!failed_ && (ops_ > 0 || !heap_.empty())) {
-    if (heap_.empty()) {
-      cv_.wait(lk);
-      continue;
+    if (poll_) {
+      lk.unlock();
+      poll_();
+      lk.lock();
+      if (failed_) break;
     }
-    const double t = heap_.top().t;
     const double n = now();
-    if (t > n) {
-      cv_.wait_for(lk, std::chrono::duration<double>(t - n));
+    if (heap_.empty() || heap_.top().t > n) {
+      // Sleep until the next deadline or a post; with a poller, no longer than its interval.
+      double wait = heap_.empty() ? std::numeric_limits<double>::infinity() : heap_.top().t - n;
+      if (poll_) wait = std::min(wait, poll_interval_);
+      if (wait == std::numeric_limits<double>::infinity()) cv_.wait(lk);
+      else cv_.wait_for(lk, std::chrono::duration<double>(wait));
       continue;
     }
     Callback cb = std::move(const_cast<Item&>(heap_.top()).cb);

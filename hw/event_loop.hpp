@@ -42,6 +42,9 @@ class EventLoop {
 
   // Runs `start` on this thread, then callbacks until nothing is pending or fail() is called.
   void run(const Callback& start);
+  // Loop thread: also call `poll` on every turn of run() and at least every `interval` seconds (for sources that
+  // cannot wake the loop, such as MPI messages; the poll may post() or fail()). Set before run().
+  void set_poller(Callback poll, double interval);
   // Thread-safe: stop the loop; the first message is kept.
   void fail(const std::string& message);
   bool failed() const;
@@ -70,6 +73,8 @@ class EventLoop {
   std::string failure_;
   bool failed_ = false;
   uint64_t callbacks_ = 0;
+  Callback poll_;
+  double poll_interval_ = 0;
 };
 
 }  // namespace dualpath::hw

@@ -1,119 +1,31 @@
 #include "hw/hw_backend.hpp"
 
-#include <algorithm>
 #include <cmath>
-#include <cstdlib>
-#include <cstring>
-#include <filesystem>
-#include <mutex>
 #include <stdexcept>
+
+#include "hw/node_resources.hpp"
 
 namespace dualpath::hw {
 
-namespace {
-
-// One transfer split into chunks over the staging regions; completions arrive on the transport thread.
-struct TransferJob {
-  std::mutex mu;
-  Transport* tr = nullptr;
-  int src = 0, dst = 0;
-  size_t region = 0, chunk = 0;
-  uint64_t left = 0;     // bytes not yet issued
-  size_t offset = 0;     // next offset in the regions (wraps)
-  int inflight = 0;
-  std::string error;
-  std::function<void(const std::string&)> finish;
-
-  // Issues chunks up to `depth` in flight. Called with mu held; may call finish (after unlocking).
-  void pump(std::unique_lock<std::mutex>& lk, int depth, const std::shared_ptr<TransferJob>& self) {
-    while (left > 0 && inflight < depth && error.empty()) {
-      if (offset >= region) offset = 0;
-      const size_t n = static_cast<size_t>(std::min<uint64_t>({left, chunk, region - offset}));
-      const size_t off = offset;
-      offset += n, left -= n, ++inflight;
-      lk.unlock();
-      // Receiver-initiated one-sided read (RDMA READ semantics): complete when the bytes are at the destination.
-      tr->get(src, off, dst, off, n, [self, depth](const std::string& err) {
-        std::unique_lock l(self->mu);
-        --self->inflight;
-        if (!err.empty() && self->error.empty()) self->error = err;
-        self->pump(l, depth, self);
-      });
-      lk.lock();
-    }
-    if (inflight == 0 && (left == 0 || !error.empty()) && finish) {
-      auto f = std::move(finish);
-      finish = nullptr;
-      const std::string e = error;
-      lk.unlock();
-      f(e);
-      lk.lock();
-    }
-  }
-};
-
-}  // namespace
-
-HwBackend::HwBackend(const Scenario& sc, const HwOptions& options) : opt_(options) {
-  nodes_ = sc.deployment.prefill_nodes + sc.deployment.decode_nodes;
-  gpus_ = nodes_ * sc.topology.gpus_per_node;
-  snic_rate_ = options.snic_rate > 0 ? options.snic_rate : sc.topology.snic_bw;
-  const double block = sc.model.kv_bytes_per_token() * sc.policy.block_tokens;
-  if (!(block >= 1)) throw std::invalid_argument("hw: a Full Block must hold at least one byte");
-  block_bytes_ = static_cast<size_t>(std::llround(block));
-  if (opt_.storage_dir.empty()) throw std::invalid_argument("hw: a storage directory is required");
-  if (!opt_.fault.empty() && opt_.fault != "missing-block")
-    throw std::invalid_argument("hw: unknown fault '" + opt_.fault + "' (missing-block)");
-  if (opt_.staging_bytes < 4096 || opt_.chunk_bytes == 0) throw std::invalid_argument("hw: staging too small");
-
-  // Start from an empty store: old block files would otherwise be indistinguishable from this run's.
-  std::error_code ec;
-  if (std::filesystem::exists(opt_.storage_dir, ec))
-    for (const auto& e : std::filesystem::directory_iterator(opt_.storage_dir))
-      if (e.path().extension() == ".blk") std::filesystem::remove(e.path(), ec);
-
-  BlockStoreOptions so;
-  so.dir = opt_.storage_dir;
-  so.block_bytes = block_bytes_;
-  so.nodes = nodes_;
-  so.read_rate = snic_rate_;
-  so.write_rate = snic_rate_;
-  so.io_uring = opt_.io_uring;
-  so.direct = opt_.direct;
-  so.verify_every = opt_.verify_every;
-  store_ = std::make_unique<BlockStore>(so);
-
-  TransportOptions to;
-  to.kind = opt_.transport;
-  to.tls = opt_.ucx_tls;
-  to.label = "kv";
-  kv_ = make_transport(to);
-  to.label = "model";
-  model_ = make_transport(to);
-
-  for (int r = 0; r < 2 * gpus_; ++r) {
-    void* p = std::aligned_alloc(4096, opt_.staging_bytes);
-    if (!p) throw std::bad_alloc();
-    std::memset(p, r, opt_.staging_bytes);  // touch the pages so the first transfers do not pay page faults
-    memory_.push_back(static_cast<char*>(p));
-    const int a = kv_->register_region(p, opt_.staging_bytes);
-    const int b = model_->register_region(p, opt_.staging_bytes);
-    if (a != r || b != r) throw std::logic_error("hw: transport region ids out of order");
-  }
-  stats_.node_read_bytes.assign(nodes_, 0);
-  stats_.node_write_bytes.assign(nodes_, 0);
-}
-
-HwBackend::~HwBackend() {
-  kv_.reset();
-  model_.reset();
-  store_.reset();
-  for (char* p : memory_) std::free(p);
+HwBackend::HwBackend(const Scenario& sc, EventLoop& loop, NodeLink& nodes) : loop_(loop), nodes_(nodes) {
+  nodes_n_ = sc.deployment.prefill_nodes + sc.deployment.decode_nodes;
+  gpus_per_node_ = sc.topology.gpus_per_node;
+  gpus_ = nodes_n_ * gpus_per_node_;
+  block_bytes_ = block_bytes_of(sc);
+  stats_.node_read_bytes.assign(nodes_n_, 0);
+  stats_.node_write_bytes.assign(nodes_n_, 0);
 }
 
 void HwBackend::fail(const std::string& what) {
   errors_.push_back(what);
   loop_.fail(what);
+}
+
+NodeLink::Reply HwBackend::reply(std::string what, Done done) {
+  return [this, what = std::move(what), done = std::move(done)](const std::string& err) {
+    if (err.empty()) done();
+    else fail(what + ": " + err);
+  };
 }
 
 bool HwBackend::run(const Done& start) {
@@ -140,55 +52,21 @@ std::vector<BlockKey> HwBackend::keys_of(const BlockRanges& blocks, double bytes
 }
 
 void HwBackend::storage_read(int node, const BlockRanges& blocks, double bytes, Done done) {
-  if (node < 0 || node >= nodes_) throw std::out_of_range("hw storage_read: node " + std::to_string(node));
+  if (node < 0 || node >= nodes_n_) throw std::out_of_range("hw storage_read: node " + std::to_string(node));
   ++stats_.storage_reads;
   stats_.requested_read_bytes += bytes;
   stats_.node_read_bytes[node] += bytes;
-  std::vector<BlockKey> keys = keys_of(blocks, bytes, "storage_read");
-  loop_.begin_op();
-  if (keys.empty()) {
-    loop_.post(std::move(done));
-    return;
-  }
-  store_->read_blocks(node, std::move(keys), [this, done = std::move(done), node](const std::string& err,
-                                                                                    BlockStore::Clock::time_point at) {
-    if (!err.empty()) {
-      loop_.post([this, err, node] { fail("storage read on node " + std::to_string(node) + ": " + err); });
-      return;
-    }
-    loop_.post_at(loop_.seconds_at(at), done);
-  });
+  nodes_.read(node, keys_of(blocks, bytes, "storage_read"),
+              reply("storage read on node " + std::to_string(node), std::move(done)));
 }
 
 void HwBackend::storage_write(int node, const BlockRanges& blocks, double bytes, Done done) {
-  if (node < 0 || node >= nodes_) throw std::out_of_range("hw storage_write: node " + std::to_string(node));
+  if (node < 0 || node >= nodes_n_) throw std::out_of_range("hw storage_write: node " + std::to_string(node));
   ++stats_.storage_writes;
   stats_.requested_write_bytes += bytes;
   stats_.node_write_bytes[node] += bytes;
-  auto keys = std::make_shared<std::vector<BlockKey>>(keys_of(blocks, bytes, "storage_write"));
-  loop_.begin_op();
-  if (keys->empty()) {
-    loop_.post(std::move(done));
-    return;
-  }
-  store_->write_blocks(node, *keys, 0,
-                       [this, keys, done = std::move(done), node](const std::string& err,
-                                                                 BlockStore::Clock::time_point at) {
-                         if (!err.empty()) {
-                           loop_.post([this, err, node] {
-                             fail("storage write on node " + std::to_string(node) + ": " + err);
-                           });
-                           return;
-                         }
-                         loop_.post_at(loop_.seconds_at(at), [this, keys, done] {
-                           if (opt_.fault == "missing-block" && !fault_done_) {
-                             fault_done_ = true;
-                             std::error_code ec;
-                             std::filesystem::remove(store_->path_of(keys->front()), ec);
-                           }
-                           done();
-                         });
-                       });
+  nodes_.write(node, keys_of(blocks, bytes, "storage_write"),
+               reply("storage write on node " + std::to_string(node), std::move(done)));
 }
 
 void HwBackend::transfer(Hop hop, Place src, Place dst, double bytes, TrafficClass cls, Done done) {
@@ -196,37 +74,17 @@ void HwBackend::transfer(Hop hop, Place src, Place dst, double bytes, TrafficCla
     throw std::out_of_range("hw transfer: gpu out of range");
   ++stats_.transfers;
   stats_.transferred_bytes += bytes;
-  loop_.begin_op();
   const uint64_t n = static_cast<uint64_t>(std::llround(std::max(0.0, bytes)));
-  if (n == 0) {
-    loop_.post(std::move(done));
-    return;
-  }
-  auto job = std::make_shared<TransferJob>();
-  job->tr = cls == TrafficClass::Kv ? kv_.get() : model_.get();
-  job->src = region(src);
-  job->dst = region(dst);
-  if (job->src == job->dst) job->dst = region(Place{src.loc == Loc::Hbm ? Loc::Dram : Loc::Hbm, src.gpu});
-  job->region = opt_.staging_bytes;
-  job->chunk = std::min(opt_.chunk_bytes, opt_.staging_bytes);
-  job->left = n;
-  job->finish = [this, done = std::move(done), hop](const std::string& err) {
-    if (!err.empty()) {
-      loop_.post([this, err, hop] { fail(std::string("transfer ") + hop_name(hop) + ": " + err); });
-      return;
-    }
-    loop_.post(done);
-  };
-  std::unique_lock lk(job->mu);
-  job->pump(lk, opt_.chunks_in_flight, job);
+  // The receiving node pulls (RDMA READ semantics): its agent owns the destination memory.
+  nodes_.pull(node_of(dst.gpu), cls, NodeAgent::region(src.gpu, src.loc), NodeAgent::region(dst.gpu, dst.loc), n,
+              reply(std::string("transfer ") + hop_name(hop), std::move(done)));
 }
 
 void HwBackend::compute(int gpu, const ComputeWork& work, Done done) {
   if (gpu < 0 || gpu >= gpus_) throw std::out_of_range("hw compute: gpu " + std::to_string(gpu));
-  // Emulated compute: no GPU work is done; the engine is busy for the cost model's predicted time.
   ++stats_.computes;
-  stats_.emulated_compute_seconds += work.seconds;
-  loop_.timer(std::max(0.0, work.seconds), std::move(done));
+  stats_.predicted_compute_seconds += work.seconds;
+  nodes_.compute(node_of(gpu), gpu, work, reply("compute on GPU " + std::to_string(gpu), std::move(done)));
 }
 
 void HwBackend::timer(double delay, Done done) {

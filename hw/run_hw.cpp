@@ -10,6 +10,9 @@
 #include "core/engine/cluster.hpp"
 #include "core/metrics/summary.hpp"
 #include "core/workload/agents.hpp"
+#include "hw/compute_setup.hpp"
+#include "hw/hw_backend.hpp"
+#include "hw/local_nodes.hpp"
 
 namespace dualpath::hw {
 
@@ -37,11 +40,23 @@ nlohmann::json link_summary(const HwStats& st, double rate, double span, int pre
 
 HwRunOutcome run_hw_scenario(const Scenario& sc, const std::string& scenario_dir, const std::string& out_dir,
                              const HwOptions& options) {
+  if (options.launch != "threads")
+    throw std::invalid_argument("hw: run_hw_scenario runs one process; --launch " + options.launch + " goes through run_mpi");
+  const ComputeSetup compute = make_compute_setup(sc, options, 0, sc.topology.gpus_per_node *
+                                                                      (sc.deployment.prefill_nodes + sc.deployment.decode_nodes));
+  clear_storage_dir(options.storage_dir);  // this run's block files must be the only ones
+  EventLoop loop;
+  LocalNodes nodes(sc, options, loop, compute.kernels, compute.description);
+  return drive_and_report(sc, scenario_dir, out_dir, options, loop, nodes);
+}
+
+HwRunOutcome drive_and_report(const Scenario& sc, const std::string& scenario_dir, const std::string& out_dir,
+                              const HwOptions& options, EventLoop& loop, NodeLink& nodes) {
   const auto wall0 = std::chrono::steady_clock::now();
   const Trace trace = load_workload_trace(sc.workload, scenario_dir);
   std::vector<Agent> agents = make_agents(trace, sc.workload);
 
-  HwBackend backend(sc, options);
+  HwBackend backend(sc, loop, nodes);
   Cluster cluster(sc, std::move(agents), backend);
   HwRunOutcome o;
   std::vector<std::string> errors;
@@ -58,53 +73,42 @@ HwRunOutcome run_hw_scenario(const Scenario& sc, const std::string& scenario_dir
   const RunSummary rs = summarize(cluster.requests(), cluster.totals());
   const auto f = cluster.features();
   const auto& st = backend.stats();
-  const auto ss = backend.storage_stats();
   const double span = rs.jct > 0 ? rs.jct : backend.now();
-  nlohmann::json hw = {
-      {"mode", "single process (threads)"},
-      {"compute",
-       "emulated: each compute() waits the cost model's predicted seconds; no GPU kernel runs"},
-      {"storage_engine", backend.storage_engine()},
-      {"storage_dir", options.storage_dir},
-      {"snic_rate_bytes_per_s", backend.snic_rate()},
-      {"block_bytes", backend.block_bytes()},
-      {"kv_transport", backend.kv_transport()},
-      {"model_transport", backend.model_transport()},
-      {"transport_fallback", backend.transport_fallback()},
-      {"storage",
-       {{"reads", st.storage_reads},
-        {"writes", st.storage_writes},
-        {"requested_read_bytes", st.requested_read_bytes},
-        {"requested_write_bytes", st.requested_write_bytes},
-        {"file_bytes_read", ss.bytes_read},
-        {"file_bytes_written", ss.bytes_written},
-        {"blocks_read", ss.blocks_read},
-        {"blocks_written", ss.blocks_written},
-        {"blocks_verified", ss.blocks_verified},
-        {"verify_every", options.verify_every},
-        {"errors", ss.errors}}},
-      {"transfers", {{"count", st.transfers}, {"bytes", st.transferred_bytes}}},
-      {"emulated_compute_seconds", st.emulated_compute_seconds},
-      {"errors", errors},
-  };
+  const double snic_rate = options.snic_rate > 0 ? options.snic_rate : sc.topology.snic_bw;
+  nlohmann::json hw = nodes.report();
+  for (const auto& e : hw.value("errors", nlohmann::json::array())) errors.push_back(e.get<std::string>());
+  const bool real = hw.value("compute_real", false);
+  hw["storage_dir"] = options.storage_dir;
+  hw["snic_rate_bytes_per_s"] = snic_rate;
+  hw["block_bytes"] = backend.block_bytes();
+  hw["storage"]["reads"] = st.storage_reads;
+  hw["storage"]["writes"] = st.storage_writes;
+  hw["storage"]["requested_read_bytes"] = st.requested_read_bytes;
+  hw["storage"]["requested_write_bytes"] = st.requested_write_bytes;
+  hw["storage"]["verify_every"] = options.verify_every;
+  hw["transfers"] = {{"count", st.transfers}, {"bytes", st.transferred_bytes}};
+  hw["predicted_compute_seconds"] = st.predicted_compute_seconds;
+  hw["errors"] = errors;
   nlohmann::json summary = {
       {"scenario", sc.name},
       {"policy", sc.policy.name},
       {"backend", "hw"},
-      {"compute", "emulated"},
+      {"compute", real ? "measured" : "emulated"},
       {"features",
        {{"layerwise", f.layerwise}, {"dual_path", f.dual_path}, {"scheduler", f.scheduler}, {"bypass_io", f.bypass_io}}},
       {"qos", sc.policy.qos.enabled},
-      {"complete", cluster.finished() && o.ok},
+      {"complete", cluster.finished() && errors.empty()},
       {"rounds_total", cluster.rounds_total()},
       {"alpha_tokens", cluster.view().alpha_tokens},
       {"beta_tokens", cluster.view().beta_tokens},
       {"peak_dram_buffer_fraction", cluster.peak_buffer_fraction()},
       {"results", to_json(rs)},
-      {"links", link_summary(st, backend.snic_rate(), span, sc.deployment.prefill_nodes)},
+      {"links", link_summary(st, snic_rate, span, sc.deployment.prefill_nodes)},
       {"hw", hw},
       {"config", scenario_to_json(sc)},
   };
+  o.ok = errors.empty();
+  if (!o.ok && o.failure.empty()) o.failure = errors.front();
   std::filesystem::create_directories(out_dir);
   std::ofstream(out_dir + "/summary.json") << std::setw(2) << summary << '\n';
   {

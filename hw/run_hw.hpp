@@ -1,5 +1,5 @@
-// `dualpath hw run`: one scenario on the hardware body in single-process mode (the core on the calling thread,
-// storage and transport workers on their own threads). Writes the simulator's formats with measured times:
+// `dualpath hw run`: one scenario on the hardware body, in single-process mode (the core on the calling thread,
+// storage and transport workers on their own threads) or over MPI (the core in rank 0, one node agent per rank). Writes the simulator's formats with measured times:
 // summary.json (plus "backend": "hw", "compute": "emulated" and an "hw" object saying what moved the bytes)
 // and requests.csv.
 #pragma once
@@ -9,7 +9,9 @@
 #include <nlohmann/json.hpp>
 
 #include "core/config/scenario.hpp"
-#include "hw/hw_backend.hpp"
+#include "hw/event_loop.hpp"
+#include "hw/hw_options.hpp"
+#include "hw/node_link.hpp"
 
 namespace dualpath::hw {
 
@@ -18,12 +20,19 @@ struct HwRunOutcome {
   bool ok = false;          // every round completed with no storage/transport error
   std::string failure;      // why not
   double wall_seconds = 0;
+  bool node_process = false;  // mpi: this process served a node (rank > 0); it wrote nothing and prints nothing
+  bool abort_job = false;     // mpi: a node process hung; after reporting, end the job with end_mpi_job()
 };
 
 // scenario_dir resolves relative trace paths; out_dir is created. Throws InputError on bad input. A storage or
 // transport error, or a stall, does not throw: the summary is still written with "complete": false and the
 // errors, and the outcome says why.
+// With options.launch == "mpi" this is the scheduler rank's part (rank 0); node ranks call run_mpi_node().
 HwRunOutcome run_hw_scenario(const Scenario& scenario, const std::string& scenario_dir, const std::string& out_dir,
                              const HwOptions& options);
+
+// Both launch modes: runs the core on `loop` against `nodes` and writes summary.json / requests.csv.
+HwRunOutcome drive_and_report(const Scenario& scenario, const std::string& scenario_dir, const std::string& out_dir,
+                              const HwOptions& options, EventLoop& loop, NodeLink& nodes);
 
 }  // namespace dualpath::hw

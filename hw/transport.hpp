@@ -11,7 +11,9 @@
 #include <cstddef>
 #include <functional>
 #include <memory>
+#include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace dualpath::hw {
 
@@ -29,6 +31,17 @@ class Transport {
   virtual void put(int src, size_t src_off, int dst, size_t dst_off, size_t len, Completion done) = 0;
   // Reads len bytes of region src at src_off into region dst at dst_off (one-sided get issued by the receiver).
   virtual void get(int src, size_t src_off, int dst, size_t dst_off, size_t len, Completion done) = 0;
+
+  // Multi-process mode (TransportOptions::peer_mode; one transport per process and traffic class). After
+  // registering this process's regions, export_peer() returns what a peer needs to reach them (the worker address,
+  // each region's address and packed remote key). connect_peers() takes every process's export in rank order (this
+  // one's included, at `self`) and replaces the region table by the concatenation of all processes' regions in that
+  // order, so region ids become global. get() must then write a local region and put() read one.
+  virtual std::string export_peer() { throw std::logic_error(name() + " has no multi-process mode"); }
+  virtual void connect_peers(const std::vector<std::string>& exports, int self) {
+    (void)exports, (void)self;
+    throw std::logic_error(name() + " has no multi-process mode");
+  }
 };
 
 struct TransportOptions {
@@ -36,6 +49,7 @@ struct TransportOptions {
   std::string label;          // "kv" or "model": which traffic this context carries
   std::string tls;            // UCX_TLS to use when the environment does not set UCX_TLS ("" = UCX default)
   int service_level = -1;     // InfiniBand service level for this traffic class (-1: leave UCX's default)
+  bool peer_mode = false;     // multi-process: one worker, endpoints to every process (export_peer/connect_peers)
 };
 
 // UCX when asked and it initialises; otherwise a memcpy transport whose name() says why (is_fallback()).

@@ -1,0 +1,29 @@
+// Options of a hardware run (dualpath hw run): where the block files go, how each node's SNIC is emulated, what
+// moves the bytes, how compute runs, and how the processes are launched.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+namespace dualpath::hw {
+
+struct HwOptions {
+  std::string storage_dir;         // block files go here (created; emptied of old block files at start)
+  double snic_rate = 0;            // bytes/s per node SNIC, reads and writes each (0 = the topology's snic_bw)
+  bool io_uring = true;            // false: pread/pwrite thread pool
+  bool direct = true;              // O_DIRECT where the file system allows it
+  int verify_every = 1;            // verify the checksum of every k-th block read (0 = never)
+  std::string transport = "ucx";   // "ucx" | "memcpy" (single process only)
+  std::string ucx_tls = "posix,self";  // used when UCX_TLS is not set in the environment
+  size_t staging_bytes = 8u << 20; // per emulated memory region
+  size_t chunk_bytes = 4u << 20;   // largest single RMA operation
+  int chunks_in_flight = 2;        // per transfer
+  std::string compute = "emulated";  // "emulated" | "auto" (CUDA when a device is usable) | "cuda" (required)
+  std::string launch = "threads";  // "threads": one process; "mpi": rank 0 schedules, rank 1+n serves node n
+  double op_timeout = 120;         // mpi: seconds an operation may stay unanswered before the run stops
+  // Fault injection for tests: "missing-block" deletes the first block file right after it is written, so the
+  // first read that touches it fails; "node-silent" (mpi) makes node 0 stop answering after its first reads.
+  std::string fault;
+};
+
+}  // namespace dualpath::hw
