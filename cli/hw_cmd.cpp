@@ -12,6 +12,7 @@
 #include <iomanip>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <sstream>
 
 #include "cli/commands.hpp"
@@ -20,6 +21,7 @@
 #include "core/config/units.hpp"
 #ifdef DUALPATH_HAVE_HW
 #include "hw/calibrate.hpp"
+#include "hw/node_resources.hpp"
 #include "hw/run_hw.hpp"
 #ifdef DUALPATH_HW_RANKS
 #include "hw/mpi_launch.hpp"
@@ -32,6 +34,7 @@ namespace {
 struct HwRunArgs {
   std::string scenario, out, storage_dir, snic_rate, transport = "ucx", ucx_tls = "posix,self", fault;
   std::string launch = "threads", compute = "emulated";
+  std::vector<std::string> overlays;
   double op_timeout = 120;
   std::vector<std::string> overrides;
   bool no_uring = false, buffered = false, keep_storage = false, quiet = false;
@@ -39,7 +42,9 @@ struct HwRunArgs {
 };
 
 struct HwCalArgs {
-  std::string storage_dir, out, block_size = "1 MiB", transport = "ucx", ucx_tls = "posix,self";
+  std::string storage_dir, out, block_size, transport = "ucx", ucx_tls = "posix,self", scenario, snic_rate;
+  std::string compute = "emulated";
+  std::vector<std::string> overrides, overlays;
   int blocks = 256;
   bool no_uring = false, buffered = false;
 };
@@ -98,6 +103,7 @@ bool under_mpi_launcher() {
   std::ostringstream t;
   t << std::setprecision(17) << a.op_timeout;
   args.insert(args.end(), {"--op-timeout", t.str()});
+  for (const auto& o : a.overlays) args.insert(args.end(), {"--overlay", o});
   for (const auto& o : a.overrides) args.insert(args.end(), {"--set", o});
   if (!a.snic_rate.empty()) args.insert(args.end(), {"--snic-rate", a.snic_rate});
   if (a.no_uring) args.push_back("--no-io-uring");
@@ -136,7 +142,7 @@ void hw_run(const HwRunArgs& a) {
   if (a.compute != "emulated" && a.compute != "auto" && a.compute != "cuda")
     throw InputError("--compute", "expected emulated, auto or cuda, found '" + a.compute + "'");
   if (!(a.op_timeout > 0)) throw InputError("--op-timeout", "expected seconds > 0");
-  const Scenario sc = load_scenario(a.scenario, overrides);
+  const Scenario sc = load_scenario(a.scenario, overrides, a.overlays);
   const std::string out = !a.out.empty() ? a.out : sc.outputs.dir + "/" + sc.name + "-hw";
   hw::HwOptions opt;
   opt.storage_dir = !a.storage_dir.empty() ? a.storage_dir : out + "/storage";
@@ -223,34 +229,65 @@ void hw_calibrate(const HwCalArgs& a) {
   hw::CalibrateOptions o;
   o.storage_dir = !a.storage_dir.empty() ? a.storage_dir : std::filesystem::temp_directory_path().string() +
                                                                    "/dualpath-calibrate";
-  double bs = 0;
-  try {
-    bs = units::parse_bytes(a.block_size);
-  } catch (const units::UnitError& e) {
-    throw InputError("--block-size", e.what());
+  std::optional<Scenario> sc;
+  if (!a.scenario.empty()) sc = load_scenario(a.scenario, a.overrides, a.overlays);
+  else if (!a.overrides.empty() || !a.overlays.empty())
+    throw InputError("dualpath hw calibrate", "--set and --overlay need --scenario");
+  double bs = sc ? static_cast<double>(hw::block_bytes_of(*sc)) : double(1 << 20);
+  if (!a.block_size.empty()) {
+    try {
+      bs = units::parse_bytes(a.block_size);
+    } catch (const units::UnitError& e) {
+      throw InputError("--block-size", e.what());
+    }
   }
   if (bs < 1 || a.blocks < 1) throw InputError("dualpath hw calibrate", "--block-size and --blocks must be >= 1");
+  if (a.compute != "emulated" && a.compute != "auto" && a.compute != "cuda")
+    throw InputError("--compute", "expected emulated, auto or cuda, found '" + a.compute + "'");
+  if (a.compute != "emulated" && !sc) throw InputError("--compute", "the GPU part needs --scenario (its model and GPU)");
   o.block_bytes = static_cast<size_t>(bs);
   o.blocks = a.blocks;
   o.io_uring = !a.no_uring;
   o.direct = !a.buffered;
   o.transport = a.transport;
   o.ucx_tls = a.ucx_tls;
-  const auto j = hw::calibrate(o);
-  const std::string text = j.dump(2);
-  if (!a.out.empty()) {
-    std::ofstream(a.out) << text << '\n';
+  o.compute = a.compute;
+  if (!a.snic_rate.empty()) {
+    o.snic_rate = parse_rate(a.snic_rate);
+    if (!(o.snic_rate > 0)) throw InputError("--snic-rate", "expected a bandwidth > 0");
   }
-  const auto& s = j["storage"];
-  const auto& t = j["transport"];
+  if (sc) o.model = &sc->model, o.gpu = &sc->topology.gpu;
+  char host[256] = "";
+  ::gethostname(host, sizeof host - 1);
+  o.description = std::string("dualpath hw calibrate on ") + host + (sc ? " for " + sc->name : std::string()) +
+                  (o.snic_rate > 0 ? ", SNIC emulated at " + a.snic_rate : std::string());
+  nlohmann::json j;
+  try {
+    j = hw::calibrate(o);
+  } catch (const std::runtime_error& e) {
+    std::cerr << "dualpath: hw calibrate failed: " << e.what() << "\n";
+    throw CLI::RuntimeError(kExitFailure);
+  }
+  if (!a.out.empty()) std::ofstream(a.out) << j.dump(2) << '\n';
+  const auto& m = j["measured"];
+  const auto& s = m["storage"];
+  const auto& t = m["transport"];
   std::cout << "storage (" << s["engine"].get<std::string>() << "): write "
             << fmt(s["write_bytes_per_s"].get<double>() / 1e9) << " GB/s, read "
             << fmt(s["read_bytes_per_s"].get<double>() / 1e9) << " GB/s (" << s["blocks"] << " blocks of "
-            << s["block_bytes"] << " B, " << s["blocks_verified"] << " verified)\n"
-            << "transport (" << t["name"].get<std::string>() << "): put " << fmt(t["put_bytes_per_s"].get<double>() / 1e9)
-            << " GB/s, get " << fmt(t["get_bytes_per_s"].get<double>() / 1e9) << " GB/s\n"
-            << "not measured: H2D/D2H and kernel times (no GPU)\n";
-  if (!a.out.empty()) std::cout << "written to " << a.out << "\n";
+            << s["block_bytes"] << " B, " << s["blocks_verified"] << " verified)\n";
+  if (m.contains("snic"))
+    std::cout << "paced SNIC at " << fmt(m["snic"]["rate_bytes_per_s"].get<double>() / 1e6, 1) << " MB/s: KV payload read "
+              << fmt(m["snic"]["read_payload_bytes_per_s"].get<double>() / 1e6, 2) << " MB/s, write "
+              << fmt(m["snic"]["write_payload_bytes_per_s"].get<double>() / 1e6, 2) << " MB/s\n";
+  std::cout << "transport (" << t["name"].get<std::string>() << "): put " << fmt(t["put_bytes_per_s"].get<double>() / 1e9)
+            << " GB/s, get " << fmt(t["get_bytes_per_s"].get<double>() / 1e9) << " GB/s\n";
+  if (m["gpu"].value("available", false))
+    std::cout << "gpu: " << m["gpu"]["device"].dump() << "; fitted " << m["gpu"]["overrides"].dump() << "\n";
+  else
+    std::cout << "gpu: not measured (" << m["gpu"].value("reason", std::string("?")) << ")\n";
+  std::cout << "overlay set: " << j["set"].dump() << "\n";
+  if (!a.out.empty()) std::cout << "written to " << a.out << " (use: dualpath run SCENARIO --overlay " << a.out << ")\n";
 #else
   (void)a;
   no_hw("hw calibrate");
@@ -269,6 +306,7 @@ void register_hw_commands(CLI::App& app) {
               "--allow-run-as-root; on few cores --oversubscribe)");
   run->add_option("scenario", ra->scenario, "Scenario JSON file")->required();
   run->add_option("--set", ra->overrides, "Override a field: path=value")->take_all()->allow_extra_args(false);
+  run->add_option("--overlay", ra->overlays, "Apply an overlay file before --set (repeatable)");
   run->add_option("--out", ra->out, "Results folder (default: <outputs.dir>/<scenario name>-hw)");
   run->add_option("--storage-dir", ra->storage_dir, "Folder for the block files (default: <out>/storage)");
   run->add_option("--snic-rate", ra->snic_rate,
@@ -290,10 +328,16 @@ void register_hw_commands(CLI::App& app) {
   run->callback([ra] { hw_run(*ra); });
 
   auto ca = std::make_shared<HwCalArgs>();
-  CLI::App* cal = hw->add_subcommand("calibrate", "Measure storage and transport rates on this machine");
+  CLI::App* cal = hw->add_subcommand("calibrate", "Measure this machine (storage, paced SNIC, transport, GPU) and "
+                                                  "write an overlay for dualpath run --overlay");
+  cal->add_option("--scenario", ca->scenario, "Take the block size, model and GPU from this scenario");
+  cal->add_option("--set", ca->overrides, "Override a scenario field: path=value")->take_all()->allow_extra_args(false);
+  cal->add_option("--overlay", ca->overlays, "Apply an overlay file to the scenario (repeatable)");
+  cal->add_option("--snic-rate", ca->snic_rate, "Also measure one node's SNIC paced at this rate, e.g. \"20 MB/s\"");
+  cal->add_option("--compute", ca->compute, "emulated (default: no GPU part), auto (GPU if usable), cuda (required)");
   cal->add_option("--storage-dir", ca->storage_dir, "Folder for the test block files (default: a temp folder)");
-  cal->add_option("--out", ca->out, "Write the measurements and simulator overrides to this JSON file");
-  cal->add_option("--block-size", ca->block_size, "Block size (default 1 MiB)");
+  cal->add_option("--out", ca->out, "Write the overlay (measurements + \"set\") to this JSON file");
+  cal->add_option("--block-size", ca->block_size, "Block size (default: the scenario's Full Block, else 1 MiB)");
   cal->add_option("--blocks", ca->blocks, "Blocks written and read (default 256)");
   cal->add_option("--transport", ca->transport, "ucx (default) or memcpy");
   cal->add_option("--ucx-tls", ca->ucx_tls, "UCX transports when UCX_TLS is unset (default posix,self)");

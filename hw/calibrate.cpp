@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "hw/block_store.hpp"
+#include "hw/gpu/gpu_calibrate.hpp"
 #include "hw/transport.hpp"
 
 namespace dualpath::hw {
@@ -124,15 +125,55 @@ nlohmann::json calibrate(const CalibrateOptions& o) {
                         {"put_bytes_per_s", put},
                         {"get_bytes_per_s", get}};
   }
-  const double rd = out["storage"]["read_bytes_per_s"].get<double>();
-  const double wr = out["storage"]["write_bytes_per_s"].get<double>();
-  const double tg = out["transport"]["get_bytes_per_s"].get<double>();
-  // What a simulator run of this machine would use: one storage server per node, the measured rates.
+  // Paced SNIC: what one emulated node delivers in KV payload bytes per second (the store paces file bytes).
+  if (o.snic_rate > 0) {
+    BlockStoreOptions so;
+    so.dir = o.storage_dir;
+    so.block_bytes = o.block_bytes;
+    so.io_uring = o.io_uring;
+    so.direct = o.direct;
+    so.read_rate = o.snic_rate;
+    so.write_rate = o.snic_rate;
+    so.verify_every = 1;
+    BlockStore store(so);
+    std::vector<BlockKey> keys;
+    for (int i = 0; i < o.paced_blocks; ++i) keys.push_back(BlockKey{(1u << 30) + 1, static_cast<uint32_t>(i)});
+    auto t0 = std::chrono::steady_clock::now();
+    std::string err = store.write_sync(0, keys);
+    const double tw = seconds_since(t0);
+    if (!err.empty()) throw std::runtime_error("calibrate: " + err);
+    t0 = std::chrono::steady_clock::now();
+    err = store.read_sync(0, keys);
+    const double tr = seconds_since(t0);
+    if (!err.empty()) throw std::runtime_error("calibrate: " + err);
+    for (const auto& k : keys) std::filesystem::remove(store.path_of(k));
+    const double payload = static_cast<double>(o.block_bytes) * o.paced_blocks;
+    out["snic"] = {{"rate_bytes_per_s", o.snic_rate},
+                   {"block_bytes", o.block_bytes},
+                   {"file_bytes_per_block", store.file_bytes(o.block_bytes)},
+                   {"blocks", o.paced_blocks},
+                   {"read_payload_bytes_per_s", payload / tr},
+                   {"write_payload_bytes_per_s", payload / tw},
+                   {"note", "KV payload bytes per second through one node's paced SNIC; the pacing counts file "
+                            "bytes (64 B header, 4 KiB padding), so this is below the rate"}};
+  }
+  nlohmann::json gpu = {{"available", false}, {"reason", "not asked (--compute emulated)"}};
+  if (o.compute != "emulated" && o.model && o.gpu) {
+    gpu = calibrate_gpu(*o.model, *o.gpu);
+    if (o.compute == "cuda" && !gpu.value("available", false))
+      throw std::runtime_error("calibrate: --compute cuda but no usable GPU: " + gpu.value("reason", std::string("?")));
+  }
+  out["gpu"] = gpu;
+
+  // The overlay: what a simulator run of this machine should use (one storage server per node).
   auto rate = [](double v) { return std::to_string(static_cast<long long>(v)) + " B/s"; };
-  out["overrides"] = {"topology.storage.ssd_read_bw=" + rate(rd), "topology.storage.ssd_write_bw=" + rate(wr),
-                      "topology.cnic_bw=" + rate(tg)};
-  out["not_measured"] = {"H2D/D2H bandwidth and per-layer kernel times (no GPU on this machine)"};
-  return out;
+  nlohmann::json set = {{"topology.storage.ssd_read_bw", rate(out["storage"]["read_bytes_per_s"].get<double>())},
+                        {"topology.storage.ssd_write_bw", rate(out["storage"]["write_bytes_per_s"].get<double>())},
+                        {"topology.cnic_bw", rate(out["transport"]["get_bytes_per_s"].get<double>())}};
+  if (out.contains("snic")) set["topology.snic_bw"] = rate(out["snic"]["read_payload_bytes_per_s"].get<double>());
+  if (gpu.value("available", false))
+    for (const auto& [k, v] : gpu["overrides"].items()) set[k] = v;
+  return {{"overlay", 1}, {"description", o.description}, {"measured", out}, {"set", set}};
 }
 
 }  // namespace dualpath::hw

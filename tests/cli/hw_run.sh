@@ -10,8 +10,9 @@ bin="$1"; root="$2"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 py=/usr/bin/python3; [ -x "$py" ] || py=python3
 
-if ! "$bin" hw run --help > /dev/null 2>&1 || "$bin" hw run "$root/hw/scenarios/tiny-1p1d.json" --out "$tmp/probe" \
-     --set workload.agents=0 2>&1 | grep -q "no hardware backend"; then
+# (The probe's output is captured first: under pipefail its own exit code would hide grep's match.)
+probe=$("$bin" hw run "$root/hw/scenarios/tiny-1p1d.json" --out "$tmp/probe" --set workload.agents=0 2>&1 || true)
+if ! "$bin" hw run --help > /dev/null 2>&1 || grep -q "no hardware backend" <<< "$probe"; then
   echo "SKIP: this build has no hardware backend (DUALPATH_BUILD_HW=OFF)"; exit 77
 fi
 
