@@ -17,10 +17,11 @@ ComputeSetup make_compute_setup(const Scenario& sc, const HwOptions& opt, int fi
     throw std::invalid_argument("hw: unknown compute '" + opt.compute + "' (emulated | auto | cuda)");
   // One device object (one stream) per emulated GPU; several may share one physical GPU (e.g. PE and DE of a 1P1D
   // on one card), each taking device ordinal (gpu index) modulo the devices present.
+  const int present = cuda_device_count();
   for (int g = 0; g < gpus; ++g) {
     ComputeOptions co;
     co.mode = opt.compute;
-    co.device = first_gpu + g;
+    co.device = present > 0 ? (first_gpu + g) % present : first_gpu + g;
     std::shared_ptr<ComputeDevice> d = make_compute_device(sc.model, co);
     if (!d->real()) {
       s.devices.clear();

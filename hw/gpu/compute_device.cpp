@@ -34,6 +34,14 @@ bool built_with_cuda() {
 #endif
 }
 
+int cuda_device_count() {
+#ifdef DUALPATH_HAVE_CUDA
+  return cuda::device_count();
+#else
+  return 0;
+#endif
+}
+
 std::string cuda_unusable_reason(int device) {
 #ifdef DUALPATH_HAVE_CUDA
   return cuda::probe(device);

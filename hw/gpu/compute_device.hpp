@@ -37,6 +37,9 @@ std::unique_ptr<ComputeDevice> make_compute_device(const ModelSpec& model, const
 // and text, e.g. "cudaErrorNoDevice: no CUDA-capable device is detected").
 std::string cuda_unusable_reason(int device);
 
+// CUDA devices the runtime sees (0 when none, no driver, or built without CUDA).
+int cuda_device_count();
+
 // True when this build has the CUDA device (DUALPATH_WITH_CUDA).
 bool built_with_cuda();
 

@@ -214,6 +214,11 @@ class CudaDevice final : public ComputeDevice {
 
 }  // namespace
 
+int device_count() {
+  int n = 0;
+  return cudaGetDeviceCount(&n) == cudaSuccess ? n : 0;
+}
+
 std::string probe(int device) {
   int n = 0;
   if (const cudaError_t e = cudaGetDeviceCount(&n); e != cudaSuccess) return cuda_error(e);

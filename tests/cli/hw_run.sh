@@ -77,3 +77,26 @@ assert s["complete"] is False, "summary must say the run is incomplete"
 assert any("missing block file" in e for e in s["hw"]["errors"]), s["hw"]["errors"]
 print("ok   a missing block file stops the run: exit 1, summary lists:", s["hw"]["errors"][0])
 PY
+
+# Compute selection: "auto" without a usable GPU falls back to the emulated timer and says why; "cuda" refuses.
+"$bin" hw run "$sc" --set model.kv_bytes_per_token_layer=64B --set workload.agents=2 --snic-rate "20 MB/s" \
+  --compute auto --out "$tmp/auto" --storage-dir "$tmp/store-auto" --quiet
+"$py" - "$tmp/auto/summary.json" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+c = s["hw"]["compute"]
+if s["compute"] == "emulated":
+    assert "(" in c and ("CUDA" in c or "cuda" in c), c
+    print("ok   --compute auto without a usable GPU runs emulated and says why:", c)
+else:
+    print("ok   --compute auto found a GPU:", c)
+PY
+set +e
+"$bin" hw run "$sc" --set workload.agents=2 --compute cuda --out "$tmp/cuda" --storage-dir "$tmp/store-cuda" \
+  > /dev/null 2> "$tmp/cuda.err"
+rc=$?
+set -e
+if [ "$rc" -ne 0 ]; then
+  grep -q "cuda" "$tmp/cuda.err" || { echo "FAIL --compute cuda failed without naming CUDA:"; cat "$tmp/cuda.err"; exit 1; }
+  echo "ok   --compute cuda without a usable GPU stops with exit $rc: $(head -1 "$tmp/cuda.err")"
+fi
