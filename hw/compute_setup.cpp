@@ -37,6 +37,10 @@ ComputeSetup make_compute_setup(const Scenario& sc, const HwOptions& opt, int fi
                                    std::function<void(double, const std::string&)> done) {
     devices.at(static_cast<size_t>(gpu - first_gpu))->run(work, std::move(done));
   };
+  s.copies = [devices, first_gpu](int gpu, bool to_device, uint64_t bytes,
+                                  std::function<void(double, const std::string&)> done) {
+    devices.at(static_cast<size_t>(gpu - first_gpu))->copy(to_device, bytes, std::move(done));
+  };
   return s;
 }
 

@@ -17,6 +17,7 @@ class ComputeDevice;
 
 struct ComputeSetup {
   NodeAgent::KernelRunner kernels;  // empty: emulated
+  NodeAgent::CopyRunner copies;     // empty: H2D/D2H go through the transport
   std::string description;
   bool real = false;
   std::vector<std::shared_ptr<ComputeDevice>> devices;  // one per GPU served (kept alive by the runner too)

@@ -12,13 +12,15 @@ nlohmann::json agent_report(const NodeAgent& a) {
           {"blocks_read", s.blocks_read},
           {"blocks_written", s.blocks_written},
           {"pulled_bytes", s.pulled_bytes},
+          {"gpu_copies", s.gpu_copies},
+          {"gpu_copy_seconds", s.gpu_copy_seconds},
           {"emulated_compute_seconds", s.emulated_compute_seconds},
           {"measured_compute_seconds", s.measured_compute_seconds},
           {"predicted_compute_seconds", s.predicted_compute_seconds}};
 }
 
 LocalNodes::LocalNodes(const Scenario& sc, const HwOptions& opt, EventLoop& loop, NodeAgent::KernelRunner kernels,
-                       std::string compute_description)
+                       std::string compute_description, NodeAgent::CopyRunner copies)
     : compute_(std::move(compute_description)) {
   const int nodes = sc.deployment.prefill_nodes + sc.deployment.decode_nodes;
   res_ = make_node_resources(sc, opt, 0, nodes * sc.topology.gpus_per_node, nodes, false);
@@ -28,7 +30,8 @@ LocalNodes::LocalNodes(const Scenario& sc, const HwOptions& opt, EventLoop& loop
   ao.chunks_in_flight = opt.chunks_in_flight;
   if (opt.fault == "missing-block") ao.fault = opt.fault;
   for (int n = 0; n < nodes; ++n) {
-    agents_.push_back(std::make_unique<NodeAgent>(n, loop, *res_->store, n, *res_->kv, *res_->model, ao, kernels));
+    agents_.push_back(
+        std::make_unique<NodeAgent>(n, loop, *res_->store, n, *res_->kv, *res_->model, ao, kernels, copies));
   }
 }
 

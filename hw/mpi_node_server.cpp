@@ -17,7 +17,7 @@ void serve_node(int node, const HwOptions& opt, NodeResources& res, const Comput
   ao.chunk_bytes = opt.chunk_bytes;
   ao.chunks_in_flight = opt.chunks_in_flight;
   if (opt.fault == "missing-block") ao.fault = opt.fault;
-  NodeAgent agent(node, loop, *res.store, 0, *res.kv, *res.model, ao, compute.kernels);
+  NodeAgent agent(node, loop, *res.store, 0, *res.kv, *res.model, ao, compute.kernels, compute.copies);
   std::vector<std::string> errors;
   bool stopping = false;
   uint64_t answered_reads = 0;

@@ -52,9 +52,9 @@ struct TransferJob {
 }  // namespace
 
 NodeAgent::NodeAgent(int node, EventLoop& loop, BlockStore& store, int store_node, Transport& kv, Transport& model,
-                     NodeAgentOptions options, KernelRunner kernels)
+                     NodeAgentOptions options, KernelRunner kernels, CopyRunner copies)
     : node_(node), loop_(loop), store_(store), store_node_(store_node), kv_(kv), model_(model),
-      opt_(std::move(options)), kernels_(std::move(kernels)) {
+      opt_(std::move(options)), kernels_(std::move(kernels)), copies_(std::move(copies)) {
   if (!opt_.fault.empty() && opt_.fault != "missing-block")
     throw std::invalid_argument("hw: unknown fault '" + opt_.fault + "' (missing-block)");
   if (opt_.staging_bytes < 4096 || opt_.chunk_bytes == 0) throw std::invalid_argument("hw: staging too small");
@@ -107,6 +107,18 @@ void NodeAgent::pull(TrafficClass cls, int src_region, int dst_region, uint64_t 
   loop_.begin_op();
   if (bytes == 0) {
     loop_.post([done = std::move(done)] { done(""); });
+    return;
+  }
+  if (copies_ && src_region != dst_region && src_region / 2 == dst_region / 2) {
+    // A GPU's own DRAM <-> HBM (H2D/D2H of a Layer Block): the GPU's copy engine moves it from pinned memory.
+    ++stats_.gpu_copies;
+    copies_(src_region / 2, dst_region % 2 == 0, bytes,
+            [this, done = std::move(done)](double seconds, const std::string& err) {
+              loop_.post([this, done, seconds, err] {
+                stats_.gpu_copy_seconds += seconds;
+                done(err);
+              });
+            });
     return;
   }
   auto job = std::make_shared<TransferJob>();

@@ -32,6 +32,8 @@ struct NodeAgentStats {
   uint64_t reads = 0, writes = 0, pulls = 0, computes = 0;
   uint64_t blocks_read = 0, blocks_written = 0;
   double pulled_bytes = 0;
+  uint64_t gpu_copies = 0;     // pulls done by a GPU copy engine (H2D/D2H)
+  double gpu_copy_seconds = 0; // measured by CUDA events
   double emulated_compute_seconds = 0;  // waited on timers (no kernel ran)
   double measured_compute_seconds = 0;  // reported by real kernels
   double predicted_compute_seconds = 0; // the cost model's seconds for all compute, for comparison
@@ -44,9 +46,16 @@ class NodeAgent {
   using KernelRunner =
       std::function<void(int gpu, const ComputeWork& work, std::function<void(double, const std::string&)> done)>;
 
+  // Copies `bytes` between pinned DRAM and HBM of local GPU `gpu` through the CUDA copy engine (H2D when
+  // to_device) and calls back (on any thread) with the measured seconds.
+  using CopyRunner = std::function<void(int gpu, bool to_device, uint64_t bytes,
+                                        std::function<void(double, const std::string&)> done)>;
+
   // `store_node` is this node's pacing bucket in `store`. Transports' region ids are global: region(gpu, loc).
+  // With `copies`, a GPU's own DRAM <-> HBM transfers (H2D/D2H of Layer Blocks) go through the GPU's copy engine
+  // instead of the transport.
   NodeAgent(int node, EventLoop& loop, BlockStore& store, int store_node, Transport& kv, Transport& model,
-            NodeAgentOptions options, KernelRunner kernels = {});
+            NodeAgentOptions options, KernelRunner kernels = {}, CopyRunner copies = {});
 
   // Region id of a GPU's memory in every transport: two per GPU, HBM then DRAM share, GPUs in global order.
   static int region(int gpu, Loc loc) { return 2 * gpu + (loc == Loc::Hbm ? 0 : 1); }
@@ -70,6 +79,7 @@ class NodeAgent {
   Transport& model_;
   NodeAgentOptions opt_;
   KernelRunner kernels_;
+  CopyRunner copies_;
   bool fault_done_ = false;
   NodeAgentStats stats_;
 };

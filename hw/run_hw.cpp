@@ -46,7 +46,7 @@ HwRunOutcome run_hw_scenario(const Scenario& sc, const std::string& scenario_dir
                                                                       (sc.deployment.prefill_nodes + sc.deployment.decode_nodes));
   clear_storage_dir(options.storage_dir);  // this run's block files must be the only ones
   EventLoop loop;
-  LocalNodes nodes(sc, options, loop, compute.kernels, compute.description);
+  LocalNodes nodes(sc, options, loop, compute.kernels, compute.description, compute.copies);
   return drive_and_report(sc, scenario_dir, out_dir, options, loop, nodes);
 }
 

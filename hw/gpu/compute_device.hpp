@@ -6,6 +6,7 @@
 
 #include <functional>
 #include <memory>
+#include <stdexcept>
 #include <string>
 
 #include "core/backend/backend.hpp"
@@ -22,6 +23,13 @@ class ComputeDevice {
   // Runs all layers (and steps) of `work` as real kernels; calls done from a worker thread when the GPU finished.
   // Only called when real(); the emulated device's run() throws std::logic_error.
   virtual void run(const ComputeWork& work, Done done) = 0;
+  // Copies `bytes` between the device's pinned host staging buffer and its device memory (H2D when to_device), on
+  // a copy stream of its own, in staging-sized pieces; calls done from a worker thread with the measured seconds.
+  // Only called when real().
+  virtual void copy(bool to_device, uint64_t bytes, Done done) {
+    (void)to_device, (void)bytes, (void)done;
+    throw std::logic_error(name() + " has no copy engine");
+  }
 };
 
 struct ComputeOptions {

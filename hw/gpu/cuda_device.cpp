@@ -152,11 +152,20 @@ class Runner {
 // on one GPU overlap as several engines' kernels would.
 class CudaDevice final : public ComputeDevice {
  public:
-  CudaDevice(const ModelSpec& model, int device) : model_(model), runner_(device) {
+  CudaDevice(const ModelSpec& model, int device) : model_(model), runner_(device), device_(device) {
     cudaDeviceProp prop{};
     check(cudaGetDeviceProperties(&prop, device), "cudaGetDeviceProperties");
     name_ = std::string("cuda: ") + prop.name + " (device " + std::to_string(device) + "), cuBLAS BF16";
+    // The copy engine's side: a pinned host staging buffer (page-locked, so copies run at PCIe speed via DMA), the
+    // device window it lands in, and a stream of its own so copies overlap kernels as Layer Block loads do.
+    check(cudaSetDevice(device), "cudaSetDevice");
+    check(cudaHostAlloc(&pinned_, kCopyWindow, cudaHostAllocDefault), "cudaHostAlloc");
+    check(cudaMalloc(&window_, kCopyWindow), "cudaMalloc");
+    check(cudaStreamCreateWithFlags(&copy_stream_, cudaStreamNonBlocking), "cudaStreamCreate");
+    check(cudaEventCreate(&copy_start_), "cudaEventCreate");
+    check(cudaEventCreate(&copy_stop_), "cudaEventCreate");
     worker_ = std::thread([this] { loop(); });
+    copier_ = std::thread([this] { copy_loop(); });
   }
   ~CudaDevice() override {
     {
@@ -165,6 +174,19 @@ class CudaDevice final : public ComputeDevice {
     }
     cv_.notify_all();
     worker_.join();
+    copier_.join();
+    cudaEventDestroy(copy_start_);
+    cudaEventDestroy(copy_stop_);
+    cudaStreamDestroy(copy_stream_);
+    cudaFree(window_);
+    cudaFreeHost(pinned_);
+  }
+  void copy(bool to_device, uint64_t bytes, Done done) override {
+    {
+      std::lock_guard g(mu_);
+      copies_.push_back(Copy{to_device, bytes, std::move(done)});
+    }
+    cv_.notify_all();
   }
   std::string name() const override { return name_; }
   bool real() const override { return true; }
@@ -173,7 +195,7 @@ class CudaDevice final : public ComputeDevice {
       std::lock_guard g(mu_);
       queue_.emplace_back(work, std::move(done));
     }
-    cv_.notify_one();
+    cv_.notify_all();  // the copier waits on the same condition
   }
 
  private:
@@ -202,14 +224,61 @@ class CudaDevice final : public ComputeDevice {
     }
   }
 
+  // Copies run in order on the copy stream, timed by events: host staging <-> device window, piece by piece.
+  void copy_loop() {
+    for (;;) {
+      Copy c;
+      {
+        std::unique_lock lk(mu_);
+        cv_.wait(lk, [&] { return stop_ || !copies_.empty(); });
+        if (copies_.empty()) return;
+        c = std::move(copies_.front());
+        copies_.pop_front();
+      }
+      double seconds = 0;
+      std::string error;
+      try {
+        check(cudaSetDevice(device_), "cudaSetDevice");
+        check(cudaEventRecord(copy_start_, copy_stream_), "cudaEventRecord");
+        for (uint64_t left = c.bytes; left > 0;) {
+          const size_t n = static_cast<size_t>(std::min<uint64_t>(left, kCopyWindow));
+          if (c.to_device) check(cudaMemcpyAsync(window_, pinned_, n, cudaMemcpyHostToDevice, copy_stream_), "H2D");
+          else check(cudaMemcpyAsync(pinned_, window_, n, cudaMemcpyDeviceToHost, copy_stream_), "D2H");
+          left -= n;
+        }
+        check(cudaEventRecord(copy_stop_, copy_stream_), "cudaEventRecord");
+        check(cudaEventSynchronize(copy_stop_), "cudaEventSynchronize");
+        float ms = 0;
+        check(cudaEventElapsedTime(&ms, copy_start_, copy_stop_), "cudaEventElapsedTime");
+        seconds = ms / 1e3;
+      } catch (const std::exception& e) {
+        error = std::string("cuda: ") + e.what();
+      }
+      c.done(seconds, error);
+    }
+  }
+
+  struct Copy {
+    bool to_device = true;
+    uint64_t bytes = 0;
+    Done done;
+  };
+  static constexpr size_t kCopyWindow = size_t{64} << 20;
+
   ModelSpec model_;
   std::string name_;
   Runner runner_;
+  int device_;
+  void* pinned_ = nullptr;
+  void* window_ = nullptr;
+  cudaStream_t copy_stream_ = nullptr;
+  cudaEvent_t copy_start_ = nullptr, copy_stop_ = nullptr;
   std::mutex mu_;
   std::condition_variable cv_;
   std::deque<std::pair<ComputeWork, Done>> queue_;
+  std::deque<Copy> copies_;
   bool stop_ = false;
-  std::thread worker_;
+  std::thread worker_, copier_;
 };
 
 }  // namespace
