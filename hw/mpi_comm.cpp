@@ -40,11 +40,6 @@ void finalize() {
   if (inited && !finalized) MPI_Finalize();
 }
 
-void abort(int code) {
-  MPI_Abort(MPI_COMM_WORLD, code);
-  std::abort();
-}
-
 int rank() {
   int r = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &r);

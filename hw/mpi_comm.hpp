@@ -11,7 +11,6 @@ namespace dualpath::hw::mpi {
 // Initialises MPI once per process (idempotent); returns false, with the reason, when this build has no MPI.
 bool init(std::string& why_not);
 void finalize();
-[[noreturn]] void abort(int code);
 int rank();
 int size();
 void barrier();

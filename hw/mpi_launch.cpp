@@ -1,5 +1,7 @@
 #include "hw/mpi_launch.hpp"
 
+#include <cstdio>
+#include <cstdlib>
 #include <stdexcept>
 
 #include "hw/compute_setup.hpp"
@@ -94,6 +96,12 @@ HwRunOutcome run_mpi(const Scenario& sc, const std::string& scenario_dir, const 
   return o;
 }
 
-void end_mpi_job(int code) { mpi::abort(code); }
+// Exits without MPI_Finalize (a hung rank would never join it); mpirun sees rank 0 fail and ends the other ranks.
+// MPI_Abort was tried first: its kill of the hung rank made mpirun report that rank's signal (e.g. 139) as the
+// job's exit code, which hid the scheduler's own.
+void end_mpi_job(int code) {
+  std::fflush(nullptr);
+  std::_Exit(code);
+}
 
 }  // namespace dualpath::hw

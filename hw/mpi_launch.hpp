@@ -19,7 +19,8 @@ namespace dualpath::hw {
 HwRunOutcome run_mpi(const Scenario& scenario, const std::string& scenario_dir, const std::string& out_dir,
                      const HwOptions& options);
 
-// Ends the whole MPI job with `code` (MPI_Abort), for when a node process is hung and cannot finalize.
+// Ends the whole MPI job with `code` when a node process is hung and cannot finalize: rank 0 exits at once and
+// mpirun ends the other ranks.
 [[noreturn]] void end_mpi_job(int code);
 
 }  // namespace dualpath::hw
