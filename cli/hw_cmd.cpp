@@ -135,8 +135,8 @@ void hw_run(const HwRunArgs& a) {
   if (a.verify_every < 0) throw InputError("--verify-every", "expected an integer >= 0");
   if (a.transport != "ucx" && a.transport != "memcpy")
     throw InputError("--transport", "expected ucx or memcpy, found '" + a.transport + "'");
-  if (!a.fault.empty() && a.fault != "missing-block" && a.fault != "node-silent")
-    throw InputError("--fault", "expected missing-block or node-silent, found '" + a.fault + "'");
+  if (!a.fault.empty() && a.fault != "missing-block" && a.fault != "node-silent" && a.fault != "snic-down")
+    throw InputError("--fault", "expected missing-block, node-silent or snic-down, found '" + a.fault + "'");
   if (a.launch != "threads" && a.launch != "mpi")
     throw InputError("--launch", "expected threads or mpi, found '" + a.launch + "'");
   if (a.compute != "emulated" && a.compute != "auto" && a.compute != "cuda")
@@ -207,6 +207,9 @@ void hw_run(const HwRunArgs& a) {
               << fmt(100 * o.summary["links"]["de_snic_read_utilisation"].get<double>(), 0) << "%\n"
               << "  " << fmt(o.wall_seconds, 2) << " s wall; results in " << out << "/\n";
   }
+  if (h.value("read_retries", 0) > 0)
+    std::cerr << "dualpath hw: WARNING: " << h["read_retries"] << " storage reads failed and were retried"
+              << " (summary.json hw.read_failures), first: " << h["read_failures"][0].get<std::string>() << "\n";
   if (!o.ok) {
     std::cerr << "dualpath: hw run failed: " << o.failure << " (summary.json lists the errors)\n";
 #ifdef DUALPATH_HW_RANKS
@@ -324,7 +327,7 @@ void register_hw_commands(CLI::App& app) {
                   "emulated (default: wait the cost model's seconds), auto (CUDA kernels when a GPU is usable), cuda");
   run->add_option("--op-timeout", ra->op_timeout,
                   "mpi: seconds an operation may go unanswered before the run stops (default 120)");
-  run->add_option("--fault", ra->fault, "Inject a fault for testing: missing-block, node-silent")->group("");
+  run->add_option("--fault", ra->fault, "Inject a fault for testing: missing-block, node-silent, snic-down")->group("");
   run->callback([ra] { hw_run(*ra); });
 
   auto ca = std::make_shared<HwCalArgs>();

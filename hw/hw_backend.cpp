@@ -51,13 +51,25 @@ std::vector<BlockKey> HwBackend::keys_of(const BlockRanges& blocks, double bytes
   return keys;
 }
 
-void HwBackend::storage_read(int node, const BlockRanges& blocks, double bytes, Done done) {
+void HwBackend::storage_read(int node, const BlockRanges& blocks, double bytes, Done done, Failed failed) {
   if (node < 0 || node >= nodes_n_) throw std::out_of_range("hw storage_read: node " + std::to_string(node));
   ++stats_.storage_reads;
   stats_.requested_read_bytes += bytes;
   stats_.node_read_bytes[node] += bytes;
+  if (!failed) {
+    nodes_.read(node, keys_of(blocks, bytes, "storage_read"),
+                reply("storage read on node " + std::to_string(node), std::move(done)));
+    return;
+  }
+  // The core can retry this read elsewhere: hand it the error instead of stopping the run.
   nodes_.read(node, keys_of(blocks, bytes, "storage_read"),
-              reply("storage read on node " + std::to_string(node), std::move(done)));
+              [this, node, bytes, done = std::move(done), failed = std::move(failed)](const std::string& err) {
+                if (err.empty()) return done();
+                ++stats_.failed_reads;
+                stats_.requested_read_bytes -= bytes;  // not delivered; the retry asks again
+                stats_.node_read_bytes[node] -= bytes;
+                failed(err);
+              });
 }
 
 void HwBackend::storage_write(int node, const BlockRanges& blocks, double bytes, Done done) {

@@ -22,6 +22,7 @@ namespace dualpath::hw {
 // What the scheduler side asked for (the node agents count what they did; NodeLink::report()).
 struct HwStats {
   uint64_t storage_reads = 0, storage_writes = 0, transfers = 0, computes = 0, timers = 0;
+  uint64_t failed_reads = 0;  // reads a node agent could not deliver, handed to the core to retry
   double requested_read_bytes = 0, requested_write_bytes = 0, transferred_bytes = 0;
   double predicted_compute_seconds = 0;
   std::vector<double> node_read_bytes, node_write_bytes;  // requested bytes per node
@@ -34,7 +35,7 @@ class HwBackend final : public Backend {
   double now() const override { return loop_.now(); }
   using Backend::storage_read;
   using Backend::storage_write;
-  void storage_read(int node, const BlockRanges& blocks, double bytes, Done done) override;
+  void storage_read(int node, const BlockRanges& blocks, double bytes, Done done, Failed failed) override;
   void storage_write(int node, const BlockRanges& blocks, double bytes, Done done) override;
   void transfer(Hop hop, Place src, Place dst, double bytes, TrafficClass cls, Done done) override;
   void compute(int gpu, const ComputeWork& work, Done done) override;

@@ -22,7 +22,8 @@ struct HwOptions {
   std::string launch = "threads";  // "threads": one process; "mpi": rank 0 schedules, rank 1+n serves node n
   double op_timeout = 120;         // mpi: seconds an operation may stay unanswered before the run stops
   // Fault injection for tests: "missing-block" deletes the first block file right after it is written, so the
-  // first read that touches it fails; "node-silent" (mpi) makes node 0 stop answering after its first reads.
+  // first read that touches it fails; "node-silent" (mpi) makes node 0 stop answering after its first reads;
+  // "snic-down" makes node 0's reads fail after its second (the core retries them on the other read path).
   std::string fault;
 };
 

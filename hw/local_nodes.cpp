@@ -28,7 +28,7 @@ LocalNodes::LocalNodes(const Scenario& sc, const HwOptions& opt, EventLoop& loop
   ao.staging_bytes = opt.staging_bytes;
   ao.chunk_bytes = opt.chunk_bytes;
   ao.chunks_in_flight = opt.chunks_in_flight;
-  if (opt.fault == "missing-block") ao.fault = opt.fault;
+  if (opt.fault == "missing-block" || opt.fault == "snic-down") ao.fault = opt.fault;
   for (int n = 0; n < nodes; ++n) {
     agents_.push_back(
         std::make_unique<NodeAgent>(n, loop, *res_->store, n, *res_->kv, *res_->model, ao, kernels, copies));

@@ -16,7 +16,7 @@ void serve_node(int node, const HwOptions& opt, NodeResources& res, const Comput
   ao.staging_bytes = opt.staging_bytes;
   ao.chunk_bytes = opt.chunk_bytes;
   ao.chunks_in_flight = opt.chunks_in_flight;
-  if (opt.fault == "missing-block") ao.fault = opt.fault;
+  if (opt.fault == "missing-block" || opt.fault == "snic-down") ao.fault = opt.fault;
   NodeAgent agent(node, loop, *res.store, 0, *res.kv, *res.model, ao, compute.kernels, compute.copies);
   std::vector<std::string> errors;
   bool stopping = false;

@@ -24,7 +24,8 @@ struct NodeAgentOptions {
   size_t chunk_bytes = 4u << 20;    // largest single RMA operation
   int chunks_in_flight = 2;         // per transfer
   // Fault injection for tests: "missing-block" deletes the first block file this agent writes, right after the
-  // write completes, so the first read that touches it fails.
+  // write completes, so the first read that touches it fails; "snic-down" makes node 0's reads fail after its
+  // second (a failed storage NIC: the core retries them through the other node).
   std::string fault;
 };
 

@@ -64,6 +64,8 @@ HwRunOutcome drive_and_report(const Scenario& sc, const std::string& scenario_di
     o.ok = backend.run([&] { cluster.start(); });
   } catch (const NoProgressError& e) {
     errors.push_back(std::string("no progress: ") + e.what());
+  } catch (const StorageError& e) {
+    errors.push_back(e.what());
   }
   for (const auto& e : backend.errors()) errors.push_back(e);
   if (o.ok && !cluster.finished()) errors.push_back("the run ran out of work: " + cluster.stall_report());
@@ -88,6 +90,10 @@ HwRunOutcome drive_and_report(const Scenario& sc, const std::string& scenario_di
   hw["storage"]["verify_every"] = options.verify_every;
   hw["transfers"] = {{"count", st.transfers}, {"bytes", st.transferred_bytes}};
   hw["predicted_compute_seconds"] = st.predicted_compute_seconds;
+  // Reads that failed and were retried (the run went on): how many, and the first few reasons.
+  hw["read_retries"] = cluster.read_retries();
+  const auto& rf = cluster.read_failures();
+  hw["read_failures"] = std::vector<std::string>(rf.begin(), rf.begin() + std::min<size_t>(rf.size(), 20));
   hw["errors"] = errors;
   nlohmann::json summary = {
       {"scenario", sc.name},

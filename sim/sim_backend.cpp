@@ -292,7 +292,7 @@ void SimBackend::run(Done start) {
 bool SimBackend::hit_time_limit() const { return impl_->hit_limit; }
 double SimBackend::now() const { return sg4::Engine::get_clock(); }
 
-void SimBackend::storage_read(int node, const BlockRanges&, double bytes, Done done) {
+void SimBackend::storage_read(int node, const BlockRanges&, double bytes, Done done, Failed) {
   const Platform& p = impl_->platform;
   require(node >= 0 && node < p.nodes(), "storage_read: node " + std::to_string(node) + " out of range");
   impl_->start_flow(p.storage(p.server_of(node)), p.sdram(node), bytes, TrafficClass::Kv, std::move(done));

@@ -62,7 +62,7 @@ class SimBackend final : public Backend {
   double now() const override;
   using Backend::storage_read;
   using Backend::storage_write;
-  void storage_read(int node, const BlockRanges& blocks, double bytes, Done done) override;
+  void storage_read(int node, const BlockRanges& blocks, double bytes, Done done, Failed failed) override;
   void storage_write(int node, const BlockRanges& blocks, double bytes, Done done) override;
   void transfer(Hop hop, Place src, Place dst, double bytes, TrafficClass cls, Done done) override;
   void compute(int gpu, const ComputeWork& work, Done done) override;

@@ -13,6 +13,7 @@
 namespace dualpath {
 
 using Done = std::function<void()>;
+using Failed = std::function<void(const std::string& error)>;
 
 // A memory a transfer starts or ends in. GPU indices are global: node * gpus_per_node + local index.
 enum class Loc : uint8_t {
@@ -74,12 +75,19 @@ class Backend {
  public:
   virtual ~Backend() = default;
   virtual double now() const = 0;
-  // storage -> node DRAM through the node's SNIC (Full Blocks).
-  virtual void storage_read(int node, const BlockRanges& blocks, double bytes, Done done) = 0;
+  // storage -> node DRAM through the node's SNIC (Full Blocks). A backend whose reads can fail (hw/) calls
+  // `failed` instead of `done` when the read did not deliver its blocks, so the core can retry it on the other read
+  // path; without `failed` it stops the run itself. The simulator's reads never fail.
+  virtual void storage_read(int node, const BlockRanges& blocks, double bytes, Done done, Failed failed) = 0;
+  void storage_read(int node, const BlockRanges& blocks, double bytes, Done done) {
+    storage_read(node, blocks, bytes, std::move(done), Failed{});
+  }
   // node DRAM -> storage through the node's SNIC (persisting Full Blocks).
   virtual void storage_write(int node, const BlockRanges& blocks, double bytes, Done done) = 0;
   // Anonymous bytes, no block identity (closed-form tests, calibration).
-  void storage_read(int node, double bytes, Done done) { storage_read(node, BlockRanges{}, bytes, std::move(done)); }
+  void storage_read(int node, double bytes, Done done) {
+    storage_read(node, BlockRanges{}, bytes, std::move(done), Failed{});
+  }
   void storage_write(int node, double bytes, Done done) { storage_write(node, BlockRanges{}, bytes, std::move(done)); }
   // Between memories over CNICs (and PCIe/DRAM); cls picks the QoS lane.
   virtual void transfer(Hop hop, Place src, Place dst, double bytes, TrafficClass cls, Done done) = 0;

@@ -34,6 +34,12 @@ class NoProgressError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// Thrown when a storage read fails and its retry fails too: the round's KV cannot be loaded.
+class StorageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 // Knobs of the engines that the paper leaves open (docs/assumptions.md).
 struct ClusterTuning {
   int reads_in_flight_per_node = 4;  // concurrent storage reads per node SNIC (FIFO queue behind them)
@@ -58,6 +64,9 @@ class Cluster {
   int64_t rounds_total() const { return rounds_total_; }
   int64_t rounds_done() const { return rounds_done_; }
   double peak_buffer_fraction() const;  // max over nodes of peak DRAM buffer use / capacity
+  // Storage reads that failed and were retried (on the other read path where the policy has two), and why.
+  int64_t read_retries() const { return static_cast<int64_t>(read_failures_.size()); }
+  const std::vector<std::string>& read_failures() const { return read_failures_; }
   // Records forwards, stages, KV transfers and decode chunks into `log` (nullptr: off). Set before start().
   void set_activity_log(ActivityLog* log) { log_ = log; }
 
@@ -80,6 +89,7 @@ class Cluster {
   void pump_all_reads();
   bool admit(Request& r);
   void read_done(Request& r);
+  void read_failed(Request& r, int node, const std::string& error);
   // prefill (cluster_prefill.cpp)
   void ready_for_prefill(Request& r);
   void maybe_start_forward(int group);
@@ -137,6 +147,7 @@ class Cluster {
   // per-node storage read queues
   std::vector<std::deque<int64_t>> read_queue_;
   std::vector<int> reads_in_flight_;
+  std::vector<std::string> read_failures_;
   // per-engine ready queues (requests whose hit KV is in a DRAM buffer) and group pipelines
   std::vector<std::deque<int64_t>> ready_;
   std::vector<std::vector<int>> pe_units_, de_units_;  // engines that run forwards / decode steps in lockstep

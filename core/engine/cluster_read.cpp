@@ -45,17 +45,40 @@ void Cluster::pump_reads(int node) {
     (view_.nodes[node].prefill ? totals_.storage_read_pe : totals_.storage_read_de) += r.hit_bytes;
     const int64_t id = r.id;
     const BlockRanges blocks{{r.agent, 0, r.hit / blocks_.block_tokens()}};
-    be_.storage_read(node, blocks, r.hit_bytes, [this, id, node] {
-      --reads_in_flight_[node];
-      read_done(requests_[id]);
-      pump_reads(node);
-    });
+    be_.storage_read(
+        node, blocks, r.hit_bytes,
+        [this, id, node] {
+          --reads_in_flight_[node];
+          read_done(requests_[id]);
+          pump_reads(node);
+        },
+        [this, id, node](const std::string& error) { read_failed(requests_[id], node, error); });
   }
 }
 
 void Cluster::pump_all_reads() {
   for (int n = 0; n < static_cast<int>(read_queue_.size()); ++n)
     if (!read_queue_[n].empty()) pump_reads(n);
+}
+
+// A read the backend could not deliver (a failed SNIC, a lost file): retry it once, on the other read path where the
+// policy has two (the other node's SNIC reads the same blocks from the shared storage), else on the same one. Its
+// buffers are returned and reserved again by admit() on the new side; nothing else of the request has started.
+void Cluster::read_failed(Request& r, int node, const std::string& error) {
+  --reads_in_flight_[node];
+  view_.nodes[node].read_queue_tokens -= r.hit;
+  totals_.storage_read -= r.hit_bytes;  // counted again when the retry starts
+  (view_.nodes[node].prefill ? totals_.storage_read_pe : totals_.storage_read_de) -= r.hit_bytes;
+  const std::string what = "agent " + std::to_string(r.agent) + " round " + std::to_string(r.round) +
+                           ": storage read on node " + std::to_string(node) + " failed: " + error;
+  if (r.read_retries > 0) throw StorageError(what + " (and an earlier attempt failed too)");
+  read_failures_.push_back(what);
+  ++r.read_retries;
+  if (r.side == ReadSide::Pe) view_.nodes[node_of(r.pe)].buffer.release(r.hit_bytes);
+  view_.nodes[node_of(r.de)].buffer.release(r.prompt_bytes);
+  if (features_.dual_path) r.side = r.side == ReadSide::Pe ? ReadSide::De : ReadSide::Pe;
+  enqueue_read(r);
+  pump_reads(node);
 }
 
 void Cluster::read_done(Request& r) {

@@ -42,6 +42,7 @@ struct Request {
   int64_t prefilled = 0;    // fresh tokens already computed (chunked prefill)
   int64_t generated = 0;    // tokens generated so far, counting the first token
   int64_t persisted_upto = 0;  // tokens of the sequence whose Full Blocks have been written or queued
+  int read_retries = 0;        // storage reads of this round that failed and were retried
   RequestTimes t;
 };
 

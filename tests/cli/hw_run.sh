@@ -100,3 +100,29 @@ if [ "$rc" -ne 0 ]; then
   grep -q "cuda" "$tmp/cuda.err" || { echo "FAIL --compute cuda failed without naming CUDA:"; cat "$tmp/cuda.err"; exit 1; }
   echo "ok   --compute cuda without a usable GPU stops with exit $rc: $(head -1 "$tmp/cuda.err")"
 fi
+
+# A failed storage NIC (node 0's reads fail after its second): DualPath retries each failed read through the DE
+# node and completes, saying how many; Basic has no other path, so its retry fails too and the run stops.
+"$bin" hw run "$sc" "${common[@]}" --fault snic-down --out "$tmp/snic-dp" --storage-dir "$tmp/store-snic-dp" \
+  --quiet 2> "$tmp/snic-dp.err"
+set +e
+"$bin" hw run "$sc" "${common[@]}" --set policy.name=basic --fault snic-down --out "$tmp/snic-basic" \
+  --storage-dir "$tmp/store-snic-basic" --quiet 2> "$tmp/snic-basic.err"
+rc=$?
+set -e
+[ "$rc" -eq 1 ] || { echo "FAIL basic with a failed SNIC: exit $rc, expected 1"; cat "$tmp/snic-basic.err"; exit 1; }
+"$py" - "$tmp" <<'PY'
+import json, sys
+d = sys.argv[1]
+s = json.load(open(f"{d}/snic-dp/summary.json"))
+h = s["hw"]
+assert s["complete"] and s["results"]["rounds"] == s["rounds_total"], "dualpath must complete despite the failed SNIC"
+assert h["read_retries"] > 0 and "storage NIC of node 0 is down" in h["read_failures"][0], h
+assert s["results"]["bytes"]["storage_read"] == h["storage"]["requested_read_bytes"], "retried reads counted once"
+assert h["storage"]["blocks_verified"] == h["storage"]["blocks_read"]
+print(f"ok   dualpath with node 0's SNIC down: {h['read_retries']} reads retried through the DE node, all "
+      f"{s['rounds_total']} rounds complete")
+b = json.load(open(f"{d}/snic-basic/summary.json"))
+assert b["complete"] is False and any("earlier attempt failed too" in e for e in b["hw"]["errors"]), b["hw"]["errors"]
+print("ok   basic with node 0's SNIC down stops: exit 1;", b["hw"]["errors"][0])
+PY

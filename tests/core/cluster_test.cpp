@@ -206,3 +206,40 @@ TEST(Cluster, ActivityLogFollowsThePipelineOrder) {
   for (const auto& f : log.forwards) logged += f.request_ids.size();
   EXPECT_GE(logged, c.requests().size());  // every request is in at least one forward
 }
+
+// A failed storage read is retried once on the other read path; the round completes and every hit byte is still
+// counted exactly once. A read that fails again stops the run with StorageError (no request is silently lost).
+TEST(Cluster, FailedReadIsRetriedOnTheOtherPath) {
+  Scenario s = test::small_scenario(1, 1, 1);
+  s.policy.name = "dualpath";
+  s.policy.compute_quota = 1e9;
+  FakeBackend be(FakeRates{50e9, 50e9, 1});
+  be.fail_read = [](int node, int call) { return node == 0 && call == 0 ? std::string("SNIC down") : std::string(); };
+  Cluster c(s, mixed_agents(4), be);
+  c.start();
+  be.run();
+  ASSERT_TRUE(c.finished()) << c.stall_report();
+  ASSERT_EQ(c.read_retries(), 1);
+  EXPECT_NE(c.read_failures()[0].find("SNIC down"), std::string::npos);
+  int64_t hit_tokens = 0, retried = 0;
+  for (const auto& r : c.requests()) {
+    hit_tokens += r.hit;
+    if (r.read_retries > 0) {
+      ++retried;
+      EXPECT_EQ(r.side, ReadSide::De);  // the PE node's read failed; the DE node's SNIC read it
+    }
+  }
+  EXPECT_EQ(retried, 1);
+  EXPECT_NEAR(c.totals().storage_read, hit_tokens * s.model.kv_bytes_per_token(), 1);
+  for (const auto& n : c.view().nodes) EXPECT_NEAR(n.buffer.used(), 0, 1);
+}
+
+TEST(Cluster, ReadFailingTwiceStopsTheRun) {
+  Scenario s = test::small_scenario(1, 1, 1);
+  s.policy.name = "basic";  // one read path: the retry goes through the same failed SNIC
+  FakeBackend be(FakeRates{50e9, 50e9, 1});
+  be.fail_read = [](int node, int) { return node == 0 ? std::string("SNIC down") : std::string(); };
+  Cluster c(s, mixed_agents(2), be);
+  c.start();
+  EXPECT_THROW(be.run(), StorageError);
+}

@@ -36,12 +36,22 @@ class FakeBackend final : public Backend {
   std::map<int, std::set<int64_t>> persisted;  // per agent, the blocks whose write has completed
   int64_t unpersisted_reads = 0;  // blocks read before their write completed (must stay 0)
   int64_t rewritten_blocks = 0;   // blocks written twice (must stay 0)
+  // Fault injection: a non-empty error for (node, read call index) makes that read fail.
+  std::function<std::string(int node, int call)> fail_read;
 
   double now() const override { return now_; }
   using Backend::storage_read;
   using Backend::storage_write;
-  void storage_read(int node, const BlockRanges& blocks, double bytes, Done done) override {
+  void storage_read(int node, const BlockRanges& blocks, double bytes, Done done, Failed failed) override {
     reads.push_back(blocks);
+    if (fail_read && failed) {
+      const std::string err = fail_read(node, static_cast<int>(reads.size()) - 1);
+      if (!err.empty()) {  // the SNIC time is spent, then the read reports its failure
+        serve("snic_rd" + std::to_string(node), bytes / rates_.snic_bw, {"read", node, -1, bytes, 0, 0},
+              [failed, err] { failed(err); });
+        return;
+      }
+    }
     for (const auto& r : blocks)
       for (int64_t b = r.first; b < r.last; ++b) unpersisted_reads += persisted[r.agent].count(b) ? 0 : 1;
     serve("snic_rd" + std::to_string(node), bytes / rates_.snic_bw, {"read", node, -1, bytes, 0, 0}, std::move(done));
