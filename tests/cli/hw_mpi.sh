@@ -59,6 +59,24 @@ check(cal["overlay"] == 1 and "topology.snic_bw" in cal["set"], f"calibration ov
 sys.exit(1 if fail else 0)
 PY
 
+# A larger emulated cluster: 2P2D with 2 GPUs per node (5 processes), EP groups spanning nodes, so transfers and
+# collectives go between several peers and GPUs map to regions 2g / 2g+1 across processes.
+"$bin" hw run "$root/hw/scenarios/tiny-1p1d.json" --set model.kv_bytes_per_token_layer=64B --set workload.agents=12 \
+  --snic-rate "20 MB/s" --set deployment.prefill_nodes=2 --set deployment.decode_nodes=2 \
+  --set topology.gpus_per_node=2 --set deployment.pe_group_gpus=2 --set deployment.de_group_gpus=4 \
+  --launch mpi --out "$tmp/2p2d" --storage-dir "$tmp/store-2p2d" --quiet
+"$py" - "$tmp/2p2d/summary.json" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+h = s["hw"]
+assert s["complete"] and s["results"]["rounds"] == s["rounds_total"], "2P2D must complete"
+assert len(h["nodes"]) == 4 and not h["errors"], h["errors"]
+assert h["storage"]["blocks_verified"] == h["storage"]["blocks_read"] > 0
+assert s["results"]["bytes"]["collective"] > 0, "EP collectives across nodes"
+print(f"ok   2P2D x 2 GPUs under MPI (5 processes): {s['rounds_total']} rounds, "
+      f"{s['results']['bytes']['collective'] / 1e6:.0f} MB of collectives between node processes")
+PY
+
 # Faults under MPI: each must end with exit 1, a clear message, and a summary listing the failure.
 fault() {  # name, expected text, extra args...
   local name="$1" text="$2"; shift 2
