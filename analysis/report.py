@@ -182,9 +182,9 @@ def fig_ttft_breakdown(rep, runs):
 
 def link_series(links, cls, nodes, gpn, field):
     """Time grid and per-node mean utilisation of the links of class `cls` (sparse rows = idle)."""
-    d = links[links["class"] == cls]
     if links.empty:
         return np.array([]), {}
+    d = links[links["class"] == cls]
     times = np.sort(links["time"].unique())
     out = {}
     for n in nodes:
@@ -199,6 +199,9 @@ def link_series(links, cls, nodes, gpn, field):
 
 def fig_links(rep, run):
     links = run.links()
+    if "class" not in links.columns:  # no links.csv (an empty one is drawn: a run that moved no bytes)
+        print(f"report: no links.csv in {run.path}: no link utilisation figure for it", file=sys.stderr)
+        return
     cfg = run.summary.get("config", {})
     dep = cfg.get("deployment", {})
     gpn = cfg.get("topology", {}).get("gpus_per_node", 8)

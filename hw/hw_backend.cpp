@@ -7,7 +7,8 @@
 
 namespace dualpath::hw {
 
-HwBackend::HwBackend(const Scenario& sc, EventLoop& loop, NodeLink& nodes) : loop_(loop), nodes_(nodes) {
+HwBackend::HwBackend(const Scenario& sc, EventLoop& loop, NodeLink& nodes, LinkLog* links)
+    : loop_(loop), nodes_(nodes), links_(links) {
   nodes_n_ = sc.deployment.prefill_nodes + sc.deployment.decode_nodes;
   gpus_per_node_ = sc.topology.gpus_per_node;
   gpus_ = nodes_n_ * gpus_per_node_;
@@ -56,6 +57,13 @@ void HwBackend::storage_read(int node, const BlockRanges& blocks, double bytes, 
   ++stats_.storage_reads;
   stats_.requested_read_bytes += bytes;
   stats_.node_read_bytes[node] += bytes;
+  const double t0 = now();
+  if (links_) {
+    done = [this, node, bytes, t0, done = std::move(done)] {
+      links_->storage(node, true, t0, now(), bytes);
+      done();
+    };
+  }
   if (!failed) {
     nodes_.read(node, keys_of(blocks, bytes, "storage_read"),
                 reply("storage read on node " + std::to_string(node), std::move(done)));
@@ -77,6 +85,12 @@ void HwBackend::storage_write(int node, const BlockRanges& blocks, double bytes,
   ++stats_.storage_writes;
   stats_.requested_write_bytes += bytes;
   stats_.node_write_bytes[node] += bytes;
+  if (links_) {
+    done = [this, node, bytes, t0 = now(), done = std::move(done)] {
+      links_->storage(node, false, t0, now(), bytes);
+      done();
+    };
+  }
   nodes_.write(node, keys_of(blocks, bytes, "storage_write"),
                reply("storage write on node " + std::to_string(node), std::move(done)));
 }
@@ -87,6 +101,12 @@ void HwBackend::transfer(Hop hop, Place src, Place dst, double bytes, TrafficCla
   ++stats_.transfers;
   stats_.transferred_bytes += bytes;
   const uint64_t n = static_cast<uint64_t>(std::llround(std::max(0.0, bytes)));
+  if (links_) {
+    done = [this, src, dst, cls, bytes, t0 = now(), done = std::move(done)] {
+      links_->transfer(src.gpu, dst.gpu, cls, t0, now(), bytes);
+      done();
+    };
+  }
   // The receiving node pulls (RDMA READ semantics): its agent owns the destination memory.
   nodes_.pull(node_of(dst.gpu), cls, NodeAgent::region(src.gpu, src.loc), NodeAgent::region(dst.gpu, dst.loc), n,
               reply(std::string("transfer ") + hop_name(hop), std::move(done)));

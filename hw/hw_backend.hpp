@@ -15,6 +15,7 @@
 #include "core/backend/backend.hpp"
 #include "core/config/scenario.hpp"
 #include "hw/event_loop.hpp"
+#include "hw/link_log.hpp"
 #include "hw/node_link.hpp"
 
 namespace dualpath::hw {
@@ -30,7 +31,8 @@ struct HwStats {
 
 class HwBackend final : public Backend {
  public:
-  HwBackend(const Scenario& scenario, EventLoop& loop, NodeLink& nodes);
+  // `links` (may be null) records what each completed operation moved, for links.csv.
+  HwBackend(const Scenario& scenario, EventLoop& loop, NodeLink& nodes, LinkLog* links = nullptr);
 
   double now() const override { return loop_.now(); }
   using Backend::storage_read;
@@ -58,6 +60,7 @@ class HwBackend final : public Backend {
 
   EventLoop& loop_;
   NodeLink& nodes_;
+  LinkLog* links_;
   int nodes_n_, gpus_, gpus_per_node_;
   size_t block_bytes_;
   HwStats stats_;

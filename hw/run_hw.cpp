@@ -56,7 +56,10 @@ HwRunOutcome drive_and_report(const Scenario& sc, const std::string& scenario_di
   const Trace trace = load_workload_trace(sc.workload, scenario_dir);
   std::vector<Agent> agents = make_agents(trace, sc.workload);
 
-  HwBackend backend(sc, loop, nodes);
+  const double snic = options.snic_rate > 0 ? options.snic_rate : sc.topology.snic_bw;
+  LinkLog links(sc.deployment.prefill_nodes + sc.deployment.decode_nodes, sc.topology.gpus_per_node, snic,
+                sc.topology.cnic_bw, sc.outputs.link_sample_interval);
+  HwBackend backend(sc, loop, nodes, &links);
   Cluster cluster(sc, std::move(agents), backend);
   HwRunOutcome o;
   std::vector<std::string> errors;
@@ -121,6 +124,7 @@ HwRunOutcome drive_and_report(const Scenario& sc, const std::string& scenario_di
     std::ofstream req(out_dir + "/requests.csv");
     write_requests_csv(req, cluster.requests());
   }
+  links.write_csv(out_dir + "/links.csv", span);
   o.summary = std::move(summary);
   o.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   return o;

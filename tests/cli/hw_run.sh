@@ -50,6 +50,15 @@ for p, s in hw.items():
     check(st["blocks_written"] > 0, f"{p}: {st['blocks_written']} blocks written")
     check(not h["errors"], f"{p}: no errors")
     print(f"     {p}: transport {h['kv_transport']}; storage {h['storage_engine']}")
+    # links.csv: the simulator's format; the SNIC read rows carry exactly the bytes read (spread over time).
+    rows = list(csv.DictReader(open(f"{d}/hw/{p}/links.csv")))
+    rate = h["snic_rate_bytes_per_s"]
+    snic = sum(float(x["utilisation"]) * float(x["duration"]) * rate for x in rows if x["class"] == "snic_down")
+    want = r["bytes"]["storage_read"]
+    check(rows and abs(snic - want) <= 1e-4 * want + 1,
+          f"{p}: links.csv SNIC read rows add up to the bytes read ({snic:.0f} vs {want:.0f})")
+    check(all(0 <= float(x["utilisation"]) <= 1.0001 for x in rows if x["class"].startswith("snic")),
+          f"{p}: no SNIC window above 100%")
 jb, jd = hw["basic"]["results"]["jct_s"], hw["dualpath"]["results"]["jct_s"]
 check(jd < jb, f"measured: dualpath JCT {jd:.2f} s < basic {jb:.2f} s (speed-up {jb/jd:.2f}x)")
 check(hw["basic"]["results"]["bytes"]["storage_read_de_snic"] == 0, "basic reads only through the PE SNIC")
@@ -60,6 +69,13 @@ if sim:
         check(abs(jh - js) / js <= 0.25, f"{p}: simulator JCT {js:.2f} s vs measured {jh:.2f} s ({100*(jh-js)/js:+.1f}%)")
 sys.exit(1 if fail else 0)
 PY
+
+# `dualpath report` draws hw runs like simulated ones (link utilisation from the measured links.csv).
+if "$py" -c "import matplotlib, pandas" 2>/dev/null; then
+  "$bin" report "$tmp/hw" --out "$tmp/report" > /dev/null
+  ls "$tmp/report"/links_*dualpath*.png > /dev/null || { echo "FAIL report drew no link figure for hw"; exit 1; }
+  echo "ok   dualpath report draws the hw runs, link utilisation included"
+fi
 
 # A missing block file: a clear error naming the file, exit 1, and a summary that says what failed.
 set +e
