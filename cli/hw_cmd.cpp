@@ -15,10 +15,12 @@
 #include <optional>
 #include <sstream>
 
+#include "cli/child_runs.hpp"
 #include "cli/commands.hpp"
 #include "core/config/input_error.hpp"
 #include "core/config/loader.hpp"
 #include "core/config/units.hpp"
+#include "core/sched/policy_registry.hpp"
 #ifdef DUALPATH_HAVE_HW
 #include "hw/calibrate.hpp"
 #include "hw/node_resources.hpp"
@@ -33,7 +35,7 @@ namespace {
 
 struct HwRunArgs {
   std::string scenario, out, storage_dir, snic_rate, transport = "ucx", ucx_tls = "posix,self", fault;
-  std::string launch = "threads", compute = "emulated";
+  std::string launch = "threads", compute = "emulated", policies;
   std::vector<std::string> overlays;
   double op_timeout = 120;
   std::vector<std::string> overrides;
@@ -74,6 +76,59 @@ double parse_rate(const std::string& text) {
 #endif
 
 #if defined(DUALPATH_HAVE_HW) && !defined(DUALPATH_HW_RANKS)
+// `hw run` arguments (after the program name) that repeat `a` with this output folder: for mpirun's ranks and for
+// one child run per policy.
+std::vector<std::string> hw_run_args(const HwRunArgs& a, const std::string& out, const std::string& storage_dir) {
+  std::vector<std::string> args = {"hw", "run", a.scenario, "--out", out, "--storage-dir", storage_dir,
+                                   "--transport", a.transport, "--ucx-tls", a.ucx_tls, "--verify-every",
+                                   std::to_string(a.verify_every), "--launch", a.launch, "--compute", a.compute};
+  std::ostringstream t;
+  t << std::setprecision(17) << a.op_timeout;
+  args.insert(args.end(), {"--op-timeout", t.str()});
+  for (const auto& o : a.overlays) args.insert(args.end(), {"--overlay", o});
+  for (const auto& o : a.overrides) args.insert(args.end(), {"--set", o});
+  if (!a.snic_rate.empty()) args.insert(args.end(), {"--snic-rate", a.snic_rate});
+  if (a.no_uring) args.push_back("--no-io-uring");
+  if (a.buffered) args.push_back("--buffered");
+  if (a.keep_storage) args.push_back("--keep-storage");
+  if (a.quiet) args.push_back("--quiet");
+  if (!a.fault.empty()) args.insert(args.end(), {"--fault", a.fault});
+  return args;
+}
+
+// `hw run --policy a,b,...`: one real-time run per policy, one after another (they would compete for the SNICs and
+// cores if run together), each in its own process and folder <out>/<policy>, like `dualpath run --policy`.
+void hw_run_policies(const HwRunArgs& a, const Scenario& sc, const std::vector<std::string>& policies,
+                     const std::string& out, const std::string& storage_dir) {
+  std::vector<ChildJob> jobs;
+  for (const auto& p : policies) {
+    HwRunArgs one = a;
+    one.policies.clear();
+    one.overrides.push_back("policy.name=" + p);
+    jobs.push_back(ChildJob{hw_run_args(one, out + "/" + p, storage_dir + "/" + p), ""});
+  }
+  const auto codes = run_child_jobs(jobs, 1, [](size_t) {}, [](size_t, int) {});
+  std::vector<std::pair<std::string, double>> jct;
+  int failed = 0;
+  for (size_t i = 0; i < policies.size(); ++i) {
+    if (codes[i] != 0) {
+      std::cerr << "dualpath: hw run of policy " << policies[i] << " failed (exit " << codes[i] << ")\n";
+      ++failed;
+      continue;
+    }
+    std::ifstream f(out + "/" + policies[i] + "/summary.json");
+    jct.emplace_back(policies[i], nlohmann::json::parse(f)["results"]["jct_s"].get<double>());
+  }
+  if (!a.quiet && !jct.empty()) {
+    std::cout << "hw run of " << sc.name << ": JCT per policy (speed-up relative to " << jct.front().first
+              << "); results in " << out << "/<policy>/\n";
+    for (const auto& [p, j] : jct)
+      std::cout << "  " << std::left << std::setw(10) << p << std::right << std::setw(10) << fmt(j, 3) << " s"
+                << std::setw(9) << fmt(jct.front().second / j) << "x\n";
+  }
+  if (failed) throw CLI::RuntimeError(kExitFailure);
+}
+
 bool under_mpi_launcher() {
   for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMI_RANK", "PMIX_RANK"})
     if (std::getenv(v)) return true;
@@ -97,20 +152,9 @@ bool under_mpi_launcher() {
   const int ranks = sc.deployment.prefill_nodes + sc.deployment.decode_nodes + 1;
   args.insert(args.end(), {"-np", std::to_string(ranks), "--oversubscribe"});
   if (::geteuid() == 0) args.push_back("--allow-run-as-root");
-  args.insert(args.end(), {exe.string(), "hw", "run", a.scenario, "--out", out, "--storage-dir", storage_dir,
-                           "--transport", a.transport, "--ucx-tls", a.ucx_tls, "--verify-every",
-                           std::to_string(a.verify_every), "--launch", "mpi", "--compute", a.compute});
-  std::ostringstream t;
-  t << std::setprecision(17) << a.op_timeout;
-  args.insert(args.end(), {"--op-timeout", t.str()});
-  for (const auto& o : a.overlays) args.insert(args.end(), {"--overlay", o});
-  for (const auto& o : a.overrides) args.insert(args.end(), {"--set", o});
-  if (!a.snic_rate.empty()) args.insert(args.end(), {"--snic-rate", a.snic_rate});
-  if (a.no_uring) args.push_back("--no-io-uring");
-  if (a.buffered) args.push_back("--buffered");
-  if (a.keep_storage) args.push_back("--keep-storage");
-  if (a.quiet) args.push_back("--quiet");
-  if (!a.fault.empty()) args.insert(args.end(), {"--fault", a.fault});
+  args.push_back(exe.string());
+  const auto rest = hw_run_args(a, out, storage_dir);
+  args.insert(args.end(), rest.begin(), rest.end());
   std::vector<char*> argv;
   for (auto& s : args) argv.push_back(s.data());
   argv.push_back(nullptr);
@@ -158,6 +202,18 @@ void hw_run(const HwRunArgs& a) {
   // The loader already resolved workload.file against the scenario's folder: no second base directory.
   hw::HwRunOutcome o;
 #ifndef DUALPATH_HW_RANKS
+  if (!a.policies.empty()) {
+    std::vector<std::string> policies;
+    std::stringstream ps(a.policies);
+    for (std::string p; std::getline(ps, p, ',');)
+      if (!p.empty()) policies.push_back(p);
+    for (const auto& p : policies) {  // an unknown policy fails here, before any run, listing the known ones
+      PolicySpec spec = sc.policy;
+      spec.name = p;
+      effective_features(spec);
+    }
+    return hw_run_policies(a, sc, policies, out, opt.storage_dir);
+  }
   if (a.launch == "mpi") spawn_mpi_ranks(a, sc, out, opt.storage_dir);  // does not return
 #endif
   try {
@@ -310,6 +366,10 @@ void register_hw_commands(CLI::App& app) {
   run->add_option("scenario", ra->scenario, "Scenario JSON file")->required();
   run->add_option("--set", ra->overrides, "Override a field: path=value")->take_all()->allow_extra_args(false);
   run->add_option("--overlay", ra->overlays, "Apply an overlay file before --set (repeatable)");
+#ifndef DUALPATH_HW_RANKS
+  run->add_option("--policy", ra->policies,
+                  "Comma-separated policies: one run each, in turn, into <out>/<policy>/ (e.g. basic,dualpath)");
+#endif
   run->add_option("--out", ra->out, "Results folder (default: <outputs.dir>/<scenario name>-hw)");
   run->add_option("--storage-dir", ra->storage_dir, "Folder for the block files (default: <out>/storage)");
   run->add_option("--snic-rate", ra->snic_rate,
