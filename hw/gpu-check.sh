@@ -2,15 +2,18 @@
 # One-shot GPU check for the hardware backend (docs/hw.md "GPU"), about 5 minutes on one NVIDIA H200:
 #   1. fails at once, with the reason, when there is no NVIDIA driver or no GPU;
 #   2. configures and builds a release with CUDA (only dualpath and dualpath_gpu_check);
-#   3. calibrates the GPU (pinned H2D/D2H, per-layer cuBLAS kernel times vs the cost model) and writes an overlay;
-#   4. runs the scenario on the hardware backend with real kernels (`hw run --compute cuda`) and in the
-#      simulator with the calibration overlay (`run --overlay`), and compares JCT/TTFT/TPOT.
-# Usage: hw/gpu-check.sh [SCENARIO]   (default hw/scenarios/tiny-1p1d.json; BUILD=dir, OUT=dir override the paths)
+#   3. calibrates the GPU (pinned H2D/D2H, per-layer cuBLAS kernel times vs the cost model; a table), then the
+#      whole machine (`hw calibrate --compute cuda`: storage, paced SNIC, transport, GPU) into one overlay;
+#   4. runs the scenario on the hardware backend with real kernels (`hw run --compute cuda`, in one process and
+#      under MPI) and in the simulator with the overlay (`run --overlay`), and compares them (`dualpath validate`).
+# Usage: hw/gpu-check.sh [SCENARIO]   (default hw/scenarios/tiny-1p1d.json; BUILD=dir, OUT=dir override the paths,
+#        SNIC="200 MB/s" the emulated SNIC rate)
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 SCENARIO=${1:-$ROOT/hw/scenarios/tiny-1p1d.json}
 BUILD=${BUILD:-$ROOT/build-gpu-check}
 OUT=${OUT:-$ROOT/results/gpu-check}
+SNIC=${SNIC:-200 MB/s}  # the emulated SNIC of each node (the tiny scenario's topology.snic_bw)
 fail() { echo "gpu-check: FAILED: $*" >&2; exit 1; }
 step() { echo; echo "== $* ($(date +%H:%M:%S))"; }
 
@@ -30,7 +33,7 @@ cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DDUALPATH_WITH_CUDA=ON 
   -DDUALPATH_BUILD_TESTS=OFF -DDUALPATH_BUILD_BENCH=OFF "${CUDA_ARGS[@]}" >"$BUILD.configure.log" 2>&1 ||
   { tail -30 "$BUILD.configure.log"; fail "cmake configure (log: $BUILD.configure.log)"; }
 grep "dualpath:" "$BUILD.configure.log" || true
-cmake --build "$BUILD" -j16 --target dualpath dualpath_gpu_check >"$BUILD.build.log" 2>&1 ||
+cmake --build "$BUILD" -j16 --target dualpath dualpath-hw dualpath_gpu_check >"$BUILD.build.log" 2>&1 ||
   { tail -40 "$BUILD.build.log"; fail "build (log: $BUILD.build.log)"; }
 DP=$BUILD/cli/dualpath
 CHECK=$BUILD/hw/dualpath_gpu_check
@@ -39,14 +42,23 @@ rm -rf "$OUT/hw" "$OUT/sim"
 
 # 3. Calibration: a table on stdout, the raw JSON and the overlay in $OUT.
 step "GPU calibration"
-timeout 240 "$CHECK" "$SCENARIO" --out "$OUT/gpu-calibration.json" --overlay "$OUT/gpu-overlay.json" ||
+timeout 240 "$CHECK" "$SCENARIO" --quick --out "$OUT/gpu-calibration.json" --overlay "$OUT/gpu-overlay.json" ||
   fail "dualpath_gpu_check (exit $?); see above"
 
-# 4. The same scenario measured with real kernels, and simulated with the calibrated figures.
-step "hw run --compute cuda"
-timeout 240 "$DP" hw run "$SCENARIO" --compute cuda --out "$OUT/hw" || fail "dualpath hw run --compute cuda (exit $?)"
+# The machine's whole overlay (storage, the paced SNIC at the scenario's rate, transport, GPU) for the simulator.
+step "hw calibrate (storage, SNIC at $SNIC, transport, GPU)"
+timeout 240 "$DP" hw calibrate --scenario "$SCENARIO" --snic-rate "$SNIC" --compute cuda --blocks 64 \
+  --out "$OUT/overlay.json" || fail "dualpath hw calibrate --compute cuda (exit $?)"
+
+# 4. The same scenario measured with real kernels (PE and DE share the GPU), and simulated with the overlay.
+step "hw run --compute cuda (one process)"
+timeout 240 "$DP" hw run "$SCENARIO" --snic-rate "$SNIC" --compute cuda --out "$OUT/hw" ||
+  fail "dualpath hw run --compute cuda (exit $?)"
+step "hw run --compute cuda --launch mpi (a process per node, both on this GPU)"
+timeout 240 "$DP" hw run "$SCENARIO" --snic-rate "$SNIC" --compute cuda --launch mpi --out "$OUT/hw-mpi" ||
+  echo "gpu-check: the MPI run failed (exit $?); continuing with the one-process run"
 step "simulator run --overlay"
-timeout 120 "$DP" run "$SCENARIO" --overlay "$OUT/gpu-overlay.json" --out "$OUT/sim" --quiet ||
+timeout 120 "$DP" run "$SCENARIO" --overlay "$OUT/overlay.json" --out "$OUT/sim" --quiet ||
   fail "dualpath run --overlay (exit $?)"
 
 step "measured (hw, real kernels) vs simulated (calibrated)"
