@@ -78,10 +78,12 @@ double parse_rate(const std::string& text) {
 #if defined(DUALPATH_HAVE_HW) && !defined(DUALPATH_HW_RANKS)
 // `hw run` arguments (after the program name) that repeat `a` with this output folder: for mpirun's ranks and for
 // one child run per policy.
+// An empty storage_dir leaves the child its default (<out>/storage), which it removes after the run.
 std::vector<std::string> hw_run_args(const HwRunArgs& a, const std::string& out, const std::string& storage_dir) {
-  std::vector<std::string> args = {"hw", "run", a.scenario, "--out", out, "--storage-dir", storage_dir,
-                                   "--transport", a.transport, "--ucx-tls", a.ucx_tls, "--verify-every",
-                                   std::to_string(a.verify_every), "--launch", a.launch, "--compute", a.compute};
+  std::vector<std::string> args = {"hw", "run", a.scenario, "--out", out, "--transport", a.transport, "--ucx-tls",
+                                   a.ucx_tls, "--verify-every", std::to_string(a.verify_every), "--launch", a.launch,
+                                   "--compute", a.compute};
+  if (!storage_dir.empty()) args.insert(args.end(), {"--storage-dir", storage_dir});
   std::ostringstream t;
   t << std::setprecision(17) << a.op_timeout;
   args.insert(args.end(), {"--op-timeout", t.str()});
@@ -105,7 +107,7 @@ void hw_run_policies(const HwRunArgs& a, const Scenario& sc, const std::vector<s
     HwRunArgs one = a;
     one.policies.clear();
     one.overrides.push_back("policy.name=" + p);
-    jobs.push_back(ChildJob{hw_run_args(one, out + "/" + p, storage_dir + "/" + p), ""});
+    jobs.push_back(ChildJob{hw_run_args(one, out + "/" + p, storage_dir.empty() ? "" : storage_dir + "/" + p), ""});
   }
   const auto codes = run_child_jobs(jobs, 1, [](size_t) {}, [](size_t, int) {});
   std::vector<std::pair<std::string, double>> jct;
@@ -212,9 +214,9 @@ void hw_run(const HwRunArgs& a) {
       spec.name = p;
       effective_features(spec);
     }
-    return hw_run_policies(a, sc, policies, out, opt.storage_dir);
+    return hw_run_policies(a, sc, policies, out, a.storage_dir);
   }
-  if (a.launch == "mpi") spawn_mpi_ranks(a, sc, out, opt.storage_dir);  // does not return
+  if (a.launch == "mpi") spawn_mpi_ranks(a, sc, out, a.storage_dir);  // does not return
 #endif
   try {
 #ifdef DUALPATH_HW_RANKS

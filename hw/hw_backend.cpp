@@ -74,6 +74,7 @@ void HwBackend::storage_read(int node, const BlockRanges& blocks, double bytes, 
               [this, node, bytes, done = std::move(done), failed = std::move(failed)](const std::string& err) {
                 if (err.empty()) return done();
                 ++stats_.failed_reads;
+                --stats_.storage_reads;  // counted again when the retry asks
                 stats_.requested_read_bytes -= bytes;  // not delivered; the retry asks again
                 stats_.node_read_bytes[node] -= bytes;
                 failed(err);

@@ -24,6 +24,8 @@ class LocalNodes final : public NodeLink {
     agents_.at(node)->compute(gpu, work, std::move(done));
   }
   nlohmann::json report() override;
+  // The store and transports finish their in-flight work (whose completions reach the agents) before the agents go.
+  ~LocalNodes() override { res_.reset(); }
 
  private:
   std::unique_ptr<NodeResources> res_;

@@ -14,11 +14,12 @@ namespace dualpath::hw {
 
 namespace {
 
-// Exchanges one transport's peer exports among the node ranks (rank 0 takes part in the collective with nothing).
-void connect(Transport* tr, int node) {
-  const auto all = mpi::allgather(tr ? tr->export_peer() : std::string());
-  if (!tr) return;
-  tr->connect_peers(std::vector<std::string>(all.begin() + 1, all.end()), node);
+// Ends setup on every rank when one failed: rank 0 throws with the reason, the others return it quietly.
+HwRunOutcome stop_setup(HwRunOutcome o, int rank, const std::string& what, const std::string& err) {
+  mpi::finalize();
+  if (rank == 0) throw std::runtime_error(what + ": " + err);
+  o.failure = err;
+  return o;
 }
 
 }  // namespace
@@ -29,13 +30,14 @@ HwRunOutcome run_mpi(const Scenario& sc, const std::string& scenario_dir, const 
   if (!mpi::init(why)) throw std::invalid_argument("--launch mpi: " + why);
   const int nodes = sc.deployment.prefill_nodes + sc.deployment.decode_nodes;
   const int rank = mpi::rank();
+  const int size = mpi::size();
   HwRunOutcome o;
   o.node_process = rank > 0;
-  if (mpi::size() != nodes + 1) {
+  if (size != nodes + 1) {
     mpi::finalize();
     const std::string msg = "--launch mpi: this scenario has " + std::to_string(nodes) + " nodes and needs " +
                             std::to_string(nodes + 1) + " processes (a scheduler + one per node), found " +
-                            std::to_string(mpi::size()) + ": start it with mpirun -np " + std::to_string(nodes + 1);
+                            std::to_string(size) + ": start it with mpirun -np " + std::to_string(nodes + 1);
     if (rank == 0) throw std::invalid_argument(msg);
     o.failure = msg;
     return o;
@@ -57,28 +59,35 @@ HwRunOutcome run_mpi(const Scenario& sc, const std::string& scenario_dir, const 
       err = e.what();
     }
   }
-  if (!(err = mpi::agree(err)).empty()) {
-    mpi::finalize();
-    if (rank == 0) throw std::runtime_error("hw node setup failed: " + err);
-    o.failure = err;
-    return o;
-  }
+  if (!(err = mpi::agree(err)).empty()) return stop_setup(o, rank, "hw node setup failed", err);
+
+  // UCX endpoints: every rank takes part in every collective, contributing nothing where it has nothing (rank 0)
+  // or failed, so one rank's failure cannot leave the others' collectives out of step.
+  std::string kv_export, model_export;
   try {
-    connect(res ? res->kv.get() : nullptr, node);
-    connect(res ? res->model.get() : nullptr, node);
+    if (res) kv_export = res->kv->export_peer(), model_export = res->model->export_peer();
   } catch (const std::exception& e) {
     err = e.what();
   }
-  if (!(err = mpi::agree(err)).empty()) {
-    mpi::finalize();
-    if (rank == 0) throw std::runtime_error("hw transport setup failed: " + err);
-    o.failure = err;
-    return o;
+  const auto kv_all = mpi::allgather(kv_export);
+  const auto model_all = mpi::allgather(model_export);
+  if (!(err = mpi::agree(err)).empty()) return stop_setup(o, rank, "hw transport setup failed", err);
+  try {
+    if (res) {
+      res->kv->connect_peers(std::vector<std::string>(kv_all.begin() + 1, kv_all.end()), node);
+      res->model->connect_peers(std::vector<std::string>(model_all.begin() + 1, model_all.end()), node);
+    }
+  } catch (const std::exception& e) {
+    err = e.what();
   }
+  if (!(err = mpi::agree(err)).empty()) return stop_setup(o, rank, "hw transport setup failed", err);
   mpi::barrier();
 
   if (rank > 0) {
     serve_node(node, opt, *res, compute);
+    // Peers may still be reading this node's memory (UCX emulates gets with messages this worker must answer):
+    // every rank has served and reported before any tears down.
+    mpi::barrier();
     res.reset();
     mpi::finalize();
     o.ok = true;
@@ -88,10 +97,11 @@ HwRunOutcome run_mpi(const Scenario& sc, const std::string& scenario_dir, const 
   MpiNodes link(opt, loop, nodes);
   o = drive_and_report(sc, scenario_dir, out_dir, opt, loop, link);
   if (link.unresponsive()) {
-    // A hung node process cannot take part in MPI_Finalize: the summary is written, end the whole job.
+    // A hung node process cannot take part in the barrier or MPI_Finalize: the summary is written, end the job.
     o.abort_job = true;
     return o;
   }
+  mpi::barrier();  // the node ranks tear down after this
   mpi::finalize();
   return o;
 }

@@ -78,8 +78,8 @@ nlohmann::json MpiNodes::report() {
   for (int n = 0; n < nodes_; ++n) mpi::post(1 + n, wire::kStop, "");
   std::vector<nlohmann::json> reports(nodes_);
   std::vector<bool> got(nodes_, false);
-  const auto deadline = std::chrono::steady_clock::now() +
-                        std::chrono::duration<double>(std::min(opt_.op_timeout, 30.0));
+  // Nodes finish the work they have in flight before reporting (paced reads, compute): allow an operation's time.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(opt_.op_timeout);
   int left = nodes_;
   std::string bytes;
   int from = 0, tag = 0;

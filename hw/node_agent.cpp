@@ -73,11 +73,16 @@ void NodeAgent::read(std::vector<BlockKey> keys, Reply done) {
     loop_.post([done = std::move(done)] { done("the storage NIC of node 0 is down (injected fault snic-down)"); });
     return;
   }
-  store_.read_blocks(store_node_, std::move(keys),
-                     [this, done = std::move(done)](const std::string& err, BlockStore::Clock::time_point at) {
-                       if (!err.empty()) loop_.post([done, err] { done(err); });
-                       else loop_.post_at(loop_.seconds_at(at), [done] { done(""); });  // the paced SNIC's finish
-                     });
+  try {
+    store_.read_blocks(store_node_, std::move(keys),
+                       [this, done = std::move(done)](const std::string& err, BlockStore::Clock::time_point at) {
+                         if (!err.empty()) loop_.post([done, err] { done(err); });
+                         else loop_.post_at(loop_.seconds_at(at), [done] { done(""); });  // the paced SNIC's finish
+                       });
+  } catch (...) {
+    loop_.post([] {});  // ends the operation begun above
+    throw;
+  }
 }
 
 void NodeAgent::write(std::vector<BlockKey> keys, Reply done) {
@@ -89,21 +94,27 @@ void NodeAgent::write(std::vector<BlockKey> keys, Reply done) {
     return;
   }
   const BlockKey first = keys.front();
-  store_.write_blocks(store_node_, std::move(keys), 0,
-                      [this, first, done = std::move(done)](const std::string& err, BlockStore::Clock::time_point at) {
-                        if (!err.empty()) {
-                          loop_.post([done, err] { done(err); });
-                          return;
-                        }
-                        loop_.post_at(loop_.seconds_at(at), [this, first, done] {
-                          if (opt_.fault == "missing-block" && !fault_done_) {
-                            fault_done_ = true;
-                            std::error_code ec;
-                            std::filesystem::remove(store_.path_of(first), ec);
+  try {
+    store_.write_blocks(store_node_, std::move(keys), 0,
+                        [this, first, done = std::move(done)](const std::string& err,
+                                                              BlockStore::Clock::time_point at) {
+                          if (!err.empty()) {
+                            loop_.post([done, err] { done(err); });
+                            return;
                           }
-                          done("");
+                          loop_.post_at(loop_.seconds_at(at), [this, first, done] {
+                            if (opt_.fault == "missing-block" && !fault_done_) {
+                              fault_done_ = true;
+                              std::error_code ec;
+                              std::filesystem::remove(store_.path_of(first), ec);
+                            }
+                            done("");
+                          });
                         });
-                      });
+  } catch (...) {
+    loop_.post([] {});  // ends the operation begun above
+    throw;
+  }
 }
 
 void NodeAgent::pull(TrafficClass cls, int src_region, int dst_region, uint64_t bytes, Reply done) {
@@ -149,12 +160,17 @@ void NodeAgent::compute(int gpu, const ComputeWork& work, Reply done) {
     return;
   }
   loop_.begin_op();
-  kernels_(gpu, work, [this, done = std::move(done)](double seconds, const std::string& err) {
-    loop_.post([this, done, seconds, err] {
-      stats_.measured_compute_seconds += seconds;
-      done(err.empty() ? err : "compute: " + err);
+  try {
+    kernels_(gpu, work, [this, done = std::move(done)](double seconds, const std::string& err) {
+      loop_.post([this, done, seconds, err] {
+        stats_.measured_compute_seconds += seconds;
+        done(err.empty() ? err : "compute: " + err);
+      });
     });
-  });
+  } catch (...) {
+    loop_.post([] {});  // ends the operation begun above
+    throw;
+  }
 }
 
 }  // namespace dualpath::hw

@@ -78,7 +78,7 @@ void Cluster::read_failed(Request& r, int node, const std::string& error) {
   view_.nodes[node_of(r.de)].buffer.release(r.prompt_bytes);
   if (features_.dual_path) r.side = r.side == ReadSide::Pe ? ReadSide::De : ReadSide::Pe;
   enqueue_read(r);
-  pump_reads(node);
+  pump_all_reads();  // both buffers were returned: any node's queue head may fit now
 }
 
 void Cluster::read_done(Request& r) {

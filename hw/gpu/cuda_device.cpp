@@ -158,12 +158,17 @@ class CudaDevice final : public ComputeDevice {
     name_ = std::string("cuda: ") + prop.name + " (device " + std::to_string(device) + "), cuBLAS BF16";
     // The copy engine's side: a pinned host staging buffer (page-locked, so copies run at PCIe speed via DMA), the
     // device window it lands in, and a stream of its own so copies overlap kernels as Layer Block loads do.
-    check(cudaSetDevice(device), "cudaSetDevice");
-    check(cudaHostAlloc(&pinned_, kCopyWindow, cudaHostAllocDefault), "cudaHostAlloc");
-    check(cudaMalloc(&window_, kCopyWindow), "cudaMalloc");
-    check(cudaStreamCreateWithFlags(&copy_stream_, cudaStreamNonBlocking), "cudaStreamCreate");
-    check(cudaEventCreate(&copy_start_), "cudaEventCreate");
-    check(cudaEventCreate(&copy_stop_), "cudaEventCreate");
+    try {
+      check(cudaSetDevice(device), "cudaSetDevice");
+      check(cudaHostAlloc(&pinned_, kCopyWindow, cudaHostAllocDefault), "cudaHostAlloc");
+      check(cudaMalloc(&window_, kCopyWindow), "cudaMalloc");
+      check(cudaStreamCreateWithFlags(&copy_stream_, cudaStreamNonBlocking), "cudaStreamCreate");
+      check(cudaEventCreate(&copy_start_), "cudaEventCreate");
+      check(cudaEventCreate(&copy_stop_), "cudaEventCreate");
+    } catch (...) {
+      release_copy_engine();
+      throw;
+    }
     worker_ = std::thread([this] { loop(); });
     copier_ = std::thread([this] { copy_loop(); });
   }
@@ -175,11 +180,7 @@ class CudaDevice final : public ComputeDevice {
     cv_.notify_all();
     worker_.join();
     copier_.join();
-    cudaEventDestroy(copy_start_);
-    cudaEventDestroy(copy_stop_);
-    cudaStreamDestroy(copy_stream_);
-    cudaFree(window_);
-    cudaFreeHost(pinned_);
+    release_copy_engine();
   }
   void copy(bool to_device, uint64_t bytes, Done done) override {
     {
@@ -222,6 +223,15 @@ class CudaDevice final : public ComputeDevice {
       }
       item.second(seconds, error);
     }
+  }
+
+  void release_copy_engine() {
+    cudaSetDevice(device_);  // device memory and streams are freed on their own device
+    if (copy_start_) cudaEventDestroy(copy_start_);
+    if (copy_stop_) cudaEventDestroy(copy_stop_);
+    if (copy_stream_) cudaStreamDestroy(copy_stream_);
+    if (window_) cudaFree(window_);
+    if (pinned_) cudaFreeHost(pinned_);
   }
 
   // Copies run in order on the copy stream, timed by events: host staging <-> device window, piece by piece.
