@@ -8,7 +8,7 @@
 
 namespace dualpath::sim {
 
-std::unique_ptr<simgrid::s4u::Engine> make_engine(int stack_kib) {
+std::unique_ptr<simgrid::s4u::Engine> make_engine(int stack_kib, bool full_lmm_update) {
   static bool created = false;
   if (created) throw std::logic_error("simulator: one SimGrid simulation per process (the engine is a singleton)");
   if (stack_kib < 16) throw std::invalid_argument("simulator: actor stack must be at least 16 KiB");
@@ -23,6 +23,7 @@ std::unique_ptr<simgrid::s4u::Engine> make_engine(int stack_kib) {
       "--cfg=network/crosstraffic:0",
       "--cfg=network/TCP-gamma:1e12",
       "--cfg=contexts/stack-size:" + std::to_string(stack_kib),
+      std::string("--cfg=network/optim:") + (full_lmm_update ? "Full" : "Lazy"),
   };
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());

@@ -14,6 +14,6 @@ namespace dualpath::sim {
 //  - log threshold "critical": a run prints nothing from SimGrid.
 // SimGrid's Engine is a singleton whose clock and signals survive it, so a second call in the same process
 // throws std::logic_error: run one simulation per process (fork or exec for more).
-std::unique_ptr<simgrid::s4u::Engine> make_engine(int stack_kib);
+std::unique_ptr<simgrid::s4u::Engine> make_engine(int stack_kib, bool full_lmm_update = false);
 
 }  // namespace dualpath::sim

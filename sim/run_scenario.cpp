@@ -115,6 +115,8 @@ RunOutcome run_scenario(const Scenario& sc, const std::string& scenario_dir, con
 
   SimOptions opt;
   opt.link_sample_interval = sc.outputs.link_sample_interval;
+  opt.full_lmm_update = sc.sim.lmm_update == "full" ||
+                        (sc.sim.lmm_update == "auto" && effective_features(sc.policy).dual_path);
   SimBackend backend(sc.topology, sc.deployment, sc.policy.qos, sc.sim, opt);
   Cluster cluster(sc, std::move(agents), backend);
   ActivityLog log;

@@ -80,7 +80,7 @@ struct SimBackend::Impl {
 
   Impl(const Topology& topo, const Deployment& dep, const QosSpec& q, const SimSpec& s, const SimOptions& o)
       : qos(q),
-        engine((Platform::validate(topo, dep), make_engine(o.stack_kib))),
+        engine((Platform::validate(topo, dep), make_engine(o.stack_kib, o.full_lmm_update))),
         platform(topo, dep),
         spec(s),
         meter(link_bandwidths(platform), o.link_sample_interval) {

@@ -30,6 +30,7 @@ namespace dualpath::sim {
 struct SimOptions {
   double link_sample_interval = 1.0;  // seconds per links.csv interval (OutputSpec::link_sample_interval)
   int stack_kib = 8192;               // the driver actor's stack; the core's callbacks run on it
+  bool full_lmm_update = false;       // SimGrid network/optim:Full instead of Lazy (SimSpec::lmm_update)
 };
 
 // Counters for budgeting and progress reports.

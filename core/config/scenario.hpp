@@ -130,6 +130,11 @@ struct SimSpec {
   // GPU's local index: one flow per PE GPU and DE node) or "engine" (the decode engine's own CNIC).
   std::string kv_port = "node";
   double time_limit = 0;         // stop the simulation at this simulated time (0 = none)
+  // How SimGrid re-solves flow rates after an event (its network/optim): "lazy" re-computes only the flows whose
+  // constraints changed, "full" all of them; "auto" = full for policies with the DE read path (its flows couple
+  // DE DRAM and CNICs with PE CNICs into one system where lazy's bookkeeping costs more than it saves: DS 660B
+  // 2P4D DualPath 146 s -> 124 s wall) and lazy otherwise (Basic 34 s vs 36 s). Results agree to ~1e-6.
+  std::string lmm_update = "auto";
 };
 
 struct Scenario {

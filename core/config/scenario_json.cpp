@@ -109,7 +109,8 @@ nlohmann::json scenario_to_json(const Scenario& s) {
            {{"layer_group", s.sim.layer_group},
             {"decode_chunk_steps", s.sim.decode_chunk_steps},
             {"kv_port", s.sim.kv_port},
-            {"time_limit", s.sim.time_limit}}},
+            {"time_limit", s.sim.time_limit},
+            {"lmm_update", s.sim.lmm_update}}},
           {"derived", derived}};
 }
 

@@ -212,7 +212,8 @@ OutputSpec parse_outputs(const ObjectReader& parent, const std::string& key) {
 
 SimSpec parse_sim(const ObjectReader& parent, const std::string& key, const ModelSpec& model) {
   const ObjectReader r =
-      parent.object(key, {"layer_group", "decode_chunk_steps", "kv_port", "time_limit"}, /*required=*/false);
+      parent.object(key, {"layer_group", "decode_chunk_steps", "kv_port", "time_limit", "lmm_update"},
+                    /*required=*/false);
   const SimSpec d;
   SimSpec s;
   // More layers per group than the model has would be meaningless; 0 lets the simulator choose.
@@ -220,6 +221,7 @@ SimSpec parse_sim(const ObjectReader& parent, const std::string& key, const Mode
   s.decode_chunk_steps = static_cast<int>(r.integer("decode_chunk_steps", 1, 1000000, d.decode_chunk_steps));
   s.kv_port = r.choice("kv_port", {"node", "engine"}, d.kv_port);
   s.time_limit = r.quantity("time_limit", Dimension::Duration, Range::non_negative(), d.time_limit);
+  s.lmm_update = r.choice("lmm_update", {"auto", "lazy", "full"}, d.lmm_update);
   return s;
 }
 
