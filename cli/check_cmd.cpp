@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "cli/commands.hpp"
+#include "cli/scenario_options.hpp"
 #include "core/config/loader.hpp"
 
 namespace dualpath::cli {
@@ -20,13 +21,8 @@ void register_check_command(CLI::App& app) {
   };
   auto args = std::make_shared<Args>();
   cmd->add_option("scenario", args->scenario, "Scenario JSON file")->required();
-  cmd->add_option("--set", args->overrides, "Override a field: path=value (e.g. topology.snic_bw=\"200 Gbps\")")
-      ->take_all()
-      ->allow_extra_args(false);
-  cmd->add_option("--overlay", args->overlays,
-                  "Overlay JSON file of overrides (e.g. from `hw calibrate`), applied before --set; repeatable")
-      ->take_all()
-      ->allow_extra_args(false);
+  add_scenario_options(cmd, args->overrides, args->overlays,
+                       "Override a field: path=value (e.g. topology.snic_bw=\"200 Gbps\")");
   cmd->callback([args] {
     const Scenario s = load_scenario(args->scenario, args->overrides, args->overlays);
     std::cout << scenario_to_json(s).dump(2) << "\n";

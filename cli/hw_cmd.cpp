@@ -17,6 +17,7 @@
 
 #include "cli/child_runs.hpp"
 #include "cli/commands.hpp"
+#include "cli/scenario_options.hpp"
 #include "core/config/input_error.hpp"
 #include "core/config/loader.hpp"
 #include "core/config/units.hpp"
@@ -33,23 +34,37 @@
 namespace dualpath::cli {
 namespace {
 
-struct HwRunArgs {
-  std::string scenario, out, storage_dir, snic_rate, transport = "ucx", ucx_tls = "posix,self", fault;
-  std::string launch = "threads", compute = "emulated", policies;
-  std::vector<std::string> overlays;
+// What both `hw run` and `hw calibrate` need to reach storage and the transport, and the scenario they load.
+struct HwIoArgs {
+  std::string scenario, out, storage_dir, snic_rate, transport = "ucx", ucx_tls = "posix,self";
+  std::string compute = "emulated";
+  std::vector<std::string> overrides, overlays;
+  bool no_uring = false, buffered = false;
+};
+
+struct HwRunArgs : HwIoArgs {
+  std::string fault, launch = "threads", policies;
   double op_timeout = 120;
-  std::vector<std::string> overrides;
-  bool no_uring = false, buffered = false, keep_storage = false, quiet = false;
+  bool keep_storage = false, quiet = false;
   int verify_every = 1;
 };
 
-struct HwCalArgs {
-  std::string storage_dir, out, block_size, transport = "ucx", ucx_tls = "posix,self", scenario, snic_rate;
-  std::string compute = "emulated";
-  std::vector<std::string> overrides, overlays;
+struct HwCalArgs : HwIoArgs {
+  std::string block_size;
   int blocks = 256;
-  bool no_uring = false, buffered = false;
 };
+
+void add_io_options(CLI::App* cmd, HwIoArgs& a, const std::string& storage_help) {
+  add_scenario_options(cmd, a.overrides, a.overlays);
+  cmd->add_option("--storage-dir", a.storage_dir, storage_help);
+  cmd->add_option("--transport", a.transport, "ucx (default) or memcpy")->check(CLI::IsMember({"ucx", "memcpy"}));
+  cmd->add_option("--ucx-tls", a.ucx_tls, "UCX transports when UCX_TLS is unset (default posix,self; or tcp)");
+  cmd->add_flag("--no-io-uring", a.no_uring, "Use the pread/pwrite thread pool instead of io_uring");
+  cmd->add_flag("--buffered", a.buffered, "Do not use O_DIRECT");
+  cmd->add_option("--compute", a.compute,
+                  "emulated (default: cost-model seconds, no GPU), auto (CUDA when a GPU is usable), cuda (required)")
+      ->check(CLI::IsMember({"emulated", "auto", "cuda"}));
+}
 
 [[maybe_unused]] std::string fmt(double v, int prec = 2) {
   std::ostringstream o;
@@ -143,7 +158,8 @@ bool under_mpi_launcher() {
 [[noreturn]] void spawn_mpi_ranks(const HwRunArgs& a, const Scenario& sc, const std::string& out,
                                   const std::string& storage_dir) {
   if (under_mpi_launcher())
-    throw InputError("--launch mpi", "under mpirun/srun, start dualpath-hw (not dualpath): mpirun -np N+1 dualpath-hw hw run ...");
+    throw InputError("--launch mpi",
+                     "under mpirun/srun, start dualpath-hw (not dualpath): mpirun -np N+1 dualpath-hw hw run ...");
   std::error_code ec;
   const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec).parent_path() / "dualpath-hw";
   if (ec || !std::filesystem::exists(exe))
@@ -179,14 +195,6 @@ void hw_run(const HwRunArgs& a) {
     overrides.push_back(o.str());
   }
   if (a.verify_every < 0) throw InputError("--verify-every", "expected an integer >= 0");
-  if (a.transport != "ucx" && a.transport != "memcpy")
-    throw InputError("--transport", "expected ucx or memcpy, found '" + a.transport + "'");
-  if (!a.fault.empty() && a.fault != "missing-block" && a.fault != "node-silent" && a.fault != "snic-down")
-    throw InputError("--fault", "expected missing-block, node-silent or snic-down, found '" + a.fault + "'");
-  if (a.launch != "threads" && a.launch != "mpi")
-    throw InputError("--launch", "expected threads or mpi, found '" + a.launch + "'");
-  if (a.compute != "emulated" && a.compute != "auto" && a.compute != "cuda")
-    throw InputError("--compute", "expected emulated, auto or cuda, found '" + a.compute + "'");
   if (!(a.op_timeout > 0)) throw InputError("--op-timeout", "expected seconds > 0");
   const Scenario sc = load_scenario(a.scenario, overrides, a.overlays);
   const std::string out = !a.out.empty() ? a.out : sc.outputs.dir + "/" + sc.name + "-hw";
@@ -303,8 +311,6 @@ void hw_calibrate(const HwCalArgs& a) {
     }
   }
   if (bs < 1 || a.blocks < 1) throw InputError("dualpath hw calibrate", "--block-size and --blocks must be >= 1");
-  if (a.compute != "emulated" && a.compute != "auto" && a.compute != "cuda")
-    throw InputError("--compute", "expected emulated, auto or cuda, found '" + a.compute + "'");
   if (a.compute != "emulated" && !sc) throw InputError("--compute", "the GPU part needs --scenario (its model and GPU)");
   o.block_bytes = static_cast<size_t>(bs);
   o.blocks = a.blocks;
@@ -366,48 +372,36 @@ void register_hw_commands(CLI::App& app) {
   run->footer("Multi-process: mpirun -np <nodes+1> dualpath hw run SCENARIO --launch mpi ... (as root add "
               "--allow-run-as-root; on few cores --oversubscribe)");
   run->add_option("scenario", ra->scenario, "Scenario JSON file")->required();
-  run->add_option("--set", ra->overrides, "Override a field: path=value")->take_all()->allow_extra_args(false);
-  run->add_option("--overlay", ra->overlays, "Apply an overlay file before --set (repeatable)");
+  add_io_options(run, *ra, "Folder for the block files (default: <out>/storage)");
 #ifndef DUALPATH_HW_RANKS
   run->add_option("--policy", ra->policies,
                   "Comma-separated policies: one run each, in turn, into <out>/<policy>/ (e.g. basic,dualpath)");
 #endif
   run->add_option("--out", ra->out, "Results folder (default: <outputs.dir>/<scenario name>-hw)");
-  run->add_option("--storage-dir", ra->storage_dir, "Folder for the block files (default: <out>/storage)");
   run->add_option("--snic-rate", ra->snic_rate,
                   "Per-node SNIC rate to emulate, e.g. \"200 MB/s\" (also sets topology.snic_bw)");
-  run->add_option("--transport", ra->transport, "ucx (default) or memcpy");
-  run->add_option("--ucx-tls", ra->ucx_tls, "UCX transports when UCX_TLS is unset (default posix,self; or tcp)");
-  run->add_flag("--no-io-uring", ra->no_uring, "Use the pread/pwrite thread pool instead of io_uring");
-  run->add_flag("--buffered", ra->buffered, "Do not use O_DIRECT");
   run->add_option("--verify-every", ra->verify_every, "Verify the checksum of every N-th block read (0: none)");
   run->add_flag("--keep-storage", ra->keep_storage, "Keep the block files after the run");
   run->add_flag("--quiet", ra->quiet, "Print nothing on success");
   run->add_option("--launch", ra->launch,
-                  "threads (default: one process) or mpi (under mpirun -np N+1: a scheduler rank + one per node)");
-  run->add_option("--compute", ra->compute,
-                  "emulated (default: wait the cost model's seconds), auto (CUDA kernels when a GPU is usable), cuda");
+                  "threads (default: one process) or mpi (under mpirun -np N+1: a scheduler rank + one per node)")
+      ->check(CLI::IsMember({"threads", "mpi"}));
   run->add_option("--op-timeout", ra->op_timeout,
                   "mpi: seconds an operation may go unanswered before the run stops (default 120)");
-  run->add_option("--fault", ra->fault, "Inject a fault for testing: missing-block, node-silent, snic-down")->group("");
+  run->add_option("--fault", ra->fault, "Inject a fault for testing: missing-block, node-silent, snic-down")
+      ->check(CLI::IsMember({"missing-block", "node-silent", "snic-down"}))
+      ->group("");
   run->callback([ra] { hw_run(*ra); });
 
   auto ca = std::make_shared<HwCalArgs>();
   CLI::App* cal = hw->add_subcommand("calibrate", "Measure this machine (storage, paced SNIC, transport, GPU) and "
                                                   "write an overlay for dualpath run --overlay");
   cal->add_option("--scenario", ca->scenario, "Take the block size, model and GPU from this scenario");
-  cal->add_option("--set", ca->overrides, "Override a scenario field: path=value")->take_all()->allow_extra_args(false);
-  cal->add_option("--overlay", ca->overlays, "Apply an overlay file to the scenario (repeatable)");
+  add_io_options(cal, *ca, "Folder for the test block files (default: a temp folder)");
   cal->add_option("--snic-rate", ca->snic_rate, "Also measure one node's SNIC paced at this rate, e.g. \"20 MB/s\"");
-  cal->add_option("--compute", ca->compute, "emulated (default: no GPU part), auto (GPU if usable), cuda (required)");
-  cal->add_option("--storage-dir", ca->storage_dir, "Folder for the test block files (default: a temp folder)");
   cal->add_option("--out", ca->out, "Write the overlay (measurements + \"set\") to this JSON file");
   cal->add_option("--block-size", ca->block_size, "Block size (default: the scenario's Full Block, else 1 MiB)");
   cal->add_option("--blocks", ca->blocks, "Blocks written and read (default 256)");
-  cal->add_option("--transport", ca->transport, "ucx (default) or memcpy");
-  cal->add_option("--ucx-tls", ca->ucx_tls, "UCX transports when UCX_TLS is unset (default posix,self)");
-  cal->add_flag("--no-io-uring", ca->no_uring, "Use the pread/pwrite thread pool");
-  cal->add_flag("--buffered", ca->buffered, "Do not use O_DIRECT");
   cal->callback([ca] { hw_calibrate(*ca); });
 }
 

@@ -17,6 +17,7 @@
 
 #include "cli/child_runs.hpp"
 #include "cli/commands.hpp"
+#include "cli/scenario_options.hpp"
 #include "core/config/input_error.hpp"
 #include "core/config/loader.hpp"
 #include "core/engine/cluster.hpp"
@@ -171,13 +172,8 @@ void register_run_command(CLI::App& app) {
   auto args = std::make_shared<RunArgs>();
   CLI::App* cmd = app.add_subcommand("run", "Simulate a scenario and write summary.json, requests.csv, links.csv");
   cmd->add_option("scenario", args->scenario, "Scenario JSON file")->required();
-  cmd->add_option("--set", args->overrides, "Override a field: path=value (e.g. deployment.decode_nodes=2)")
-      ->take_all()
-      ->allow_extra_args(false);
-  cmd->add_option("--overlay", args->overlays,
-                  "Overlay JSON file of overrides (e.g. from `hw calibrate`), applied before --set; repeatable")
-      ->take_all()
-      ->allow_extra_args(false);
+  add_scenario_options(cmd, args->overrides, args->overlays,
+                       "Override a field: path=value (e.g. deployment.decode_nodes=2)");
   cmd->add_option("--out", args->out, "Results folder (default: <outputs.dir>/<scenario name>)");
   cmd->add_option("--policy", args->policies, "Policy, or comma-separated policies to compare side by side");
   cmd->add_flag("--quiet", args->quiet, "Print nothing on success (and no progress line)");

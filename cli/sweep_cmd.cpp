@@ -28,6 +28,7 @@
 
 #include "cli/child_runs.hpp"
 #include "cli/commands.hpp"
+#include "cli/scenario_options.hpp"
 #include "core/analysis/bandwidth_model.hpp"
 #include "core/config/input_error.hpp"
 #include "core/config/loader.hpp"
@@ -384,13 +385,7 @@ void register_sweep_command(CLI::App& app) {
   cmd->add_option("--vary", args->varies, "key=v1,v2,...: a field and its values (repeatable; cross product)")
       ->take_all()
       ->allow_extra_args(false);
-  cmd->add_option("--set", args->overrides, "Override a field for every point: path=value")
-      ->take_all()
-      ->allow_extra_args(false);
-  cmd->add_option("--overlay", args->overlays,
-                  "Overlay JSON file of overrides (e.g. from `hw calibrate`), applied before --set; repeatable")
-      ->take_all()
-      ->allow_extra_args(false);
+  add_scenario_options(cmd, args->overrides, args->overlays, "Override a field for every point: path=value");
   cmd->add_option("--out", args->out, "Output folder (sweep.csv, sweep.png, points/)")->required();
   cmd->add_option("--jobs", args->jobs, "Points run at once (default: the core count)")->check(CLI::Range(1u, 1024u));
   cmd->add_flag("--no-plot", args->no_plot, "Do not draw sweep.png");

@@ -54,38 +54,58 @@ double transport_rate(Transport& tr, char* a, char* b, size_t chunk, size_t tota
   return static_cast<double>(total) / seconds_since(t0);
 }
 
+// Writes then reads back `blocks` Full Blocks of one stream through a store paced at `rate` (0: unpaced), every
+// checksum verified, and removes them again.
+struct RoundTrip {
+  double write_s = 0, read_s = 0;
+  BlockStoreStats stats;
+  std::string engine;
+  size_t file_bytes_per_block = 0;
+};
+
+RoundTrip store_round_trip(const CalibrateOptions& o, double rate, int blocks, uint64_t stream) {
+  BlockStoreOptions so;
+  so.dir = o.storage_dir;
+  so.block_bytes = o.block_bytes;
+  so.io_uring = o.io_uring;
+  so.direct = o.direct;
+  so.queue_depth = 16;
+  so.read_rate = rate;
+  so.write_rate = rate;
+  so.verify_every = 1;
+  BlockStore store(so);
+  std::vector<BlockKey> keys;
+  for (int i = 0; i < blocks; ++i) keys.push_back(BlockKey{stream, static_cast<uint32_t>(i)});
+  RoundTrip rt;
+  auto t0 = std::chrono::steady_clock::now();
+  std::string err = store.write_sync(0, keys);
+  rt.write_s = seconds_since(t0);
+  if (!err.empty()) throw std::runtime_error("calibrate: " + err);
+  t0 = std::chrono::steady_clock::now();
+  err = store.read_sync(0, keys);
+  rt.read_s = seconds_since(t0);
+  if (!err.empty()) throw std::runtime_error("calibrate: " + err);
+  for (const auto& k : keys) std::filesystem::remove(store.path_of(k));
+  rt.stats = store.stats();
+  rt.engine = store.engine();
+  rt.file_bytes_per_block = store.file_bytes(o.block_bytes);
+  return rt;
+}
+
 }  // namespace
 
 nlohmann::json calibrate(const CalibrateOptions& o) {
   nlohmann::json out;
   // Storage: write then read back `blocks` Full Blocks, every checksum verified, no pacing.
   {
-    BlockStoreOptions so;
-    so.dir = o.storage_dir;
-    so.block_bytes = o.block_bytes;
-    so.io_uring = o.io_uring;
-    so.direct = o.direct;
-    so.queue_depth = 16;
-    so.verify_every = 1;
-    BlockStore store(so);
-    std::vector<BlockKey> keys;
-    for (int i = 0; i < o.blocks; ++i) keys.push_back(BlockKey{1u << 30, static_cast<uint32_t>(i)});
-    auto t0 = std::chrono::steady_clock::now();
-    std::string err = store.write_sync(0, keys);
-    const double tw = seconds_since(t0);
-    if (!err.empty()) throw std::runtime_error("calibrate: " + err);
-    t0 = std::chrono::steady_clock::now();
-    err = store.read_sync(0, keys);
-    const double tr = seconds_since(t0);
-    if (!err.empty()) throw std::runtime_error("calibrate: " + err);
-    const auto st = store.stats();
-    for (const auto& k : keys) std::filesystem::remove(store.path_of(k));
-    out["storage"] = {{"engine", store.engine()},
+    const RoundTrip rt = store_round_trip(o, 0, o.blocks, 1u << 30);
+    const auto& st = rt.stats;
+    out["storage"] = {{"engine", rt.engine},
                       {"dir", o.storage_dir},
                       {"block_bytes", o.block_bytes},
                       {"blocks", o.blocks},
-                      {"write_bytes_per_s", static_cast<double>(st.bytes_written) / tw},
-                      {"read_bytes_per_s", static_cast<double>(st.bytes_read) / tr},
+                      {"write_bytes_per_s", static_cast<double>(st.bytes_written) / rt.write_s},
+                      {"read_bytes_per_s", static_cast<double>(st.bytes_read) / rt.read_s},
                       {"blocks_verified", st.blocks_verified},
                       {"note",
                        "one engine thread also verifies every block's checksum; freshly written files may be in the "
@@ -127,33 +147,14 @@ nlohmann::json calibrate(const CalibrateOptions& o) {
   }
   // Paced SNIC: what one emulated node delivers in KV payload bytes per second (the store paces file bytes).
   if (o.snic_rate > 0) {
-    BlockStoreOptions so;
-    so.dir = o.storage_dir;
-    so.block_bytes = o.block_bytes;
-    so.io_uring = o.io_uring;
-    so.direct = o.direct;
-    so.read_rate = o.snic_rate;
-    so.write_rate = o.snic_rate;
-    so.verify_every = 1;
-    BlockStore store(so);
-    std::vector<BlockKey> keys;
-    for (int i = 0; i < o.paced_blocks; ++i) keys.push_back(BlockKey{(1u << 30) + 1, static_cast<uint32_t>(i)});
-    auto t0 = std::chrono::steady_clock::now();
-    std::string err = store.write_sync(0, keys);
-    const double tw = seconds_since(t0);
-    if (!err.empty()) throw std::runtime_error("calibrate: " + err);
-    t0 = std::chrono::steady_clock::now();
-    err = store.read_sync(0, keys);
-    const double tr = seconds_since(t0);
-    if (!err.empty()) throw std::runtime_error("calibrate: " + err);
-    for (const auto& k : keys) std::filesystem::remove(store.path_of(k));
+    const RoundTrip rt = store_round_trip(o, o.snic_rate, o.paced_blocks, (1u << 30) + 1);
     const double payload = static_cast<double>(o.block_bytes) * o.paced_blocks;
     out["snic"] = {{"rate_bytes_per_s", o.snic_rate},
                    {"block_bytes", o.block_bytes},
-                   {"file_bytes_per_block", store.file_bytes(o.block_bytes)},
+                   {"file_bytes_per_block", rt.file_bytes_per_block},
                    {"blocks", o.paced_blocks},
-                   {"read_payload_bytes_per_s", payload / tr},
-                   {"write_payload_bytes_per_s", payload / tw},
+                   {"read_payload_bytes_per_s", payload / rt.read_s},
+                   {"write_payload_bytes_per_s", payload / rt.write_s},
                    {"note", "KV payload bytes per second through one node's paced SNIC; the pacing counts file "
                             "bytes (64 B header, 4 KiB padding), so this is below the rate"}};
   }

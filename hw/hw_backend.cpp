@@ -52,30 +52,30 @@ std::vector<BlockKey> HwBackend::keys_of(const BlockRanges& blocks, double bytes
   return keys;
 }
 
+template <typename Record>
+Done HwBackend::metered(Done done, Record record) {
+  if (!links_) return done;
+  return [this, t0 = now(), record = std::move(record), done = std::move(done)] {
+    record(t0, now());
+    done();
+  };
+}
+
 void HwBackend::storage_read(int node, const BlockRanges& blocks, double bytes, Done done, Failed failed) {
   if (node < 0 || node >= nodes_n_) throw std::out_of_range("hw storage_read: node " + std::to_string(node));
   ++stats_.storage_reads;
   stats_.requested_read_bytes += bytes;
   stats_.node_read_bytes[node] += bytes;
-  const double t0 = now();
-  if (links_) {
-    done = [this, node, bytes, t0, done = std::move(done)] {
-      links_->storage(node, true, t0, now(), bytes);
-      done();
-    };
-  }
-  if (!failed) {
-    nodes_.read(node, keys_of(blocks, bytes, "storage_read"),
-                reply("storage read on node " + std::to_string(node), std::move(done)));
-    return;
-  }
-  // The core can retry this read elsewhere: hand it the error instead of stopping the run.
+  done = metered(std::move(done),
+                 [this, node, bytes](double t0, double t1) { links_->storage(node, true, t0, t1, bytes); });
   nodes_.read(node, keys_of(blocks, bytes, "storage_read"),
               [this, node, bytes, done = std::move(done), failed = std::move(failed)](const std::string& err) {
                 if (err.empty()) return done();
+                if (!failed) return fail("storage read on node " + std::to_string(node) + ": " + err);
+                // The core retries this read elsewhere: it was not delivered, and the retry counts again.
                 ++stats_.failed_reads;
-                --stats_.storage_reads;  // counted again when the retry asks
-                stats_.requested_read_bytes -= bytes;  // not delivered; the retry asks again
+                --stats_.storage_reads;
+                stats_.requested_read_bytes -= bytes;
                 stats_.node_read_bytes[node] -= bytes;
                 failed(err);
               });
@@ -86,12 +86,8 @@ void HwBackend::storage_write(int node, const BlockRanges& blocks, double bytes,
   ++stats_.storage_writes;
   stats_.requested_write_bytes += bytes;
   stats_.node_write_bytes[node] += bytes;
-  if (links_) {
-    done = [this, node, bytes, t0 = now(), done = std::move(done)] {
-      links_->storage(node, false, t0, now(), bytes);
-      done();
-    };
-  }
+  done = metered(std::move(done),
+                 [this, node, bytes](double t0, double t1) { links_->storage(node, false, t0, t1, bytes); });
   nodes_.write(node, keys_of(blocks, bytes, "storage_write"),
                reply("storage write on node " + std::to_string(node), std::move(done)));
 }
@@ -102,12 +98,9 @@ void HwBackend::transfer(Hop hop, Place src, Place dst, double bytes, TrafficCla
   ++stats_.transfers;
   stats_.transferred_bytes += bytes;
   const uint64_t n = static_cast<uint64_t>(std::llround(std::max(0.0, bytes)));
-  if (links_) {
-    done = [this, src, dst, cls, bytes, t0 = now(), done = std::move(done)] {
-      links_->transfer(src.gpu, dst.gpu, cls, t0, now(), bytes);
-      done();
-    };
-  }
+  done = metered(std::move(done), [this, src, dst, cls, bytes](double t0, double t1) {
+    links_->transfer(src.gpu, dst.gpu, cls, t0, t1, bytes);
+  });
   // The receiving node pulls (RDMA READ semantics): its agent owns the destination memory.
   nodes_.pull(node_of(dst.gpu), cls, NodeAgent::region(src.gpu, src.loc), NodeAgent::region(dst.gpu, dst.loc), n,
               reply(std::string("transfer ") + hop_name(hop), std::move(done)));

@@ -55,6 +55,9 @@ class HwBackend final : public Backend {
   void fail(const std::string& what);
   // The node agent's reply: success runs `done`; an error stops the run, naming the operation.
   NodeLink::Reply reply(std::string what, Done done);
+  // `done`, preceded by `record(start, end)` of the operation's span when a link log is kept.
+  template <typename Record>
+  Done metered(Done done, Record record);
   std::vector<BlockKey> keys_of(const BlockRanges& blocks, double bytes, const char* what) const;
   int node_of(int gpu) const { return gpu / gpus_per_node_; }
 

@@ -24,11 +24,7 @@ LocalNodes::LocalNodes(const Scenario& sc, const HwOptions& opt, EventLoop& loop
     : compute_(std::move(compute_description)) {
   const int nodes = sc.deployment.prefill_nodes + sc.deployment.decode_nodes;
   res_ = make_node_resources(sc, opt, 0, nodes * sc.topology.gpus_per_node, nodes, false);
-  NodeAgentOptions ao;
-  ao.staging_bytes = opt.staging_bytes;
-  ao.chunk_bytes = opt.chunk_bytes;
-  ao.chunks_in_flight = opt.chunks_in_flight;
-  if (opt.fault == "missing-block" || opt.fault == "snic-down") ao.fault = opt.fault;
+  const NodeAgentOptions ao = agent_options(opt);
   for (int n = 0; n < nodes; ++n) {
     agents_.push_back(
         std::make_unique<NodeAgent>(n, loop, *res_->store, n, *res_->kv, *res_->model, ao, kernels, copies));

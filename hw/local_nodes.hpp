@@ -15,8 +15,12 @@ class LocalNodes final : public NodeLink {
  public:
   LocalNodes(const Scenario& scenario, const HwOptions& options, EventLoop& loop, NodeAgent::KernelRunner kernels,
              std::string compute_description, NodeAgent::CopyRunner copies = {});
-  void read(int node, std::vector<BlockKey> keys, Reply done) override { agents_.at(node)->read(std::move(keys), std::move(done)); }
-  void write(int node, std::vector<BlockKey> keys, Reply done) override { agents_.at(node)->write(std::move(keys), std::move(done)); }
+  void read(int node, std::vector<BlockKey> keys, Reply done) override {
+    agents_.at(node)->read(std::move(keys), std::move(done));
+  }
+  void write(int node, std::vector<BlockKey> keys, Reply done) override {
+    agents_.at(node)->write(std::move(keys), std::move(done));
+  }
   void pull(int node, TrafficClass cls, int src, int dst, uint64_t bytes, Reply done) override {
     agents_.at(node)->pull(cls, src, dst, bytes, std::move(done));
   }

@@ -12,11 +12,7 @@ namespace dualpath::hw {
 
 void serve_node(int node, const HwOptions& opt, NodeResources& res, const ComputeSetup& compute) {
   EventLoop loop;
-  NodeAgentOptions ao;
-  ao.staging_bytes = opt.staging_bytes;
-  ao.chunk_bytes = opt.chunk_bytes;
-  ao.chunks_in_flight = opt.chunks_in_flight;
-  if (opt.fault == "missing-block" || opt.fault == "snic-down") ao.fault = opt.fault;
+  const NodeAgentOptions ao = agent_options(opt);
   NodeAgent agent(node, loop, *res.store, 0, *res.kv, *res.model, ao, compute.kernels, compute.copies);
   std::vector<std::string> errors;
   bool stopping = false;

@@ -15,6 +15,15 @@ size_t block_bytes_of(const Scenario& sc) {
   return static_cast<size_t>(std::llround(block));
 }
 
+NodeAgentOptions agent_options(const HwOptions& opt) {
+  NodeAgentOptions ao;
+  ao.staging_bytes = opt.staging_bytes;
+  ao.chunk_bytes = opt.chunk_bytes;
+  ao.chunks_in_flight = opt.chunks_in_flight;
+  if (opt.fault == "missing-block" || opt.fault == "snic-down") ao.fault = opt.fault;
+  return ao;
+}
+
 void clear_storage_dir(const std::string& dir) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);

@@ -13,6 +13,7 @@
 #include "core/config/scenario.hpp"
 #include "hw/block_store.hpp"
 #include "hw/hw_options.hpp"
+#include "hw/node_agent.hpp"
 #include "hw/transport.hpp"
 
 namespace dualpath::hw {
@@ -35,6 +36,9 @@ size_t block_bytes_of(const Scenario& scenario);
 // multi-process (call export_peer/connect_peers) and must be UCX: a memcpy stand-in cannot reach another process.
 std::unique_ptr<NodeResources> make_node_resources(const Scenario& scenario, const HwOptions& options, int first_gpu,
                                                    int gpus, int buckets, bool peer_mode);
+
+// A node agent's options from the run's (the faults an agent injects itself are passed on).
+NodeAgentOptions agent_options(const HwOptions& options);
 
 // Removes old block files from the storage directory (creating it): this run's files must be the only ones.
 void clear_storage_dir(const std::string& dir);

@@ -41,9 +41,10 @@ nlohmann::json link_summary(const HwStats& st, double rate, double span, int pre
 HwRunOutcome run_hw_scenario(const Scenario& sc, const std::string& scenario_dir, const std::string& out_dir,
                              const HwOptions& options) {
   if (options.launch != "threads")
-    throw std::invalid_argument("hw: run_hw_scenario runs one process; --launch " + options.launch + " goes through run_mpi");
-  const ComputeSetup compute = make_compute_setup(sc, options, 0, sc.topology.gpus_per_node *
-                                                                      (sc.deployment.prefill_nodes + sc.deployment.decode_nodes));
+    throw std::invalid_argument("hw: run_hw_scenario runs one process; --launch " + options.launch +
+                                " goes through run_mpi");
+  const int gpus = sc.topology.gpus_per_node * (sc.deployment.prefill_nodes + sc.deployment.decode_nodes);
+  const ComputeSetup compute = make_compute_setup(sc, options, 0, gpus);
   clear_storage_dir(options.storage_dir);  // this run's block files must be the only ones
   EventLoop loop;
   LocalNodes nodes(sc, options, loop, compute.kernels, compute.description, compute.copies);
@@ -63,28 +64,28 @@ HwRunOutcome drive_and_report(const Scenario& sc, const std::string& scenario_di
   Cluster cluster(sc, std::move(agents), backend);
   HwRunOutcome o;
   std::vector<std::string> errors;
+  bool stopped = true;  // by an error (the backend's, or one thrown by the core)
   try {
-    o.ok = backend.run([&] { cluster.start(); });
+    stopped = !backend.run([&] { cluster.start(); });
   } catch (const NoProgressError& e) {
     errors.push_back(std::string("no progress: ") + e.what());
   } catch (const StorageError& e) {
     errors.push_back(e.what());
   }
   for (const auto& e : backend.errors()) errors.push_back(e);
-  if (o.ok && !cluster.finished()) errors.push_back("the run ran out of work: " + cluster.stall_report());
-  o.ok = errors.empty();
-  if (!o.ok) o.failure = errors.front();
+  if (!stopped && !cluster.finished()) errors.push_back("the run ran out of work: " + cluster.stall_report());
 
   const RunSummary rs = summarize(cluster.requests(), cluster.totals());
   const auto f = cluster.features();
   const auto& st = backend.stats();
   const double span = rs.jct > 0 ? rs.jct : backend.now();
-  const double snic_rate = options.snic_rate > 0 ? options.snic_rate : sc.topology.snic_bw;
-  nlohmann::json hw = nodes.report();
+  nlohmann::json hw = nodes.report();  // its errors (node processes that failed or hung) count too
   for (const auto& e : hw.value("errors", nlohmann::json::array())) errors.push_back(e.get<std::string>());
+  o.ok = errors.empty();
+  if (!o.ok) o.failure = errors.front();
   const bool real = hw.value("compute_real", false);
   hw["storage_dir"] = options.storage_dir;
-  hw["snic_rate_bytes_per_s"] = snic_rate;
+  hw["snic_rate_bytes_per_s"] = snic;
   hw["block_bytes"] = backend.block_bytes();
   hw["storage"]["reads"] = st.storage_reads;
   hw["storage"]["writes"] = st.storage_writes;
@@ -112,12 +113,10 @@ HwRunOutcome drive_and_report(const Scenario& sc, const std::string& scenario_di
       {"beta_tokens", cluster.view().beta_tokens},
       {"peak_dram_buffer_fraction", cluster.peak_buffer_fraction()},
       {"results", to_json(rs)},
-      {"links", link_summary(st, snic_rate, span, sc.deployment.prefill_nodes)},
+      {"links", link_summary(st, snic, span, sc.deployment.prefill_nodes)},
       {"hw", hw},
       {"config", scenario_to_json(sc)},
   };
-  o.ok = errors.empty();
-  if (!o.ok && o.failure.empty()) o.failure = errors.front();
   std::filesystem::create_directories(out_dir);
   std::ofstream(out_dir + "/summary.json") << std::setw(2) << summary << '\n';
   {

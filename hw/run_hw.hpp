@@ -1,7 +1,7 @@
 // `dualpath hw run`: one scenario on the hardware body, in single-process mode (the core on the calling thread,
-// storage and transport workers on their own threads) or over MPI (the core in rank 0, one node agent per rank). Writes the simulator's formats with measured times:
-// summary.json (plus "backend": "hw", "compute": "emulated" and an "hw" object saying what moved the bytes)
-// and requests.csv.
+// storage and transport workers on their own threads) or over MPI (the core in rank 0, one node agent per rank).
+// Writes the simulator's formats with measured times: summary.json (plus "backend": "hw", "compute" and an "hw"
+// object saying what moved the bytes), requests.csv and links.csv.
 #pragma once
 
 #include <string>
