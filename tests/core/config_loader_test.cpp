@@ -1,14 +1,12 @@
 #include <gtest/gtest.h>
 
-#include <atomic>
 #include <filesystem>
 #include <fstream>
 #include <string>
 
-#include <unistd.h>
-
 #include "core/config/input_error.hpp"
 #include "core/config/loader.hpp"
+#include "temp_dir_test.hpp"
 #include "core/config/origins.hpp"
 
 namespace fs = std::filesystem;
@@ -22,22 +20,8 @@ const std::string kData = DUALPATH_DATA_DIR;
 
 // Suite names are lower case so that `ctest -R config` selects them.
 // A fresh folder per test holding a scenario that references the bundled model and topology by absolute path.
-class config_loader : public ::testing::Test {
+class config_loader : public dualpath::test::TempDirTest {
  protected:
-  void SetUp() override {
-    static std::atomic<int> counter{0};
-    dir_ = fs::temp_directory_path() / ("dualpath_config_test_" + std::to_string(::getpid()) + "_" +
-                                        std::to_string(counter++));
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  std::string write(const std::string& name, const std::string& text) {
-    const fs::path p = dir_ / name;
-    fs::create_directories(p.parent_path());
-    std::ofstream(p) << text;
-    return p.string();
-  }
 
   // A valid scenario; `extra` is spliced into the top-level object.
   std::string scenario(const std::string& workload = R"({"mode": "offline", "agents": 4})",
@@ -58,8 +42,6 @@ class config_loader : public ::testing::Test {
     }
     return "";
   }
-
-  fs::path dir_;
 };
 
 }  // namespace

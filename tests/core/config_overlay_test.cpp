@@ -2,15 +2,13 @@
 // overlay file and the JSON pointer inside it.
 #include <gtest/gtest.h>
 
-#include <atomic>
 #include <filesystem>
 #include <fstream>
 #include <string>
 
-#include <unistd.h>
-
 #include "core/config/input_error.hpp"
 #include "core/config/loader.hpp"
+#include "temp_dir_test.hpp"
 #include "core/config/overlay.hpp"
 
 namespace fs = std::filesystem;
@@ -21,26 +19,15 @@ namespace {
 
 const std::string kData = DUALPATH_DATA_DIR;
 
-class config_overlay : public ::testing::Test {
+class config_overlay : public dualpath::test::TempDirTest {
  protected:
   void SetUp() override {
-    static std::atomic<int> counter{0};
-    dir_ = fs::temp_directory_path() /
-           ("dualpath_overlay_test_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
-    fs::create_directories(dir_);
+    TempDirTest::SetUp();
     scenario_ = write("s.json", R"({"name": "t", "model": ")" + kData + R"(/models/ds-27b.json", "topology": ")" +
                                     kData + R"(/topologies/hopper-8gpu-80g.json",
       "deployment": {"prefill_nodes": 1, "decode_nodes": 1, "pe_group_gpus": 8, "de_group_gpus": 8,
                      "fetch_period": "50 ms"},
       "workload": {"mode": "offline", "agents": 4}, "policy": {"name": "basic"}})");
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  std::string write(const std::string& name, const std::string& text) {
-    const fs::path p = dir_ / name;
-    fs::create_directories(p.parent_path());
-    std::ofstream(p) << text;
-    return p.string();
   }
   std::string overlay(const std::string& name, const std::string& set) {
     return write(name, R"({"overlay": 1, "description": "test", "measured": {"x": 1}, "set": )" + set + "}");
@@ -54,7 +41,6 @@ class config_overlay : public ::testing::Test {
     return "";
   }
 
-  fs::path dir_;
   std::string scenario_;
 };
 
