@@ -11,6 +11,7 @@
 # Exit 77 (skipped) when this build has no hardware backend or no MPI launcher.
 set -euo pipefail
 bin="$1"; root="$2"
+export PYTHONPATH="$root/tests/cli${PYTHONPATH:+:$PYTHONPATH}"  # checks.py
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 py=/usr/bin/python3; [ -x "$py" ] || py=python3
 if [ ! -x "$(dirname "$bin")/dualpath-hw" ] || ! command -v mpirun > /dev/null; then
@@ -33,10 +34,7 @@ timeout 400 "$bin" hw run "$sc" "${kv[@]}" --policy basic,dualpath --snic-rate "
 "$py" - "$tmp" <<'PY'
 import json, sys
 d = sys.argv[1]
-fail = []
-def check(ok, msg):
-    print(("ok   " if ok else "FAIL ") + msg)
-    if not ok: fail.append(msg)
+from checks import check, done
 hw = {p: json.load(open(f"{d}/hw/{p}/summary.json")) for p in ("basic", "dualpath")}
 for p, s in hw.items():
     r, h = s["results"], s["hw"]
@@ -55,7 +53,7 @@ jb, jd = hw["basic"]["results"]["jct_s"], hw["dualpath"]["results"]["jct_s"]
 check(jb / jd >= 1.7, f"measured DualPath/Basic throughput {jb / jd:.2f}x >= 1.7 (JCT {jb:.2f} s vs {jd:.2f} s)")
 cal = json.load(open(f"{d}/calibration.json"))
 check(cal["overlay"] == 1 and "topology.snic_bw" in cal["set"], f"calibration overlay sets {sorted(cal['set'])}")
-sys.exit(1 if fail else 0)
+done()
 PY
 
 # A larger emulated cluster: 2P2D with 2 GPUs per node (5 processes), EP groups spanning nodes, so transfers and

@@ -7,6 +7,7 @@
 # Exit 77 (ctest: skipped) when this build has no hardware backend.
 set -euo pipefail
 bin="$1"; root="$2"
+export PYTHONPATH="$root/tests/cli${PYTHONPATH:+:$PYTHONPATH}"  # checks.py
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 py=/usr/bin/python3; [ -x "$py" ] || py=python3
 
@@ -32,10 +33,7 @@ if "$bin" run "$sc" --set model.kv_bytes_per_token_layer=64B --set workload.agen
 "$py" - "$tmp" "$sim" <<'PY'
 import csv, json, sys
 d, sim = sys.argv[1], sys.argv[2] == "1"
-fail = []
-def check(ok, msg):
-    print(("ok   " if ok else "FAIL ") + msg)
-    if not ok: fail.append(msg)
+from checks import check, done
 hw = {p: json.load(open(f"{d}/hw/{p}/summary.json")) for p in ("basic", "dualpath")}
 for p, s in hw.items():
     r, h = s["results"], s["hw"]
@@ -67,7 +65,7 @@ if sim:
         js = json.load(open(f"{d}/sim/{p}/summary.json"))["results"]["jct_s"]
         jh = hw[p]["results"]["jct_s"]
         check(abs(jh - js) / js <= 0.25, f"{p}: simulator JCT {js:.2f} s vs measured {jh:.2f} s ({100*(jh-js)/js:+.1f}%)")
-sys.exit(1 if fail else 0)
+done()
 PY
 
 # `dualpath report` draws hw runs like simulated ones (link utilisation from the measured links.csv).

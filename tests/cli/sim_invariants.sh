@@ -6,6 +6,7 @@
 #   a request that can never fit stops the run with an explanation (exit 1) instead of hanging.
 set -euo pipefail
 bin="$1"; root="$2"
+export PYTHONPATH="$root/tests/cli${PYTHONPATH:+:$PYTHONPATH}"  # checks.py
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 py=/usr/bin/python3; [ -x "$py" ] || py=python3
 
@@ -17,10 +18,7 @@ d = sys.argv[1]
 s = {p: json.load(open(f"{d}/{p}/summary.json")) for p in ("basic", "dualpath", "oracle")}
 jct = {p: s[p]["results"]["jct_s"] for p in s}
 P = s["basic"]["config"]["deployment"]["prefill_nodes"]; D = s["basic"]["config"]["deployment"]["decode_nodes"]
-fail = []
-def check(ok, msg):
-    print(("ok   " if ok else "FAIL ") + msg)
-    if not ok: fail.append(msg)
+from checks import check, done
 check(jct["oracle"] <= jct["dualpath"] <= jct["basic"], f"oracle {jct['oracle']:.1f} <= dualpath {jct['dualpath']:.1f} <= basic {jct['basic']:.1f}")
 check(jct["basic"] / jct["dualpath"] <= (P + D) / P, f"basic/dualpath {jct['basic']/jct['dualpath']:.3f} <= (P+D)/P = {(P+D)/P}")
 check(jct["basic"] / jct["dualpath"] >= 1.3, f"dualpath relieves the I/O bound: speed-up {jct['basic']/jct['dualpath']:.3f} >= 1.3")
@@ -36,7 +34,7 @@ check(s["oracle"]["results"]["bytes"]["storage_read"] == 0, "oracle: no storage 
 dp = s["dualpath"]["results"]["bytes"]
 check(abs(dp["hit_loaded_to_pe_hbm"] - dp["storage_read"]) <= 1e-6 * dp["storage_read"] + 1,
       "dualpath: every hit byte read reaches PE HBM")
-sys.exit(1 if fail else 0)
+done()
 PY
 
 # Determinism: the same run twice, byte for byte.

@@ -13,14 +13,7 @@ using namespace dualpath;
 using dualpath::test::FakeBackend;
 using dualpath::test::FakeRates;
 
-namespace {
-Agent agent(int id, std::vector<Round> rounds) {
-  Agent a;
-  a.id = id;
-  a.rounds = std::move(rounds);
-  return a;
-}
-}  // namespace
+using dualpath::test::agent;
 
 // One request with a 4096-token hit on a one-GPU PE: forward time = min(l, c) + L * max(l, c), where l is one
 // layer's KV load and c one layer's compute (pipeline fill, then the slower of the two per layer).

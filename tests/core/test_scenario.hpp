@@ -1,7 +1,11 @@
-// A small scenario built in code for core tests (no files): DeepSeek-V3.2-like model, Hopper nodes.
+// A small scenario built in code for core tests (no files): DeepSeek-V3.2-like model, Hopper nodes; and agents.
 #pragma once
 
+#include <utility>
+#include <vector>
+
 #include "core/config/scenario.hpp"
+#include "core/workload/agents.hpp"
 
 namespace dualpath::test {
 
@@ -36,6 +40,14 @@ inline Scenario small_scenario(int p_nodes = 1, int d_nodes = 1, int gpus_per_no
   d.fetch_period = 0.01;
   s.sim.decode_chunk_steps = 4;
   return s;
+}
+
+// An agent with the given rounds (append, gen, think), starting at t = 0.
+inline Agent agent(int id, std::vector<Round> rounds) {
+  Agent a;
+  a.id = id;
+  a.rounds = std::move(rounds);
+  return a;
 }
 
 }  // namespace dualpath::test
