@@ -245,6 +245,40 @@ def fig_links(rep, run):
     rep.save(fig, name, f"Link utilisation over time ({run.label})", "links", group=run.policy, empty=links.empty)
 
 
+# The causes before the first token, in waits.csv's column order, and the resource each is charged to
+# (core/metrics/wait_report.cpp).
+TTFT_CAUSES = [("fetch", "scheduler fetch"), ("pe_admission", "PE admission (beta)"), ("de_hbm", "DE HBM"),
+               ("read_queue", "SNIC queue"), ("write_wait", "storage write"), ("pe_buffer", "PE DRAM buffer"),
+               ("de_buffer", "DE DRAM buffer"), ("read", "SNIC read"), ("pe_queue", "PE busy (ready)"),
+               ("kv_load", "KV load (CNIC)"), ("prefill_compute", "prefill compute"),
+               ("ep_all_to_all", "EP all-to-all")]
+
+
+def fig_waits(rep, run):
+    w = run.waits()
+    if w.empty or "time" not in w.columns:
+        print(f"report: no waits.csv in {run.path}: no wait-cause figure for it", file=sys.stderr)
+        return
+    # Coarsen to at most ~200 points so long runs stay readable.
+    step = max(1, len(w) // 200)
+    g = w.groupby(w.index // step)
+    t = g["time"].first().to_numpy()
+    cols = [c for c, _ in TTFT_CAUSES if c in w.columns]
+    vals = [g[c].mean().to_numpy() for c in cols]
+    fig, ax = plt.subplots(figsize=SIZE_WIDE)
+    ax.stackplot(t, vals, labels=[dict(TTFT_CAUSES)[c] for c in cols], colors=colours(len(cols)), step="post")
+    ax.set_xlabel("simulated time (s)" if run.backend == "sim" else "time (s)")
+    ax.set_ylabel("requests waiting before their first token")
+    binds = run.summary.get("waits", {}).get("ttft", {}).get("binds", "?")
+    ax.set_title(f"What requests wait for before their first token: {run.scenario} / {run.label} (binds: {binds})",
+                 fontsize=10)
+    ax.legend(fontsize=8, ncol=3, loc="upper right")
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    name = f"waits_{slug(run.backend)}_{slug(run.label)}.png"
+    rep.save(fig, name, f"Wait causes over time ({run.label})", "waits", group=run.policy)
+
+
 # --- sweeps -----------------------------------------------------------------------------------------------------
 
 SWEEP_METRICS = [("jct_s", "JCT (s)"), ("prompt_tokens_per_s", "prompt tokens/s"),
@@ -369,6 +403,10 @@ def write_html(rep, runs, sweeps, inputs):
             parts.append(f"<h3>{html.escape(str(policy))}</h3><div class='side'>")
             parts += [img(f) for f in rep.figures if f["section"] == "links" and f["group"] == policy]
             parts.append("</div>")
+        if any(f["section"] == "waits" for f in rep.figures):
+            parts.append("<h2>What binds: wait causes before the first token</h2><div class='side'>")
+            parts += [img(f) for f in rep.figures if f["section"] == "waits"]
+            parts.append("</div>")
     for path, df in sweeps:
         parts.append(f"<h2>Sweep <code>{html.escape(path)}</code></h2>")
         parts += [img(f) for f in rep.figures if f["section"] == "sweep" and f.get("source") == path]
@@ -405,6 +443,7 @@ def main():
         fig_ttft_breakdown(rep, runs)
         for r in runs:
             fig_links(rep, r)
+            fig_waits(rep, r)
     sweeps = []
     for i, p in enumerate(sweep_files):
         df = fig_sweep(rep, p, i)

@@ -24,6 +24,7 @@ class Run:
         self.label = self.policy
         self._requests = None
         self._links = None
+        self._waits = None
 
     @property
     def results(self):
@@ -40,6 +41,13 @@ class Run:
             p = os.path.join(self.path, "links.csv")
             self._links = pd.read_csv(p) if os.path.exists(p) else pd.DataFrame()
         return self._links
+
+    def waits(self):
+        """waits.csv: per time bin, the mean number of requests in each wait cause (empty if absent)."""
+        if self._waits is None:
+            p = os.path.join(self.path, "waits.csv")
+            self._waits = pd.read_csv(p) if os.path.exists(p) else pd.DataFrame()
+        return self._waits
 
     def ttft(self):
         r = self.requests()

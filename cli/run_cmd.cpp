@@ -55,12 +55,21 @@ std::string fmt(double v, int prec = 2) {
   return o.str();
 }
 
+// The resource that took the largest share of TTFT (summary.json "waits"), e.g. "snic 54%".
+std::string binds(const nlohmann::json& s) {
+  if (!s.contains("waits")) return "-";
+  const auto& t = s["waits"]["ttft"];
+  const std::string what = t["binds"].get<std::string>();
+  if (what == "none") return what;
+  return what + " " + fmt(100 * t["by_resource"][what].get<double>(), 0) + "%";
+}
+
 void print_table(const std::vector<std::pair<std::string, nlohmann::json>>& runs) {
   const double base_jct = runs.front().second["results"]["jct_s"].get<double>();
   std::cout << std::left << std::setw(10) << "policy" << std::right << std::setw(11) << "JCT (s)" << std::setw(9)
             << "speedup" << std::setw(11) << "TTFT p50" << std::setw(11) << "TTFT p99" << std::setw(11)
             << "TPOT p50" << std::setw(12) << "prompt t/s" << std::setw(9) << "PE SNIC" << std::setw(9) << "DE SNIC"
-            << "\n";
+            << "  binds (TTFT share)\n";
   for (const auto& [name, s] : runs) {
     const auto& r = s["results"];
     const double jct = r["jct_s"].get<double>();
@@ -70,7 +79,7 @@ void print_table(const std::vector<std::pair<std::string, nlohmann::json>>& runs
               << std::setw(11) << fmt(r["tpot_s"]["p50"].get<double>() * 1e3, 1) + "ms" << std::setw(12)
               << fmt(r["prompt_tokens_per_s"].get<double>(), 0) << std::setw(8)
               << fmt(100 * s["links"]["pe_snic_read_utilisation"].get<double>(), 0) << "%" << std::setw(8)
-              << fmt(100 * s["links"]["de_snic_read_utilisation"].get<double>(), 0) << "%\n";
+              << fmt(100 * s["links"]["de_snic_read_utilisation"].get<double>(), 0) << "%  " << binds(s) << "\n";
   }
 }
 

@@ -114,6 +114,7 @@ HwRunOutcome drive_and_report(const Scenario& sc, const std::string& scenario_di
       {"peak_dram_buffer_fraction", cluster.peak_buffer_fraction()},
       {"results", to_json(rs)},
       {"links", link_summary(st, snic, span, sc.deployment.prefill_nodes)},
+      {"waits", cluster.waits().to_json(rs.first_arrival + rs.jct, cluster.resource_use(rs.first_arrival + rs.jct))},
       {"hw", hw},
       {"config", scenario_to_json(sc)},
   };
@@ -122,6 +123,10 @@ HwRunOutcome drive_and_report(const Scenario& sc, const std::string& scenario_di
   {
     std::ofstream req(out_dir + "/requests.csv");
     write_requests_csv(req, cluster.requests());
+  }
+  {
+    std::ofstream waits(out_dir + "/waits.csv");
+    cluster.waits().write_csv(waits);
   }
   links.write_csv(out_dir + "/links.csv", span);
   o.summary = std::move(summary);

@@ -165,6 +165,7 @@ RunOutcome run_scenario(const Scenario& sc, const std::string& scenario_dir, con
       {"peak_dram_buffer_fraction", cluster.peak_buffer_fraction()},
       {"results", to_json(rs)},
       {"links", link_summary(backend.links(), sc.deployment.prefill_nodes)},
+      {"waits", cluster.waits().to_json(rs.first_arrival + rs.jct, cluster.resource_use(rs.first_arrival + rs.jct))},
       {"overlays", sc.overlays},  // overlay files applied before --set, in order (their effect is in "config")
       {"config", scenario_to_json(sc)},
   };
@@ -174,6 +175,10 @@ RunOutcome run_scenario(const Scenario& sc, const std::string& scenario_dir, con
   {
     std::ofstream req(out_dir + "/requests.csv");
     write_requests_csv(req, cluster.requests());
+  }
+  {
+    std::ofstream waits(out_dir + "/waits.csv");
+    cluster.waits().write_csv(waits);
   }
   write_links_csv(out_dir + "/links.csv", backend.links());
 

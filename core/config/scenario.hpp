@@ -24,6 +24,26 @@ struct ModelSpec {
   int sparse_topk = 0;                       // DSA top-k keys per query (0 = dense attention)
   double indexer_flops_per_query_key = 0;    // DSA indexer FLOPs per (query, key) pair per layer, full context
   double ep_bytes_per_token_layer = 0;       // EP all-to-all bytes per token per layer (dispatch + combine), 0 = none
+  // Routed experts per token. When set, a prefill forward's all-to-all crosses the RDMA network once per (token,
+  // remote node holding one of its experts) and fans out over NVLink there (DeepEP normal kernels); 0 = every
+  // routed copy crosses on its own. Decode steps use DeepEP's low-latency kernels: one RDMA copy per expert.
+  int moe_topk = 0;
+
+  // Prefill all-to-all bytes per token per layer that cross the RDMA network in a group spanning `nodes` nodes.
+  double prefill_ep_rdma_bytes_per_token_layer(int nodes) const {
+    if (nodes <= 1 || ep_bytes_per_token_layer <= 0) return 0;
+    const double n = nodes;
+    if (moe_topk <= 0) return ep_bytes_per_token_layer * (n - 1) / n;
+    // Expected number of other nodes that hold at least one of the token's experts (experts spread evenly; the
+    // with-replacement form, within 0.1% of the exact draw for 256 experts), times one copy of the token each way.
+    double miss = 1;
+    for (int i = 0; i < moe_topk; ++i) miss *= 1 - 1 / n;
+    return ep_bytes_per_token_layer / moe_topk * (n - 1) * (1 - miss);
+  }
+  // Decode all-to-all bytes per token per layer over RDMA: every routed copy to an expert on another node.
+  double decode_ep_rdma_bytes_per_token_layer(int nodes) const {
+    return nodes <= 1 ? 0 : ep_bytes_per_token_layer * (nodes - 1.0) / nodes;
+  }
   // Kernel dimensions, used only where real kernels run (hw/gpu/layer_shapes.cpp); 0 = derive a default there.
   // attn_heads x 2 x (head_dim + v_head_dim) must equal attn_flops_per_query_key when all three are given.
   int hidden_size = 0;   // model width: the K of the projection and FFN GEMMs
@@ -110,7 +130,13 @@ struct PolicySpec {
   std::optional<bool> dual_path;     // allow the DE read path
   std::optional<bool> scheduler;     // Algorithm 1 + two-level DE selection (else round-robin)
   double compute_quota = 0.3;        // seconds of predicted attention time per PE forward batch
-  std::string quota_scope = "layer"; // "layer" (per attention layer) | "forward" (whole forward)
+  // "forward" (the quota bounds a whole forward's predicted attention) | "layer" (each attention layer's);
+  // docs/assumptions.md "Compute quota scope" says why forward is the default.
+  std::string quota_scope = "forward";
+  // DRAM buffer lifecycle (docs/assumptions.md "Buffer lifecycle"): "stream" reserves each buffer only while it
+  // holds KV (PE buffer from read start until each layer went to HBM; DE buffer of a PE-path request from its
+  // first forward to the handoff); "reserve" reserves every buffer the request will need at read start.
+  std::string buffer = "stream";
   double alpha_seconds = 3.0;        // alpha = tokens one node reads from storage in this time
   double beta_seconds = 5.0;         // beta = tokens one GPU processes in this time
   double z_factor = 1.05;            // DE high-token threshold factor

@@ -42,7 +42,7 @@ ModelSpec parse_model(const ObjectReader& parent, const std::string& key) {
   const ObjectReader r = parent.object(
       key, {"name", "description", "sources", "n_layers", "kv_bytes_per_token_layer", "indexer_bytes_per_token_layer",
             "count_indexer_cache", "active_params", "weight_bytes", "attn_flops_per_query_key", "sparse_topk",
-            "indexer_flops_per_query_key", "ep_bytes_per_token_layer", "linear_efficiency", "attention_efficiency",
+            "indexer_flops_per_query_key", "ep_bytes_per_token_layer", "moe_topk", "linear_efficiency", "attention_efficiency",
             "hbm_efficiency", "hidden_size", "attn_heads", "kv_heads", "head_dim", "v_head_dim"});
   const ModelSpec d;
   ModelSpec m;
@@ -66,6 +66,7 @@ ModelSpec parse_model(const ObjectReader& parent, const std::string& key) {
     r.fail("indexer_flops_per_query_key", "is set but sparse_topk is 0; the indexer only exists with sparse attention");
   }
   m.ep_bytes_per_token_layer = r.quantity("ep_bytes_per_token_layer", Dimension::Bytes, Range::non_negative(), 0.0);
+  m.moe_topk = static_cast<int>(r.integer("moe_topk", 0, 4096, d.moe_topk));
   m.linear_efficiency = r.number("linear_efficiency", Range::fraction(), d.linear_efficiency);
   m.attention_efficiency = r.number("attention_efficiency", Range::fraction(), d.attention_efficiency);
   m.hbm_efficiency = r.number("hbm_efficiency", Range::fraction(), d.hbm_efficiency);
@@ -172,7 +173,7 @@ WorkloadSpec parse_workload(const ObjectReader& parent, const std::string& key) 
 
 PolicySpec parse_policy(const ObjectReader& parent, const std::string& key) {
   const ObjectReader r = parent.object(key, {"name", "layerwise", "dual_path", "scheduler", "compute_quota",
-                                             "quota_scope", "alpha_seconds", "beta_seconds", "z_factor",
+                                             "quota_scope", "buffer", "alpha_seconds", "beta_seconds", "z_factor",
                                              "block_tokens", "qos"});
   const PolicySpec d;
   PolicySpec p;
@@ -187,6 +188,7 @@ PolicySpec parse_policy(const ObjectReader& parent, const std::string& key) {
   p.scheduler = r.optional_boolean("scheduler");
   p.compute_quota = r.quantity("compute_quota", Dimension::Duration, Range::positive(), d.compute_quota);
   p.quota_scope = r.choice("quota_scope", {"layer", "forward"}, d.quota_scope);
+  p.buffer = r.choice("buffer", {"stream", "reserve"}, d.buffer);
   p.alpha_seconds = r.quantity("alpha_seconds", Dimension::Duration, Range::positive(), d.alpha_seconds);
   p.beta_seconds = r.quantity("beta_seconds", Dimension::Duration, Range::positive(), d.beta_seconds);
   p.z_factor = r.number("z_factor", Range::positive(), d.z_factor);

@@ -86,12 +86,14 @@ Cluster::Cluster(const Scenario& scenario, std::vector<Agent> agents, Backend& b
   view_.beta_tokens = static_cast<int64_t>(sc_.policy.beta_seconds *
                                            cost_.prefill_prompt_tokens_per_second(mean_ctx, mean_app));
 
+  waits_ = WaitTracker(sc_.outputs.link_sample_interval);
   context_.assign(agents_.size(), 0);
   de_queues_.resize(view_.de_groups.size());
   pe_fetch_armed_.assign(view_.pe_groups.size(), false);
   de_fetch_armed_.assign(view_.de_groups.size(), false);
   read_queue_.resize(nodes);
   reads_in_flight_.assign(nodes, 0);
+  queue_wait_.assign(nodes, QueueWait{});
   ready_.resize(view_.engines.size());
   // Engines that step together: an EP group synchronises at every layer's all-to-all; without EP (data-parallel
   // dense models) every engine runs on its own and the group is only the scheduler's unit.
@@ -149,6 +151,7 @@ void Cluster::issue_round(int agent, int round) {
   r.hit_bytes = kv_bytes(r.hit);
   r.prompt_bytes = kv_bytes(r.prompt);
   r.t.arrival = be_.now();
+  r.wait_cause = WaitCause::Fetch, r.wait_since = r.t.arrival;
 
   const double hbm_need = kv_bytes(r.prompt + r.gen);
   double max_hbm = 0;
@@ -169,6 +172,7 @@ void Cluster::issue_round(int agent, int round) {
 
 void Cluster::round_done(Request& r) {
   r.t.done = be_.now();
+  set_wait(r, WaitCause::Count);  // charges its last cause; nothing is charged after this
   ++rounds_done_;
   const Agent& a = agents_[r.agent];
   context_[r.agent] += a.rounds[r.round].append + a.rounds[r.round].gen;
@@ -230,11 +234,20 @@ void Cluster::prefill_fetch(int group) {
     auto& e = view_.engines[p.engine];
     r.pe = p.engine;
     r.t.pe_assigned = be_.now();
+    r.pe_fetch_seen = true;
+    if (r.de < 0) set_wait(r, r.de_fetch_seen ? WaitCause::DeHbm : WaitCause::Fetch);
     e.tok += r.prompt, e.seq += 1;
     ids.push_back(r.id);
   }
   if (placed_list.size() == pe_waiting_.size()) pe_waiting_.clear();
   else erase_placed(pe_waiting_, placed_list);
+  // Requests this fetch saw but could not place wait for PE admission from now on. Unseen ones are a suffix of
+  // the queue (arrivals append; every fetch marks all), so only the new ones are visited.
+  for (auto it = pe_waiting_.rbegin(); it != pe_waiting_.rend() && !requests_[it->id].pe_fetch_seen; ++it) {
+    Request& r = requests_[it->id];
+    r.pe_fetch_seen = true;
+    set_wait(r, WaitCause::PeAdmission);
+  }
   for (int64_t id : ids)
     if (requests_[id].de >= 0) placed(requests_[id]);
   arm_fetches();
@@ -253,15 +266,22 @@ void Cluster::decode_fetch(int group) {
   for (const auto& p : placed_list) {
     Request& r = requests_[q[p.index].id];
     auto& e = view_.engines[p.engine];
+    e.hbm.touch(be_.now());
     if (!e.hbm.try_reserve(q[p.index].hbm_need))
       throw std::logic_error("policy placed a request on a decode engine without HBM room");
     r.de = p.engine;
     r.t.de_assigned = be_.now();
+    r.de_fetch_seen = true;
     e.tok += r.prompt + r.gen, e.seq += 1;
     ids.push_back(r.id);
   }
   if (placed_list.size() == q.size()) q.clear();
   else erase_placed(q, placed_list);
+  for (auto it = q.rbegin(); it != q.rend() && !requests_[it->id].de_fetch_seen; ++it) {
+    Request& r = requests_[it->id];
+    r.de_fetch_seen = true;
+    if (r.pe >= 0) set_wait(r, WaitCause::DeHbm);  // else it still waits for a PE (charged there)
+  }
   for (int64_t id : ids)
     if (requests_[id].pe >= 0) placed(requests_[id]);
   arm_fetches();
@@ -289,6 +309,32 @@ double Cluster::peak_buffer_fraction() const {
   double m = 0;
   for (const auto& n : view_.nodes) m = std::max(m, n.buffer.peak() / n.buffer.capacity());
   return m;
+}
+
+ResourceUse Cluster::resource_use(double end) const {
+  ResourceUse u;
+  if (end <= 0) return u;
+  int pe_nodes = 0, de_nodes = 0, de_engines = 0;
+  for (const auto& n : view_.nodes) {
+    const double cap = n.buffer.capacity() > 0 ? n.buffer.capacity() : 1.0;
+    if (n.prefill) {
+      ++pe_nodes, u.pe_buffer_mean += n.buffer.mean_used(end) / cap;
+      u.pe_buffer_peak = std::max(u.pe_buffer_peak, n.buffer.peak() / cap);
+    } else {
+      ++de_nodes, u.de_buffer_mean += n.buffer.mean_used(end) / cap;
+      u.de_buffer_peak = std::max(u.de_buffer_peak, n.buffer.peak() / cap);
+    }
+  }
+  for (const auto& e : view_.engines)
+    if (!e.prefill && e.hbm.capacity() > 0) ++de_engines, u.de_hbm_mean += e.hbm.mean_used(end) / e.hbm.capacity();
+  if (pe_nodes) u.pe_buffer_mean /= pe_nodes;
+  if (de_nodes) u.de_buffer_mean /= de_nodes;
+  if (de_engines) u.de_hbm_mean /= de_engines;
+  u.pe_compute_busy = pe_units_.empty() ? 0 : pe_busy_ / (static_cast<double>(pe_units_.size()) * end);
+  u.pe_compute_share = pe_busy_ > 0 ? std::min(1.0, pe_stage_seconds_ / pe_busy_) : 0;
+  u.pe_lockstep_efficiency = pe_stage_seconds_ > 0 ? pe_balanced_seconds_ / pe_stage_seconds_ : 0;
+  u.de_compute_busy = de_units_.empty() ? 0 : de_busy_ / (static_cast<double>(de_units_.size()) * end);
+  return u;
 }
 
 std::string Cluster::stall_report() const {

@@ -22,6 +22,7 @@
 #include "core/kv/block_index.hpp"
 #include "core/metrics/activity_log.hpp"
 #include "core/metrics/transfer_totals.hpp"
+#include "core/metrics/wait_report.hpp"
 #include "core/sched/cluster_view.hpp"
 #include "core/sched/policy.hpp"
 #include "core/workload/agents.hpp"
@@ -64,6 +65,10 @@ class Cluster {
   int64_t rounds_total() const { return rounds_total_; }
   int64_t rounds_done() const { return rounds_done_; }
   double peak_buffer_fraction() const;  // max over nodes of peak DRAM buffer use / capacity
+  // Where requests' time went, by cause and over time (the "what binds" report), and how busy or full each
+  // resource the causes point at was over [0, end).
+  const WaitTracker& waits() const { return waits_; }
+  ResourceUse resource_use(double end) const;
   // Storage reads that failed and were retried (on the other read path where the policy has two), and why.
   int64_t read_retries() const { return static_cast<int64_t>(read_failures_.size()); }
   const std::vector<std::string>& read_failures() const { return read_failures_; }
@@ -87,12 +92,16 @@ class Cluster {
   void enqueue_read(Request& r);
   void pump_reads(int node);
   void pump_all_reads();
-  bool admit(Request& r);
+  void charge_queue(int node);  // charges the node's queued reads up to now
+  WaitCause admit(Request& r);  // Count when admitted, else what the read waits for
   void read_done(Request& r);
   void read_failed(Request& r, int node, const std::string& error);
   // prefill (cluster_prefill.cpp)
   void ready_for_prefill(Request& r);
   void maybe_start_forward(int group);
+  void pump_forwards();  // idle PE groups re-form a forward (DE buffer room came back)
+  void mark_forward(const Forward& f, WaitCause c);
+  void release_loaded_layers(const Forward& f, int stage);
   void start_loads(Forward& f, int stage);
   void try_compute(Forward& f);
   std::vector<std::pair<size_t, double>> stage_collectives(const std::vector<int>& engines,
@@ -106,6 +115,24 @@ class Cluster {
   void handoff_done(Request& r);
   void maybe_start_chunk(int group);
   void chunk_done(int group);
+
+  // Moves a request to a new cause, charging the time since its last change to the old one.
+  void set_wait(Request& r, WaitCause c) {
+    if (r.wait_cause == WaitCause::Count) return;  // its round is over
+    waits_.charge(r.wait_cause, r.wait_since, be_.now());
+    r.wait_cause = c, r.wait_since = be_.now();
+  }
+  bool streamed_buffers() const { return sc_.policy.buffer == "stream"; }
+  void reserve_buffer(int node, double bytes) {
+    auto& b = view_.nodes[node].buffer;
+    b.touch(be_.now());
+    b.try_reserve(bytes);
+  }
+  void release_buffer(int node, double bytes) {
+    auto& b = view_.nodes[node].buffer;
+    b.touch(be_.now());
+    b.release(bytes);
+  }
 
   double kv_bytes(int64_t tokens) const { return static_cast<double>(tokens) * kv_per_token_; }
   double kv_bytes_layers(int64_t tokens, int layers) const {
@@ -134,6 +161,10 @@ class Cluster {
   std::vector<int64_t> context_;  // per agent: tokens of context before its next round
   std::deque<Request> requests_;
   TransferTotals totals_;
+  WaitTracker waits_;
+  double pe_busy_ = 0, de_busy_ = 0;  // seconds PE units spent in forwards, DE units in decode chunks
+  double pe_stage_seconds_ = 0;       // predicted compute of every forward stage (slowest engine's attention)
+  double pe_balanced_seconds_ = 0;    // the same with every engine at the group's mean attention
   int gpus_per_node_;
   bool per_node_ports_;
   int n_layers_;
@@ -146,6 +177,13 @@ class Cluster {
   std::vector<bool> pe_fetch_armed_, de_fetch_armed_;
   // per-node storage read queues
   std::vector<std::deque<int64_t>> read_queue_;
+  // What a node's queued reads wait for, charged for the whole queue at once: the SNIC while its read slots are
+  // full, else what blocks the head (buffer room, a pending write), since FIFO order holds the rest behind it.
+  struct QueueWait {
+    WaitCause cause = WaitCause::ReadQueue;
+    double since = 0;
+  };
+  std::vector<QueueWait> queue_wait_;
   std::vector<int> reads_in_flight_;
   std::vector<std::string> read_failures_;
   // per-engine ready queues (requests whose hit KV is in a DRAM buffer) and group pipelines

@@ -17,6 +17,7 @@ void Cluster::kv_arrived(Request& r) { start_handoff(r); }
 
 void Cluster::start_handoff(Request& r) {
   r.t.handoff_start = be_.now();
+  set_wait(r, WaitCause::Handoff);
   if (features_.bypass_io) {
     handoff_done(r);
     return;
@@ -53,21 +54,26 @@ void Cluster::handoff_done(Request& r) {
   const int64_t prompt_blocks = blocks_.aligned(r.prompt);
   if (!features_.bypass_io) {
     blocks_.write_finished(r.agent, r.hit / blocks_.block_tokens(), prompt_blocks / blocks_.block_tokens());
-    view_.nodes[node_of(r.de)].buffer.release(r.prompt_bytes);
+    if (r.de_buffer_held) release_buffer(node_of(r.de), r.prompt_bytes);
+    r.de_buffer_held = false;
   }
   r.persisted_upto = prompt_blocks;
   auto& eng = view_.engines[r.de];
   if (r.gen <= 1) {  // the first token was the last: nothing to decode
     eng.tok -= r.prompt + r.gen, eng.seq -= 1;
+    eng.hbm.touch(be_.now());
     eng.hbm.release(kv_bytes(r.prompt + r.gen));
     if (!features_.bypass_io) pump_all_reads();
+    if (!features_.bypass_io && streamed_buffers()) pump_forwards();  // DE buffer room came back
     return;
   }
+  set_wait(r, WaitCause::DecodeJoin);
   const int unit = unit_of_[r.de];
   const auto& members = de_units_[unit];
   const size_t idx = static_cast<size_t>(std::find(members.begin(), members.end(), r.de) - members.begin());
   de_state_[unit]->joining[idx].push_back(r.id);
   if (!features_.bypass_io) pump_all_reads();
+  if (!features_.bypass_io && streamed_buffers()) pump_forwards();  // DE buffer room came back
   maybe_start_chunk(unit);
 }
 
@@ -78,7 +84,10 @@ void Cluster::maybe_start_chunk(int group) {
   int64_t min_left = -1;
   size_t batch_total = 0;
   for (size_t i = 0; i < engines.size(); ++i) {
-    for (int64_t id : s.joining[i]) s.active[i].push_back(id);
+    for (int64_t id : s.joining[i]) {
+      s.active[i].push_back(id);
+      set_wait(requests_[id], WaitCause::Decode);
+    }
     s.joining[i].clear();
     for (int64_t id : s.active[i]) {
       const Request& r = requests_[id];
@@ -123,18 +132,19 @@ void Cluster::maybe_start_chunk(int group) {
   work.weight_bytes_per_gpu = cost_.weight_bytes_per_gpu(static_cast<int>(engines.size()));
   for (int64_t id : s.active[slowest])
     work.seqs.push_back(SeqShape{requests_[id].prompt + requests_[id].generated + steps / 2, 1});
-  const double ep = sc_.model.ep_bytes_per_token_layer;
-  const double cross = engines.size() > static_cast<size_t>(gpus_per_node_)
-                           ? 1.0 - static_cast<double>(gpus_per_node_) / static_cast<double>(engines.size())
-                           : 0.0;
+  // DeepEP low-latency kernels: one RDMA copy per routed expert on another node.
+  const double rdma = engines.size() > static_cast<size_t>(gpus_per_node_)
+                          ? sc_.model.decode_ep_rdma_bytes_per_token_layer(
+                                static_cast<int>((engines.size() + gpus_per_node_ - 1) / gpus_per_node_))
+                          : 0.0;
   s.pending = 1;
   auto part_done = [this, group] {
     if (--de_state_[group]->pending == 0) chunk_done(group);
   };
   std::vector<std::pair<size_t, double>> collectives;
-  if (ep > 0 && cross > 0)
+  if (rdma > 0)
     for (size_t i = 0; i < engines.size(); ++i)
-      collectives.emplace_back(i, std::max(mean_batch, static_cast<double>(s.active[i].size())) * steps * ep * cross *
+      collectives.emplace_back(i, std::max(mean_batch, static_cast<double>(s.active[i].size())) * steps * rdma *
                                       n_layers_);
   s.pending += static_cast<int>(collectives.size());
   if (log_) {
@@ -152,6 +162,7 @@ void Cluster::maybe_start_chunk(int group) {
 void Cluster::chunk_done(int group) {
   auto& s = *de_state_[group];
   s.running = false;
+  de_busy_ += be_.now() - s.chunk_start;
   if (log_) log_->decode_chunks[s.log_chunk].end = be_.now();
   const auto& engines = de_units_[group];
   const double now = be_.now();
@@ -223,6 +234,7 @@ void Cluster::chunk_done(int group) {
     Request& r = requests_[id];
     auto& eng = view_.engines[r.de];
     eng.tok -= r.prompt + r.gen, eng.seq -= 1;
+    eng.hbm.touch(be_.now());
     eng.hbm.release(kv_bytes(r.prompt + r.gen));
     round_done(r);
   }

@@ -15,6 +15,7 @@ namespace dualpath {
 
 void Cluster::ready_for_prefill(Request& r) {
   ready_[r.pe].push_back(r.id);
+  set_wait(r, WaitCause::PeQueue);
   maybe_start_forward(unit_of_[r.pe]);
 }
 
@@ -41,35 +42,73 @@ void Cluster::maybe_start_forward(int group) {
   f->batch.resize(engines.size());
   f->hbm_per_engine.assign(engines.size(), 0);
   bool any = false;
+  // Streamed buffers: a PE-path request's first forward reserves the DE buffer room its prompt KV will take; one
+  // that does not fit stays ready (charged to the DE buffer) and the others go ahead of it.
+  const bool jit_de = streamed_buffers() && !features_.bypass_io;
+  std::map<int, double> de_free;  // DE node -> buffer room left for this forward's reservations
+  auto needs_de_room = [&](const Request& r) { return jit_de && !r.de_buffer_held; };
   for (size_t i = 0; i < engines.size(); ++i) {
     auto& ready = ready_[engines[i]];
     if (ready.empty()) continue;
     std::vector<BatchCandidate> cands;
+    std::vector<int64_t> ids;  // the candidates' request ids
     cands.reserve(ready.size());
     for (int64_t id : ready) {
-      const Request& r = requests_[id];
+      Request& r = requests_[id];
+      if (needs_de_room(r)) {
+        const int node = node_of(r.de);
+        auto it = de_free.find(node);
+        if (it == de_free.end()) it = de_free.emplace(node, view_.nodes[node].buffer.free()).first;
+        if (it->second < r.prompt_bytes * (1 - 1e-12)) {
+          set_wait(r, WaitCause::DeBuffer);
+          continue;
+        }
+        it->second -= r.prompt_bytes;  // tentative: given back below if the quota leaves the request out
+      }
       const int64_t cached = r.hit + r.prefilled;
       const int64_t fresh = r.fresh - r.prefilled;
       cands.push_back({cached, fresh, features_.layerwise ? 0.0 : kv_bytes(cached + fresh)});
+      ids.push_back(id);
     }
     BatchLimits limits{sc_.policy.compute_quota, features_.layerwise ? 0.0 : view_.engines[engines[i]].hbm.free()};
     const auto items = form_batch(cands, limits, predict);
-    size_t completed = 0;
+    std::vector<bool> taken(ids.size(), false);
+    std::vector<int64_t> completed;
     for (const auto& it : items) {
-      Request& r = requests_[ready[it.index]];
+      taken[it.index] = true;
+      Request& r = requests_[ids[it.index]];
+      if (needs_de_room(r)) {
+        reserve_buffer(node_of(r.de), r.prompt_bytes);
+        r.de_buffer_held = true;
+      }
       BatchEntry e{r.id, r.hit + r.prefilled, it.fresh, 0, r.prefilled + it.fresh == r.fresh};
       e.send_tokens = it.fresh + (r.side == ReadSide::Pe && r.prefilled == 0 ? r.hit : 0);
       if (r.t.prefill_start < 0) r.t.prefill_start = be_.now();
       r.prefilled += it.fresh;
       f->hbm_per_engine[i] += cands[it.index].hbm_bytes;
-      if (e.last_chunk) ++completed;
+      if (e.last_chunk) completed.push_back(r.id);
       f->batch[i].push_back(e);
       any = true;
     }
-    // Completed requests leave the ready queue; a chunked one stays at its head for the next forward.
-    for (size_t k = 0; k < completed; ++k) ready.pop_front();
+    for (size_t k = 0; k < ids.size(); ++k) {  // candidates the quota left out: give back their tentative room
+      if (taken[k]) continue;
+      Request& r = requests_[ids[k]];
+      if (needs_de_room(r)) de_free[node_of(r.de)] += r.prompt_bytes;
+      set_wait(r, WaitCause::PeQueue);  // it has its room if it needs any; it waits for the PE now
+    }
+    // Completed requests leave the ready queue; a chunked one stays in it for the next forward.
+    if (!completed.empty()) {
+      std::deque<int64_t> kept;
+      size_t c = 0;
+      for (int64_t id : ready) {
+        if (c < completed.size() && completed[c] == id) ++c;
+        else kept.push_back(id);
+      }
+      ready.swap(kept);
+    }
   }
   if (!any) return;
+  f->start = be_.now();
   for (size_t i = 0; i < engines.size(); ++i) view_.engines[engines[i]].hbm.try_reserve(f->hbm_per_engine[i]);
   f->layers = stage_layers(n_layers_, features_.layerwise, sc_.sim.layer_group);
   const size_t n = f->layers.size();
@@ -88,7 +127,35 @@ void Cluster::maybe_start_forward(int group) {
     for (size_t k = 0; k < n; ++k) log_->stages.push_back({f->log_forward, static_cast<int>(k), f->layers[k]});
   }
   gs.current = std::move(f);
+  mark_forward(*gs.current, WaitCause::KvLoad);
   try_compute(*gs.current);
+}
+
+void Cluster::mark_forward(const Forward& f, WaitCause c) {
+  for (const auto& per_engine : f.batch)
+    for (const auto& e : per_engine) set_wait(requests_[e.request], c);
+}
+
+void Cluster::pump_forwards() {
+  for (size_t g = 0; g < pe_units_.size(); ++g)
+    if (!pe_state_[g]->current) maybe_start_forward(static_cast<int>(g));
+}
+
+// Streamed buffers: once a stage's Layer Blocks are in HBM, the PE buffer no longer holds them for requests whose
+// prefill ends with this forward (an earlier chunk's forward keeps them: later chunks reload the cached KV).
+void Cluster::release_loaded_layers(const Forward& f, int stage) {
+  if (!streamed_buffers() || features_.bypass_io) return;
+  const auto& engines = pe_units_[f.group];
+  const double share = static_cast<double>(f.layers[stage]) / n_layers_;
+  std::vector<int> nodes;
+  for (size_t i = 0; i < engines.size(); ++i)
+    for (const auto& e : f.batch[i]) {
+      const Request& r = requests_[e.request];
+      if (!e.last_chunk || r.side != ReadSide::Pe || r.hit_bytes <= 0) continue;
+      release_buffer(node_of(r.pe), r.hit_bytes * share);
+      if (std::find(nodes.begin(), nodes.end(), node_of(r.pe)) == nodes.end()) nodes.push_back(node_of(r.pe));
+    }
+  for (int n : nodes) pump_reads(n);
 }
 
 namespace {
@@ -127,6 +194,7 @@ void Cluster::start_loads(Forward& f, int stage) {
                        if (--fp->loads_pending[stage] == 0) {
                          if (log_) log_->stages[fp->log_stage0 + stage].load_end = be_.now();
                          fp->loaded[stage] = true;
+                         release_loaded_layers(*fp, stage);
                          try_compute(*fp);
                        }
                      });
@@ -137,6 +205,7 @@ void Cluster::start_loads(Forward& f, int stage) {
   if (count == 0) {
     f.loaded[stage] = true;
     if (log_) log_->stages[f.log_stage0 + stage].load_end = be_.now();
+    release_loaded_layers(f, stage);
   }
 }
 
@@ -151,11 +220,12 @@ void Cluster::try_compute(Forward& f) {
 
   const int stage = f.computed;
   f.computing = true;
+  mark_forward(f, WaitCause::PrefillCompute);
   if (log_) log_->stages[f.log_stage0 + stage].compute_start = be_.now();
   const auto& engines = pe_units_[f.group];
   // Per-layer time: the slowest engine's attention, then linear/MoE on the group's mean token count (EP
   // spreads expert work evenly); a data-parallel group of one engine just uses its own tokens.
-  double max_attn = 0, tokens_total = 0, flops = 0;
+  double max_attn = 0, attn_sum = 0, tokens_total = 0, flops = 0;
   size_t slowest = 0;
   std::vector<double> tokens(engines.size(), 0);
   for (size_t i = 0; i < engines.size(); ++i) {
@@ -166,12 +236,16 @@ void Cluster::try_compute(Forward& f) {
       tokens[i] += static_cast<double>(e.fresh);
     }
     if (attn > max_attn || i == 0) max_attn = attn, slowest = i;
+    attn_sum += attn;
     tokens_total += tokens[i];
   }
   const double mean_tokens = tokens_total / static_cast<double>(engines.size());
-  const double layer_time =
-      max_attn + cost_.linear_layer_time(mean_tokens, cost_.weight_bytes_per_gpu(static_cast<int>(engines.size())));
+  const double linear = cost_.linear_layer_time(mean_tokens, cost_.weight_bytes_per_gpu(static_cast<int>(engines.size())));
+  const double layer_time = max_attn + linear;
   const int layers = f.layers[stage];
+  // Lockstep balance: the stage's time if every engine's attention were the group's mean, against the slowest's.
+  pe_stage_seconds_ += layer_time * layers;
+  pe_balanced_seconds_ += (attn_sum / static_cast<double>(engines.size()) + linear) * layers;
   ComputeWork work;
   work.seconds = layer_time * layers;
   work.flops = (flops + tokens_total * cost_.linear_flops_per_token_layer()) * layers;
@@ -189,7 +263,10 @@ void Cluster::try_compute(Forward& f) {
   };
   const auto collectives = stage_collectives(engines, tokens, layers);
   f.loads_pending[stage] = 1 + static_cast<int>(collectives.size());
-  be_.compute(engines[0], work, part_done);
+  be_.compute(engines[0], work, [this, fp, stage, part_done] {
+    if (fp->loads_pending[stage] > 1) mark_forward(*fp, WaitCause::EpAllToAll);  // the all-to-all outlasts compute
+    part_done();
+  });
   for (const auto& [i, bytes] : collectives) {
     totals_.collective += bytes;
     be_.transfer(Hop::Collective, Place{Loc::Hbm, engines[i]}, Place{Loc::Hbm, cross_node_peer(engines[i], engines)},
@@ -198,20 +275,23 @@ void Cluster::try_compute(Forward& f) {
 }
 
 // EP all-to-all of one stage: one model-traffic flow per GPU to the GPU at the same position on the next node of
-// the group, for the share of experts on other nodes (docs/assumptions.md, "Group lockstep"). Per stage rather
+// the group, carrying its tokens' copies to other nodes: one per (token, remote node with one of its experts) when
+// the model gives moe_topk (DeepEP normal kernels forward over NVLink), else one per remote expert
+// (docs/assumptions.md, "EP all-to-all bytes" and "Group lockstep"). Per stage rather
 // than per forward, so that model-traffic bursts interleave with the next stage's KV loads as they do per layer.
 std::vector<std::pair<size_t, double>> Cluster::stage_collectives(const std::vector<int>& engines,
                                                                   const std::vector<double>& tokens,
                                                                   int layers) const {
   std::vector<std::pair<size_t, double>> out;
-  const double ep = sc_.model.ep_bytes_per_token_layer;
-  if (ep <= 0 || engines.size() <= static_cast<size_t>(gpus_per_node_)) return out;
-  const double cross = 1.0 - static_cast<double>(gpus_per_node_) / static_cast<double>(engines.size());
+  if (engines.size() <= static_cast<size_t>(gpus_per_node_)) return out;
+  const int nodes = static_cast<int>((engines.size() + gpus_per_node_ - 1) / gpus_per_node_);
+  const double rdma = sc_.model.prefill_ep_rdma_bytes_per_token_layer(nodes);  // per token per layer
+  if (rdma <= 0) return out;
   double total = 0;
   for (double t : tokens) total += t;
   const double mean = total / static_cast<double>(engines.size());
   for (size_t i = 0; i < engines.size(); ++i) {
-    const double bytes = std::max(tokens[i], mean) * ep * cross * layers;
+    const double bytes = std::max(tokens[i], mean) * rdma * layers;
     if (bytes > 0) out.emplace_back(i, bytes);
   }
   return out;
@@ -244,6 +324,7 @@ void Cluster::compute_done(Forward& f, int stage) {
   }
   f.sends_pending[stage] = count;
   const bool last = f.computed == static_cast<int>(f.layers.size());
+  if (!last) mark_forward(f, WaitCause::KvLoad);  // until the next stage's compute starts (maybe right now)
   if (last) forward_finished(f);  // may hand the forward over to the draining list
   if (count == 0) send_done(f, stage);
   else if (!last) try_compute(f);
@@ -253,18 +334,24 @@ void Cluster::compute_done(Forward& f, int stage) {
 // the KV is still streaming to the DE buffers.
 void Cluster::forward_finished(Forward& f) {
   f.compute_finished = true;
+  pe_busy_ += be_.now() - f.start;
   if (log_) log_->forwards[f.log_forward].compute_end = be_.now();
   const auto& engines = pe_units_[f.group];
   for (size_t i = 0; i < engines.size(); ++i) {
     auto& eng = view_.engines[engines[i]];
     eng.hbm.release(f.hbm_per_engine[i]);
     for (const auto& e : f.batch[i]) {
-      if (!e.last_chunk) continue;
       Request& r = requests_[e.request];
+      if (!e.last_chunk) {
+        set_wait(r, WaitCause::PeQueue);  // back in the ready queue for its next chunk
+        continue;
+      }
       r.t.first_token = be_.now();
+      set_wait(r, WaitCause::KvTail);
       r.generated = 1;
       eng.tok -= r.prompt, eng.seq -= 1;
-      if (r.side == ReadSide::Pe && !features_.bypass_io) view_.nodes[node_of(r.pe)].buffer.release(r.hit_bytes);
+      if (r.side == ReadSide::Pe && !features_.bypass_io && !streamed_buffers())
+        release_buffer(node_of(r.pe), r.hit_bytes);
       // The DE will persist the prompt's new full blocks; the agent's next read waits for that write.
       if (!features_.bypass_io) blocks_.write_started(r.agent);
       if (r.gen <= 1) round_done(r);  // the first token was the last one

@@ -1,8 +1,11 @@
-// Storage reads: one FIFO read queue per node SNIC. A read starts when a slot is free and the DRAM buffers it
-// needs are reserved: on the PE path the PE buffer (hit KV) and the DE buffer (the whole prompt KV, which the PE
-// streams there layer by layer); on the DE path the DE buffer (hit KV read there, fresh KV merged later). A
-// request that does not fit waits at the head of the queue (never dropped); reserving everything up front means
-// an admitted request never waits on a buffer again, so buffers cannot deadlock.
+// Storage reads: one FIFO read queue per node SNIC. A read starts when a slot is free and the DRAM buffer it
+// reads into has room: on the PE path the PE buffer (hit KV), on the DE path the DE buffer (the prompt KV: hit KV
+// read there, fresh KV merged later). With policy.buffer = "reserve" a PE-path read also reserves the DE buffer
+// room its prompt KV will take during prefill; with "stream" (default) that room is reserved when the request's
+// first forward starts (cluster_prefill.cpp). A request that does not fit waits at the head of the queue (never
+// dropped). Buffers cannot deadlock: DE-path requests hold all they need once admitted, so forwards always drain.
+// The "what binds" report charges a queue's requests to the SNIC while all its read slots are busy, else to what
+// blocks the head: FIFO order holds everyone behind a head that waits for buffer room or a pending write.
 #include "core/engine/cluster.hpp"
 #include "core/engine/cluster_state.hpp"
 
@@ -11,31 +14,42 @@ namespace dualpath {
 void Cluster::enqueue_read(Request& r) {
   const int node = node_of(r.side == ReadSide::De ? r.de : r.pe);
   view_.nodes[node].read_queue_tokens += r.hit;
+  set_wait(r, WaitCause::ReadQueue);  // from now on the node's queue charges its time (charge_queue)
+  charge_queue(node);
   read_queue_[node].push_back(r.id);
   pump_reads(node);
 }
 
-bool Cluster::admit(Request& r) {
-  if (blocks_.writes_pending(r.agent)) return false;  // the blocks to read are still being written
-  auto& de_buf = view_.nodes[node_of(r.de)].buffer;
-  if (r.side == ReadSide::Pe) {
-    auto& pe_buf = view_.nodes[node_of(r.pe)].buffer;
-    if (!pe_buf.fits(r.hit_bytes) || !de_buf.fits(r.prompt_bytes)) return false;
-    pe_buf.try_reserve(r.hit_bytes);
-  } else if (!de_buf.fits(r.prompt_bytes)) {
-    return false;
-  }
-  de_buf.try_reserve(r.prompt_bytes);
-  return true;
+void Cluster::charge_queue(int node) {
+  auto& w = queue_wait_[node];
+  waits_.charge(w.cause, w.since, be_.now(), static_cast<double>(read_queue_[node].size()));
+  w.since = be_.now();
+}
+
+WaitCause Cluster::admit(Request& r) {
+  if (blocks_.writes_pending(r.agent)) return WaitCause::WriteWait;  // the blocks to read are still being written
+  const int de_node = node_of(r.de), pe_node = node_of(r.pe);
+  const bool need_de = r.side == ReadSide::De || !streamed_buffers();
+  if (r.side == ReadSide::Pe && !view_.nodes[pe_node].buffer.fits(r.hit_bytes)) return WaitCause::PeBuffer;
+  if (need_de && !view_.nodes[de_node].buffer.fits(r.prompt_bytes)) return WaitCause::DeBuffer;
+  if (r.side == ReadSide::Pe) reserve_buffer(pe_node, r.hit_bytes);
+  if (need_de) reserve_buffer(de_node, r.prompt_bytes);
+  r.de_buffer_held = need_de;
+  return WaitCause::Count;
 }
 
 void Cluster::pump_reads(int node) {
   auto& q = read_queue_[node];
+  charge_queue(node);
+  WaitCause head_blocked = WaitCause::Count;
   while (!q.empty() && reads_in_flight_[node] < tuning_.reads_in_flight_per_node) {
     Request& r = requests_[q.front()];
-    if (!admit(r)) break;  // head-of-line: FIFO order is kept
+    head_blocked = admit(r);
+    if (head_blocked != WaitCause::Count) break;  // head-of-line: FIFO order is kept
     q.pop_front();
     r.t.read_start = be_.now();
+    r.wait_since = be_.now();  // its time in the queue was charged by charge_queue
+    set_wait(r, WaitCause::Read);
     if (r.hit_bytes <= 0) {
       read_done(r);
       continue;
@@ -54,6 +68,10 @@ void Cluster::pump_reads(int node) {
         },
         [this, id, node](const std::string& error) { read_failed(requests_[id], node, error); });
   }
+  // From now on the queue waits for the SNIC while every read slot is taken, else for whatever blocks its head.
+  const bool slots_free = reads_in_flight_[node] < tuning_.reads_in_flight_per_node;
+  queue_wait_[node].cause =
+      !q.empty() && slots_free && head_blocked != WaitCause::Count ? head_blocked : WaitCause::ReadQueue;
 }
 
 void Cluster::pump_all_reads() {
@@ -74,11 +92,13 @@ void Cluster::read_failed(Request& r, int node, const std::string& error) {
   if (r.read_retries > 0) throw StorageError(what + " (and an earlier attempt failed too)");
   read_failures_.push_back(what);
   ++r.read_retries;
-  if (r.side == ReadSide::Pe) view_.nodes[node_of(r.pe)].buffer.release(r.hit_bytes);
-  view_.nodes[node_of(r.de)].buffer.release(r.prompt_bytes);
+  if (r.side == ReadSide::Pe) release_buffer(node_of(r.pe), r.hit_bytes);
+  if (r.de_buffer_held) release_buffer(node_of(r.de), r.prompt_bytes);
+  r.de_buffer_held = false;
   if (features_.dual_path) r.side = r.side == ReadSide::Pe ? ReadSide::De : ReadSide::Pe;
   enqueue_read(r);
   pump_all_reads();  // both buffers were returned: any node's queue head may fit now
+  if (streamed_buffers()) pump_forwards();
 }
 
 void Cluster::read_done(Request& r) {

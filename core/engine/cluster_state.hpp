@@ -34,6 +34,7 @@ struct Cluster::Forward {
   int sends_finished = 0;    // stages whose sends all finished
   std::vector<double> hbm_per_engine;  // HBM each engine holds for the forward (non-layerwise: the batch's KV)
   bool compute_finished = false;
+  double start = 0;          // when the forward was formed (PE busy time)
   int log_forward = -1;      // index in ActivityLog::forwards, -1 when not logging
   int log_stage0 = -1;       // index of stage 0 in ActivityLog::stages
 };

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # `dualpath report` on the default scenario (basic, dualpath, oracle): every figure listed in figures.json exists,
-# is a PNG of the expected pixel size (1200x600 overview figures, 1200x900 link figures), is not blank (many
+# is a PNG of the expected pixel size (1200x600 overview and wait-cause figures, 1200x900 link figures), is not blank (many
 # distinct colours, not one flat colour) and is linked from index.html. Then sim and "hw" results side by side:
-# a copy of the results marked "backend": "hw" doubles the link figures and labels the runs by backend.
+# a copy of the results marked "backend": "hw" doubles the link and wait figures and labels the runs by backend.
 set -euo pipefail
 bin="$1"; root="$2"
+export PYTHONPATH="$root/tests/cli${PYTHONPATH:+:$PYTHONPATH}"  # checks.py
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 py=/usr/bin/python3; [ -x "$py" ] || py=python3
 "$py" -c "import matplotlib, pandas" 2>/dev/null || { echo "skip: $py lacks matplotlib/pandas"; exit 0; }
@@ -20,16 +21,14 @@ from matplotlib.image import imread
 d, want = sys.argv[1], int(sys.argv[2])
 figs = json.load(open(f"{d}/figures.json"))
 index = open(f"{d}/index.html").read()
-fail = []
-def check(ok, msg):
-    print(("ok   " if ok else "FAIL ") + msg)
-    if not ok: fail.append(msg)
-    return ok
+from checks import check, done
 check(len(figs) == want, f"{len(figs)} figures (expected {want})")
-expected = {"overview": (1200, 600), "links": (1200, 900), "sweep": (1200, 900)}
+expected = {"overview": (1200, 600), "links": (1200, 900), "sweep": (1200, 900), "waits": (1200, 600)}
 names = {f["file"] for f in figs}
 for need in ("jct_throughput.png", "ttft_cdf.png", "ttft_breakdown.png") if want > 1 else ("sweep_0.png",):
     check(need in names, f"{need} listed")
+if want > 1:
+    check(any(n.startswith("waits_sim_dualpath") for n in names), "a wait-cause figure of the simulated dualpath run listed")
 for f in figs:
     p = os.path.join(d, f["file"])
     if not check(os.path.exists(p), f"{f['file']} exists"):
@@ -51,10 +50,10 @@ for f in figs:
     if not f["empty"]:
         check(coloured > 0.002, f"{f['file']}: shows data ({100 * coloured:.2f}% coloured pixels)")
     check(f'src="{f["file"]}"' in index, f"{f['file']} in index.html")
-sys.exit(1 if fail else 0)
+done()
 PY
 }
-check "$tmp/rep" 6
+check "$tmp/rep" 9
 
 # sim and hw side by side: the same results relabelled as a hardware run.
 cp -r "$tmp/res" "$tmp/hw"
@@ -62,7 +61,7 @@ for p in basic dualpath oracle; do
   "$py" -c "import json,sys; p=sys.argv[1]; s=json.load(open(p)); s['backend']='hw'; json.dump(s, open(p,'w'))" "$tmp/hw/$p/summary.json"
 done
 "$bin" report "$tmp/res" "$tmp/hw" --out "$tmp/both"
-check "$tmp/both" 9
+check "$tmp/both" 15
 grep -q "dualpath · hw" "$tmp/both/index.html" && grep -q "dualpath · sim" "$tmp/both/index.html" \
   || { echo "FAIL runs not labelled by backend"; exit 1; }
 echo "ok   sim and hw side by side"

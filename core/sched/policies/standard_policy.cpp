@@ -1,6 +1,9 @@
 // The paper's policies as one configurable policy: `dualpath` (all mechanisms), `basic` (PE-only reads, no
 // layerwise prefill, round-robin placement) and `oracle` (dualpath with all KV I/O bypassed). Each ablation
-// step is a toggle of PolicyFeatures, so e.g. basic + layerwise + dual_path is the paper's second ablation step.
+// step is a toggle of PolicyFeatures, so e.g. basic + layerwise + dual_path is the paper's third ablation step
+// (both read paths, chosen by alternation) and dualpath adds the scheduler (Algorithm 1, two-level DE selection
+// and the queue-aware read-path choice).
+#include <cstdint>
 #include <map>
 
 #include "core/sched/de_selection.hpp"
@@ -62,6 +65,9 @@ class StandardPolicy final : public Policy {
 
   ReadSide choose_read_side(const ClusterView& view, const Request& r) override {
     if (!f_.dual_path) return ReadSide::Pe;
+    // Dual-path loading without the scheduler (the paper's third ablation step): both paths are used, but the
+    // choice does not look at queues; requests alternate between the PE and DE side.
+    if (!f_.scheduler) return (alternate_++ % 2 == 0) ? ReadSide::Pe : ReadSide::De;
     // §6.1: read on the side whose node has the shorter storage read queue (ties go to the PE).
     const auto& pe_node = view.nodes[view.engines[r.pe].node];
     const auto& de_node = view.nodes[view.engines[r.de].node];
@@ -100,6 +106,7 @@ class StandardPolicy final : public Policy {
 
   PolicyFeatures f_;
   size_t rr_pe_ = 0, rr_de_ = 0;
+  uint64_t alternate_ = 0;  // read-side alternation without the scheduler
   std::map<int64_t, int> rr_target_pe_, rr_target_;
   std::map<int, double> taken_;
   std::map<int, int64_t> queued_tokens_;
