@@ -120,19 +120,26 @@ class Cluster {
   void set_wait(Request& r, WaitCause c) {
     if (r.wait_cause == WaitCause::Count) return;  // its round is over
     waits_.charge(r.wait_cause, r.wait_since, be_.now());
+    for (int side = 0; side < 2; ++side)
+      waits_.move_holder(side, r.wait_cause, holder_cause(c), r.buffer_bytes[side], be_.now());
     r.wait_cause = c, r.wait_since = be_.now();
   }
   bool streamed_buffers() const { return sc_.policy.buffer == "stream"; }
-  void reserve_buffer(int node, double bytes) {
+  // Buffer room on `node` taken or given back for request `r` (occupancy over time, and who holds it).
+  void reserve_buffer(Request& r, int node, double bytes) { buffer_change(r, node, bytes); }
+  void release_buffer(Request& r, int node, double bytes) { buffer_change(r, node, -bytes); }
+  void buffer_change(Request& r, int node, double bytes) {
     auto& b = view_.nodes[node].buffer;
     b.touch(be_.now());
-    b.try_reserve(bytes);
+    if (bytes >= 0) b.try_reserve(bytes);
+    else b.release(-bytes);
+    const int side = view_.nodes[node].prefill ? 0 : 1;
+    const double before = r.buffer_bytes[side];
+    r.buffer_bytes[side] = std::max(0.0, before + bytes);
+    waits_.hold(side, holder_cause(r.wait_cause), r.buffer_bytes[side] - before, be_.now());
   }
-  void release_buffer(int node, double bytes) {
-    auto& b = view_.nodes[node].buffer;
-    b.touch(be_.now());
-    b.release(bytes);
-  }
+  // A round that ended at its first token may still hold DE buffer room until its handoff ends.
+  static WaitCause holder_cause(WaitCause c) { return c == WaitCause::Count ? WaitCause::Handoff : c; }
 
   double kv_bytes(int64_t tokens) const { return static_cast<double>(tokens) * kv_per_token_; }
   double kv_bytes_layers(int64_t tokens, int layers) const {

@@ -54,7 +54,7 @@ void Cluster::handoff_done(Request& r) {
   const int64_t prompt_blocks = blocks_.aligned(r.prompt);
   if (!features_.bypass_io) {
     blocks_.write_finished(r.agent, r.hit / blocks_.block_tokens(), prompt_blocks / blocks_.block_tokens());
-    if (r.de_buffer_held) release_buffer(node_of(r.de), r.prompt_bytes);
+    if (r.de_buffer_held) release_buffer(r, node_of(r.de), r.prompt_bytes);
     r.de_buffer_held = false;
   }
   r.persisted_upto = prompt_blocks;

@@ -78,7 +78,7 @@ void Cluster::maybe_start_forward(int group) {
       taken[it.index] = true;
       Request& r = requests_[ids[it.index]];
       if (needs_de_room(r)) {
-        reserve_buffer(node_of(r.de), r.prompt_bytes);
+        reserve_buffer(r, node_of(r.de), r.prompt_bytes);
         r.de_buffer_held = true;
       }
       BatchEntry e{r.id, r.hit + r.prefilled, it.fresh, 0, r.prefilled + it.fresh == r.fresh};
@@ -150,9 +150,9 @@ void Cluster::release_loaded_layers(const Forward& f, int stage) {
   std::vector<int> nodes;
   for (size_t i = 0; i < engines.size(); ++i)
     for (const auto& e : f.batch[i]) {
-      const Request& r = requests_[e.request];
+      Request& r = requests_[e.request];
       if (!e.last_chunk || r.side != ReadSide::Pe || r.hit_bytes <= 0) continue;
-      release_buffer(node_of(r.pe), r.hit_bytes * share);
+      release_buffer(r, node_of(r.pe), r.hit_bytes * share);
       if (std::find(nodes.begin(), nodes.end(), node_of(r.pe)) == nodes.end()) nodes.push_back(node_of(r.pe));
     }
   for (int n : nodes) pump_reads(n);
@@ -351,7 +351,7 @@ void Cluster::forward_finished(Forward& f) {
       r.generated = 1;
       eng.tok -= r.prompt, eng.seq -= 1;
       if (r.side == ReadSide::Pe && !features_.bypass_io && !streamed_buffers())
-        release_buffer(node_of(r.pe), r.hit_bytes);
+        release_buffer(r, node_of(r.pe), r.hit_bytes);
       // The DE will persist the prompt's new full blocks; the agent's next read waits for that write.
       if (!features_.bypass_io) blocks_.write_started(r.agent);
       if (r.gen <= 1) round_done(r);  // the first token was the last one

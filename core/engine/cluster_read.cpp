@@ -32,8 +32,8 @@ WaitCause Cluster::admit(Request& r) {
   const bool need_de = r.side == ReadSide::De || !streamed_buffers();
   if (r.side == ReadSide::Pe && !view_.nodes[pe_node].buffer.fits(r.hit_bytes)) return WaitCause::PeBuffer;
   if (need_de && !view_.nodes[de_node].buffer.fits(r.prompt_bytes)) return WaitCause::DeBuffer;
-  if (r.side == ReadSide::Pe) reserve_buffer(pe_node, r.hit_bytes);
-  if (need_de) reserve_buffer(de_node, r.prompt_bytes);
+  if (r.side == ReadSide::Pe) reserve_buffer(r, pe_node, r.hit_bytes);
+  if (need_de) reserve_buffer(r, de_node, r.prompt_bytes);
   r.de_buffer_held = need_de;
   return WaitCause::Count;
 }
@@ -92,8 +92,8 @@ void Cluster::read_failed(Request& r, int node, const std::string& error) {
   if (r.read_retries > 0) throw StorageError(what + " (and an earlier attempt failed too)");
   read_failures_.push_back(what);
   ++r.read_retries;
-  if (r.side == ReadSide::Pe) release_buffer(node_of(r.pe), r.hit_bytes);
-  if (r.de_buffer_held) release_buffer(node_of(r.de), r.prompt_bytes);
+  if (r.side == ReadSide::Pe) release_buffer(r, node_of(r.pe), r.hit_bytes);
+  if (r.de_buffer_held) release_buffer(r, node_of(r.de), r.prompt_bytes);
   r.de_buffer_held = false;
   if (features_.dual_path) r.side = r.side == ReadSide::Pe ? ReadSide::De : ReadSide::Pe;
   enqueue_read(r);

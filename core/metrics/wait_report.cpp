@@ -74,6 +74,25 @@ void WaitTracker::charge(WaitCause cause, double since, double now, double reque
   }
 }
 
+void WaitTracker::advance_holders(double now) {
+  if (now <= held_since_) return;
+  for (size_t s = 0; s < 2; ++s)
+    for (size_t c = 0; c < kWaitCauses; ++c) held_seconds_[s][c] += held_bytes_[s][c] * (now - held_since_);
+  held_since_ = now;
+}
+
+void WaitTracker::hold(int side, WaitCause holder, double bytes, double now) {
+  advance_holders(now);
+  auto& v = held_bytes_[static_cast<size_t>(side)][static_cast<size_t>(holder)];
+  v = std::max(0.0, v + bytes);
+}
+
+void WaitTracker::move_holder(int side, WaitCause from, WaitCause to, double bytes, double now) {
+  if (bytes <= 0 || from == to) return;
+  hold(side, from, -bytes, now);
+  hold(side, to, bytes, now);
+}
+
 nlohmann::json WaitTracker::to_json(double end, const ResourceUse& use, int phases) const {
   nlohmann::json out;
   out["utilisation"] = {{"pe_dram_buffer_mean", use.pe_buffer_mean}, {"pe_dram_buffer_peak", use.pe_buffer_peak},
@@ -82,6 +101,15 @@ nlohmann::json WaitTracker::to_json(double end, const ResourceUse& use, int phas
                         {"pe_compute_share_of_forward", use.pe_compute_share},
                         {"pe_lockstep_efficiency", use.pe_lockstep_efficiency},
                         {"de_compute_busy", use.de_compute_busy}};
+  // What the buffers were held by: shares of each side's buffer byte-seconds by the holder's cause.
+  for (int side = 0; side < 2; ++side) {
+    double sum = 0;
+    for (size_t c = 0; c < kWaitCauses; ++c) sum += held_seconds_[side][c];
+    nlohmann::json by = nlohmann::json::object();
+    for (size_t c = 0; c < kWaitCauses; ++c)
+      if (held_seconds_[side][c] > 0) by[kCauses[c].name] = held_seconds_[side][c] / sum;
+    out["utilisation"][side == 0 ? "pe_dram_buffer_held_by" : "de_dram_buffer_held_by"] = by;
+  }
   out["ttft"] = shares(totals_, 0, kTtftCauses);
   out["round"] = shares(totals_, 0, kWaitCauses);
   nlohmann::json per_phase = nlohmann::json::array();

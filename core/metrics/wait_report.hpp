@@ -35,6 +35,14 @@ class WaitTracker {
   // Charges [since, now) to `cause`, for `requests` requests at once (a whole queue).
   void charge(WaitCause cause, double since, double now, double requests = 1);
 
+  // DRAM buffer bytes held by requests, by the cause the holder waits for (side 0: PE nodes, 1: DE nodes), so
+  // the report can say what fills the buffers (e.g. reads ahead of a busy PE) when requests wait for room.
+  void hold(int side, WaitCause holder, double bytes, double now);
+  // A holder of `bytes` on `side` moved from one cause to another at `now`.
+  void move_holder(int side, WaitCause from, WaitCause to, double bytes, double now);
+  // Byte-seconds of buffer held by holders in cause `c` on `side`, up to the last hold or move.
+  double held(int side, WaitCause c) const { return held_seconds_[side][static_cast<size_t>(c)]; }
+
   double total(WaitCause c) const { return totals_[static_cast<size_t>(c)]; }
   double bin_seconds() const { return bin_; }
   size_t bins() const { return bins_.size(); }
@@ -53,6 +61,9 @@ class WaitTracker {
   double bin_;
   std::array<double, kWaitCauses> totals_{};
   std::vector<std::array<double, kWaitCauses>> bins_;
+  void advance_holders(double now);
+  std::array<std::array<double, kWaitCauses>, 2> held_bytes_{}, held_seconds_{};
+  double held_since_ = 0;
 };
 
 }  // namespace dualpath
