@@ -76,6 +76,7 @@ struct RunResult {
   TransferTotals totals;
   bool finished;
   double peak_buffer;
+  double buffer_wait = 0;  // request-seconds spent waiting for DRAM buffer room (PE or DE)
 };
 
 RunResult run(const Scenario& s, int agents) {
@@ -83,7 +84,8 @@ RunResult run(const Scenario& s, int agents) {
   Cluster c(s, mixed_agents(agents), be);
   c.start();
   be.run();
-  RunResult out{{}, c.totals(), c.finished(), c.peak_buffer_fraction()};
+  RunResult out{{}, c.totals(), c.finished(), c.peak_buffer_fraction(),
+                c.waits().total(WaitCause::PeBuffer) + c.waits().total(WaitCause::DeBuffer)};
   for (const auto& r : c.requests()) out.times.push_back(r.t);
   // HBM reservations are all returned at the end.
   for (const auto& e : c.view().engines) EXPECT_NEAR(e.hbm.used(), 0, 1) << "engine " << e.gpu;
@@ -156,6 +158,9 @@ TEST(Cluster, SmallBuffersMakeRequestsWaitNeverExceedCapacity) {
   EXPECT_TRUE(r.finished);
   EXPECT_LE(r.peak_buffer, 1.0);
   EXPECT_GT(r.peak_buffer, 0.5);
+  EXPECT_GT(r.buffer_wait, 0.01);  // requests did wait for room
+  s.topology.dram_buffer_bytes = 1e13;
+  EXPECT_EQ(run(s, 8).buffer_wait, 0);  // and with ample buffers none does
 }
 
 TEST(Cluster, RequestLargerThanEveryBufferStopsWithExplanation) {
