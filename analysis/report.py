@@ -53,8 +53,8 @@ class Report:
 
 
 def colours(n):
-    cmap = plt.get_cmap("tab10")
-    return [cmap(i % 10) for i in range(n)]
+    cmap = plt.get_cmap("tab10" if n <= 10 else "tab20")
+    return [cmap(i % cmap.N) for i in range(n)]
 
 
 def grouped_bars(ax, runs, value, ylabel, fmt):
