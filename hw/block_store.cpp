@@ -1,4 +1,5 @@
 #include "hw/block_store.hpp"
+#include "hw/block_io_buffers.hpp"
 
 #include <fcntl.h>
 #include <liburing.h>
@@ -39,63 +40,9 @@ struct Header {
 };
 static_assert(sizeof(Header) == kHeader);
 
-uint64_t mix(uint64_t x) {  // splitmix64 finaliser
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
-
 size_t round_up(size_t n) { return (n + kAlign - 1) / kAlign * kAlign; }
 
 std::string errno_text(int e) { return std::strerror(e); }
-
-// One paced SNIC direction of one node: bytes leave at most at `rate`, in reservation order.
-struct Bucket {
-  std::mutex mu;
-  BlockStore::Clock::time_point next{};
-  // Returns [start, end) of the reservation.
-  std::pair<BlockStore::Clock::time_point, BlockStore::Clock::time_point> reserve(double rate, size_t bytes) {
-    const auto now = BlockStore::Clock::now();
-    if (rate <= 0) return {now, now};
-    std::lock_guard lk(mu);
-    const auto start = std::max(now, next);
-    next = start + std::chrono::duration_cast<BlockStore::Clock::duration>(
-                       std::chrono::duration<double>(static_cast<double>(bytes) / rate));
-    return {start, next};
-  }
-};
-
-// Aligned buffers of one size, reused.
-class BufferPool {
- public:
-  explicit BufferPool(size_t size) : size_(size) {}
-  ~BufferPool() {
-    for (char* b : free_) std::free(b);
-  }
-  char* get() {
-    {
-      std::lock_guard lk(mu_);
-      if (!free_.empty()) {
-        char* b = free_.back();
-        free_.pop_back();
-        return b;
-      }
-    }
-    void* p = std::aligned_alloc(kAlign, size_);
-    if (!p) throw std::bad_alloc();
-    return static_cast<char*>(p);
-  }
-  void put(char* b) {
-    std::lock_guard lk(mu_);
-    free_.push_back(b);
-  }
-
- private:
-  size_t size_;
-  std::mutex mu_;
-  std::vector<char*> free_;
-};
 
 struct Batch {
   std::atomic<int> left{0};
@@ -127,8 +74,8 @@ struct LaterOp {
 
 struct BlockStore::Impl {
   BlockStoreOptions opt;
-  BufferPool buffers;
-  std::vector<std::unique_ptr<Bucket>> read_buckets, write_buckets;
+  AlignedBuffers buffers;
+  std::vector<std::unique_ptr<SnicPacer>> read_buckets, write_buckets;
   std::atomic<bool> direct{true};
   std::string engine_note;
   std::atomic<uint64_t> counter{0};
@@ -148,10 +95,10 @@ struct BlockStore::Impl {
   io_uring ring{};
   int efd = -1;
 
-  explicit Impl(const BlockStoreOptions& o) : opt(o), buffers(round_up(kHeader + o.block_bytes)) {
+  explicit Impl(const BlockStoreOptions& o) : opt(o), buffers(round_up(kHeader + o.block_bytes), kAlign) {
     for (int n = 0; n < o.nodes; ++n) {
-      read_buckets.push_back(std::make_unique<Bucket>());
-      write_buckets.push_back(std::make_unique<Bucket>());
+      read_buckets.push_back(std::make_unique<SnicPacer>());
+      write_buckets.push_back(std::make_unique<SnicPacer>());
     }
     direct = o.direct;
     if (o.io_uring) {
@@ -437,33 +384,6 @@ std::string BlockStore::engine() const {
 BlockStoreStats BlockStore::stats() const {
   std::lock_guard lk(impl_->stats_mu);
   return impl_->st;
-}
-
-void BlockStore::fill_payload(BlockKey key, char* out, size_t n) {
-  const uint64_t seed = mix(key.stream * 0x100000001b3ull ^ key.index);
-  size_t i = 0;
-  for (uint64_t w = 0; i + 8 <= n; i += 8, ++w) {
-    const uint64_t v = mix(seed + w);
-    std::memcpy(out + i, &v, 8);
-  }
-  if (i < n) {
-    const uint64_t v = mix(seed + n);
-    std::memcpy(out + i, &v, n - i);
-  }
-}
-
-uint64_t BlockStore::checksum(const char* data, size_t n) {
-  // Four interleaved multiply-xor lanes over 8-byte words: fast, and sensitive to position and content.
-  uint64_t h[4] = {0x243f6a8885a308d3ull, 0x13198a2e03707344ull, 0xa4093822299f31d0ull, 0x082efa98ec4e6c89ull};
-  size_t i = 0;
-  for (; i + 32 <= n; i += 32)
-    for (int l = 0; l < 4; ++l) {
-      uint64_t v;
-      std::memcpy(&v, data + i + 8 * l, 8);
-      h[l] = (h[l] ^ v) * 0x100000001b3ull + (h[l] >> 29);
-    }
-  for (; i < n; ++i) h[0] = (h[0] ^ static_cast<unsigned char>(data[i])) * 0x100000001b3ull;
-  return mix(h[0] ^ mix(h[1] ^ mix(h[2] ^ mix(h[3] ^ n))));
 }
 
 namespace {
