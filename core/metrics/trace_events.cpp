@@ -1,4 +1,5 @@
 #include "core/metrics/trace_events.hpp"
+#include "core/metrics/trace_writer.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -11,146 +12,15 @@
 
 namespace dualpath {
 
+using namespace trace_detail;
+
 namespace {
-
-constexpr double kUs = 1e6;          // trace timestamps are microseconds
-constexpr double kNudgeUs = 0.001;   // 1 ns: keeps the points of one flow strictly ordered
-
-// Fixed-point with at most `decimals` decimals, trailing zeros trimmed (JSON numbers, no exponent).
-void append_num(std::string& s, double v, int decimals = 3) {
-  if (!std::isfinite(v)) v = 0;
-  char buf[64];
-  int n = std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
-  if (n <= 0 || n >= static_cast<int>(sizeof buf)) {
-    s += '0';
-    return;
-  }
-  if (decimals > 0) {
-    while (n > 1 && buf[n - 1] == '0') --n;
-    if (buf[n - 1] == '.') --n;
-  }
-  if (n == 2 && buf[0] == '-' && buf[1] == '0') {
-    s += '0';
-    return;
-  }
-  s.append(buf, static_cast<size_t>(n));
-}
-
-void append_str(std::string& s, const std::string& v) {
-  s += '"';
-  for (const char c : v) {
-    switch (c) {
-      case '"': s += "\\\""; break;
-      case '\\': s += "\\\\"; break;
-      case '\n': s += "\\n"; break;
-      case '\t': s += "\\t"; break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", c);
-          s += buf;
-        } else {
-          s += c;
-        }
-    }
-  }
-  s += '"';
-}
 
 std::string gpu_range(const std::vector<int>& gpus) {
   if (gpus.empty()) return "?";
   if (gpus.size() == 1) return "GPU " + std::to_string(gpus.front());
   return "GPUs " + std::to_string(gpus.front()) + "-" + std::to_string(gpus.back());
 }
-
-// Where a slice landed, so flow arrows can bind to it.
-struct Loc {
-  int pid = -1, tid = -1;
-  double start = 0, end = 0;  // seconds
-  bool valid() const { return pid >= 0; }
-};
-
-class Out {
- public:
-  explicit Out(std::ostream& os) : os_(os) {}
-  ~Out() = default;
-  Out(const Out&) = delete;
-  Out& operator=(const Out&) = delete;
-
-  // Starts an event object; the caller appends fields (without braces) to the returned buffer, then calls done().
-  std::string& begin() {
-    buf_ += first_ ? "\n{" : ",\n{";
-    first_ = false;
-    ++events_;
-    return buf_;
-  }
-  void done() {
-    buf_ += '}';
-    if (buf_.size() > (1u << 20)) flush();
-  }
-  void raw(const std::string& s) {
-    buf_ += s;
-    flush();
-  }
-  void flush() {
-    os_.write(buf_.data(), static_cast<std::streamsize>(buf_.size()));
-    bytes_ += buf_.size();
-    buf_.clear();
-  }
-  int64_t events() const { return events_; }
-  uint64_t bytes() const { return bytes_; }
-
- private:
-  std::ostream& os_;
-  std::string buf_;
-  bool first_ = true;
-  int64_t events_ = 0;
-  uint64_t bytes_ = 0;
-};
-
-// Threads (tracks) by (pid, name), with their sort order; metadata is written at the end.
-class Threads {
- public:
-  int get(int pid, const std::string& name, int sort) {
-    auto [it, fresh] = ids_.try_emplace({pid, name}, 0);
-    if (fresh) {
-      it->second = ++next_[pid];
-      meta_.push_back({pid, it->second, name, sort});
-    }
-    return it->second;
-  }
-  struct Meta {
-    int pid, tid;
-    std::string name;
-    int sort;
-  };
-  const std::vector<Meta>& meta() const { return meta_; }
-
- private:
-  std::map<std::pair<int, std::string>, int> ids_;
-  std::map<int, int> next_;
-  std::vector<Meta> meta_;
-};
-
-// Greedy interval partitioning into lanes (one thread per lane): slices must be placed in start order.
-class Lanes {
- public:
-  Lanes(int pid, std::string prefix, int sort_base) : pid_(pid), prefix_(std::move(prefix)), sort_(sort_base) {}
-  Loc place(Threads& threads, double start, double end) {
-    size_t lane = 0;
-    while (lane < ends_.size() && ends_[lane] > start) ++lane;
-    if (lane == ends_.size()) ends_.push_back(end);
-    else ends_[lane] = end;
-    const int tid = threads.get(pid_, prefix_ + " #" + std::to_string(lane), sort_ + static_cast<int>(lane));
-    return {pid_, tid, start, end};
-  }
-
- private:
-  int pid_;
-  std::string prefix_;
-  int sort_;
-  std::vector<double> ends_;
-};
 
 class TraceBuilder {
  public:
@@ -172,21 +42,10 @@ class TraceBuilder {
     handoffs();
     decode_chunks();
     agents();
-    counters();
+    write_link_counters(out_, in_, opt_, st_);
     flows();
-    metadata();
-    std::string tail = "\n],\"otherData\":{\"title\":";
-    append_str(tail, in_.title);
-    tail += ",\"generator\":\"dualpath\",\"flow_requests\":";
-    tail += std::to_string(opt_.flow_requests);
-    tail += ",\"detail_limit\":" + std::to_string(opt_.detail_limit);
-    tail += ",\"counter_limit\":" + std::to_string(opt_.counter_limit);
-    tail += ",\"counter_interval_s\":";
-    append_num(tail, st_.counter_interval, 6);
-    tail += ",\"folded_forwards\":" + std::to_string(st_.folded_forwards);
-    tail += ",\"traced_requests\":" + std::to_string(st_.traced_requests);
-    tail += "}}\n";
-    out_.raw(tail);
+    write_track_names(out_, threads_, nodes_, in_.prefill_nodes, !shown_agents_.empty());
+    write_trailer(out_, in_, opt_, st_);
     st_.events = out_.events();
     st_.bytes = out_.bytes();
     return st_;
@@ -194,8 +53,7 @@ class TraceBuilder {
 
  private:
   // --- helpers -------------------------------------------------------------------------------------------------
-  int node_pid(int node) const { return node + 1; }
-  int requests_pid() const { return nodes_ + 1; }
+  int requests_pid() const { return trace_detail::requests_pid(nodes_); }
   int node_of(int gpu) const { return gpu / gpn_; }
   const Request& req(int64_t id) const { return (*reqs_)[static_cast<size_t>(id)]; }
   bool traced(int64_t id) const { return id >= 0 && static_cast<size_t>(id) < traced_.size() && traced_[static_cast<size_t>(id)]; }
@@ -561,89 +419,6 @@ class TraceBuilder {
     }
   }
 
-  // --- link counters -------------------------------------------------------------------------------------------
-  void counters() {
-    struct Bucket {
-      int64_t index;
-      double model, kv;  // utilisation x seconds
-    };
-    const double iv = in_.sample_interval > 0 ? in_.sample_interval : 1.0;
-    auto shown = [&](const TraceLink& l) { return l.kind != "storage" && l.node >= 0; };
-    size_t n = 0;
-    for (const auto& s : in_.samples)
-      if (s.link >= 0 && static_cast<size_t>(s.link) < in_.links.size() && shown(in_.links[static_cast<size_t>(s.link)]))
-        ++n;
-    int64_t merge = 1;
-    if (opt_.counter_limit >= 0 && static_cast<int64_t>(n) > opt_.counter_limit)
-      merge = (static_cast<int64_t>(n) + std::max<int64_t>(1, opt_.counter_limit) - 1) / std::max<int64_t>(1, opt_.counter_limit);
-    std::vector<std::vector<Bucket>> per_link;
-    auto bucketize = [&] {
-      per_link.assign(in_.links.size(), {});
-      for (const auto& s : in_.samples) {
-        if (s.link < 0 || static_cast<size_t>(s.link) >= in_.links.size()) continue;
-        if (!shown(in_.links[static_cast<size_t>(s.link)])) continue;
-        const auto b = static_cast<int64_t>(std::floor(s.time / iv + 1e-6)) / merge;
-        auto& v = per_link[static_cast<size_t>(s.link)];
-        if (v.empty() || v.back().index != b) v.push_back({b, 0, 0});
-        v.back().model += s.model_utilisation * s.duration;
-        v.back().kv += s.kv_utilisation * s.duration;
-      }
-      int64_t points = 0;
-      for (const auto& v : per_link)
-        for (size_t i = 0; i < v.size(); ++i) points += (i + 1 < v.size() && v[i + 1].index == v[i].index + 1) ? 1 : 2;
-      return points;
-    };
-    // Coarser intervals until the points fit; a link busy at all still needs two points, so stop when merging
-    // no longer helps and keep the finer interval.
-    int64_t prev_points = -1;
-    while (true) {
-      const int64_t points = bucketize();
-      if (opt_.counter_limit < 0 || points <= opt_.counter_limit) break;
-      if (prev_points >= 0 && points >= prev_points) {
-        merge /= 2;
-        bucketize();
-        break;
-      }
-      prev_points = points;
-      merge *= 2;
-    }
-    const double width = iv * static_cast<double>(merge);
-    st_.counter_interval = width;
-    for (size_t li = 0; li < per_link.size(); ++li) {
-      const auto& l = in_.links[li];
-      const bool cnic = l.kind == "cnic_rd" || l.kind == "cnic_wr";
-      const double gbps = l.bandwidth / 1e9;
-      const auto& v = per_link[li];
-      auto emit = [&](double t, double model, double kv) {
-        std::string& s = out_.begin();
-        s += "\"ph\":\"C\",\"pid\":" + std::to_string(node_pid(l.node)) + ",\"ts\":";
-        append_num(s, t * kUs);
-        s += ",\"name\":";
-        append_str(s, l.name);
-        if (cnic) {
-          s += ",\"args\":{\"kv GB/s\":";
-          append_num(s, kv * gbps, 4);
-          s += ",\"model GB/s\":";
-          append_num(s, model * gbps, 4);
-          s += '}';
-        } else {
-          s += ",\"args\":{\"GB/s\":";
-          append_num(s, (kv + model) * gbps, 4);
-          s += '}';
-        }
-        out_.done();
-        ++st_.counter_points;
-      };
-      for (size_t i = 0; i < v.size(); ++i) {
-        const double t0 = static_cast<double>(v[i].index) * width;
-        const double t1 = std::max(t0, std::min(in_.end_time > 0 ? in_.end_time : t0 + width, t0 + width));
-        const double len = t1 > t0 ? t1 - t0 : width;
-        emit(t0, v[i].model / len, v[i].kv / len);
-        if (!(i + 1 < v.size() && v[i + 1].index == v[i].index + 1)) emit(t1 > t0 ? t1 : t0 + width, 0, 0);
-      }
-    }
-  }
-
   // --- flow arrows ---------------------------------------------------------------------------------------------
   void flows() {
     for (const auto& r : *reqs_) {
@@ -677,53 +452,7 @@ class TraceBuilder {
           }
         }
       }
-      auto& pts = flow_points_[id];
-      if (pts.size() < 2) continue;
-      double prev = -1e300;
-      for (size_t i = 0; i < pts.size(); ++i) {
-        double ts = std::max(pts[i].second * kUs, prev + kNudgeUs);
-        prev = ts;
-        const char* ph = i == 0 ? "s" : i + 1 == pts.size() ? "f" : "t";
-        std::string& s = out_.begin();
-        s += "\"ph\":\"";
-        s += ph;
-        s += "\",\"id\":" + std::to_string(id) + ",\"pid\":" + std::to_string(pts[i].first.pid) +
-             ",\"tid\":" + std::to_string(pts[i].first.tid) + ",\"ts\":";
-        append_num(s, ts);
-        s += ",\"name\":\"request\",\"cat\":\"request\"";
-        if (i > 0) s += ",\"bp\":\"e\"";
-        out_.done();
-        ++st_.flow_events;
-      }
-    }
-  }
-
-  void metadata() {
-    auto meta = [&](int pid, int tid, const char* what, const std::string& key, const std::string& value, bool str) {
-      std::string& s = out_.begin();
-      s += "\"ph\":\"M\",\"pid\":" + std::to_string(pid);
-      if (tid >= 0) s += ",\"tid\":" + std::to_string(tid);
-      s += ",\"name\":\"";
-      s += what;
-      s += "\",\"args\":{\"" + key + "\":";
-      if (str) append_str(s, value);
-      else s += value;
-      s += '}';
-      out_.done();
-    };
-    for (int node = 0; node < nodes_; ++node) {
-      const bool prefill = node < in_.prefill_nodes;
-      meta(node_pid(node), -1, "process_name", "name",
-           "node " + std::to_string(node) + (prefill ? " (prefill)" : " (decode)"), true);
-      meta(node_pid(node), -1, "process_sort_index", "sort_index", std::to_string(node + 1), false);
-    }
-    if (!shown_agents_.empty()) {
-      meta(requests_pid(), -1, "process_name", "name", "requests (traced agents)", true);
-      meta(requests_pid(), -1, "process_sort_index", "sort_index", "0", false);
-    }
-    for (const auto& m : threads_.meta()) {
-      meta(m.pid, m.tid, "thread_name", "name", m.name, true);
-      meta(m.pid, m.tid, "thread_sort_index", "sort_index", std::to_string(m.sort), false);
+      st_.flow_events += write_flow(out_, id, flow_points_[id]);
     }
   }
 
