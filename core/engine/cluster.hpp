@@ -99,7 +99,7 @@ class Cluster {
   // prefill (cluster_prefill.cpp)
   void ready_for_prefill(Request& r);
   void maybe_start_forward(int group);
-  void pump_forwards();  // idle PE groups re-form a forward (DE buffer room came back)
+  void pump_forwards();  // idle PE groups that left requests out for DE buffer room try again (room came back)
   void mark_forward(const Forward& f, WaitCause c);
   void release_loaded_layers(const Forward& f, int stage);
   void start_loads(Forward& f, int stage);
@@ -146,6 +146,10 @@ class Cluster {
     return static_cast<double>(tokens) * kv_per_token_layer_ * layers;
   }
   int node_of(int gpu) const { return gpu / gpus_per_node_; }
+  // Nodes a lockstep unit spans (its EP all-to-all crosses the network between them).
+  int nodes_spanned(const std::vector<int>& engines) const {
+    return static_cast<int>((engines.size() + gpus_per_node_ - 1) / gpus_per_node_);
+  }
   // The DE-node CNIC through which PE GPU `pe` reaches the DRAM buffer of decode GPU `de`'s node: the decode
   // engine's own CNIC (sim.kv_port = "engine"), or the CNIC at the PE GPU's local index on that node ("node":
   // the buffer is node DRAM; spreading by PE index keeps the DE CNICs balanced and lets one flow per

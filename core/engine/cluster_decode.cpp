@@ -54,8 +54,7 @@ void Cluster::handoff_done(Request& r) {
   const int64_t prompt_blocks = blocks_.aligned(r.prompt);
   if (!features_.bypass_io) {
     blocks_.write_finished(r.agent, r.hit / blocks_.block_tokens(), prompt_blocks / blocks_.block_tokens());
-    if (r.de_buffer_held) release_buffer(r, node_of(r.de), r.prompt_bytes);
-    r.de_buffer_held = false;
+    release_buffer(r, node_of(r.de), r.buffer_bytes[1]);
   }
   r.persisted_upto = prompt_blocks;
   auto& eng = view_.engines[r.de];
@@ -133,10 +132,7 @@ void Cluster::maybe_start_chunk(int group) {
   for (int64_t id : s.active[slowest])
     work.seqs.push_back(SeqShape{requests_[id].prompt + requests_[id].generated + steps / 2, 1});
   // DeepEP low-latency kernels: one RDMA copy per routed expert on another node.
-  const double rdma = engines.size() > static_cast<size_t>(gpus_per_node_)
-                          ? sc_.model.decode_ep_rdma_bytes_per_token_layer(
-                                static_cast<int>((engines.size() + gpus_per_node_ - 1) / gpus_per_node_))
-                          : 0.0;
+  const double rdma = sc_.model.decode_ep_rdma_bytes_per_token_layer(nodes_spanned(engines));
   s.pending = 1;
   auto part_done = [this, group] {
     if (--de_state_[group]->pending == 0) chunk_done(group);

@@ -46,7 +46,8 @@ void Cluster::maybe_start_forward(int group) {
   // that does not fit stays ready (charged to the DE buffer) and the others go ahead of it.
   const bool jit_de = streamed_buffers() && !features_.bypass_io;
   std::map<int, double> de_free;  // DE node -> buffer room left for this forward's reservations
-  auto needs_de_room = [&](const Request& r) { return jit_de && !r.de_buffer_held; };
+  gs.waits_for_de_room = false;
+  auto needs_de_room = [&](const Request& r) { return jit_de && r.buffer_bytes[1] <= 0; };
   for (size_t i = 0; i < engines.size(); ++i) {
     auto& ready = ready_[engines[i]];
     if (ready.empty()) continue;
@@ -60,6 +61,7 @@ void Cluster::maybe_start_forward(int group) {
         auto it = de_free.find(node);
         if (it == de_free.end()) it = de_free.emplace(node, view_.nodes[node].buffer.free()).first;
         if (it->second < r.prompt_bytes * (1 - 1e-12)) {
+          gs.waits_for_de_room = true;
           set_wait(r, WaitCause::DeBuffer);
           continue;
         }
@@ -79,7 +81,6 @@ void Cluster::maybe_start_forward(int group) {
       Request& r = requests_[ids[it.index]];
       if (needs_de_room(r)) {
         reserve_buffer(r, node_of(r.de), r.prompt_bytes);
-        r.de_buffer_held = true;
       }
       BatchEntry e{r.id, r.hit + r.prefilled, it.fresh, 0, r.prefilled + it.fresh == r.fresh};
       e.send_tokens = it.fresh + (r.side == ReadSide::Pe && r.prefilled == 0 ? r.hit : 0);
@@ -138,7 +139,7 @@ void Cluster::mark_forward(const Forward& f, WaitCause c) {
 
 void Cluster::pump_forwards() {
   for (size_t g = 0; g < pe_units_.size(); ++g)
-    if (!pe_state_[g]->current) maybe_start_forward(static_cast<int>(g));
+    if (!pe_state_[g]->current && pe_state_[g]->waits_for_de_room) maybe_start_forward(static_cast<int>(g));
 }
 
 // Streamed buffers: once a stage's Layer Blocks are in HBM, the PE buffer no longer holds them for requests whose
@@ -283,9 +284,7 @@ std::vector<std::pair<size_t, double>> Cluster::stage_collectives(const std::vec
                                                                   const std::vector<double>& tokens,
                                                                   int layers) const {
   std::vector<std::pair<size_t, double>> out;
-  if (engines.size() <= static_cast<size_t>(gpus_per_node_)) return out;
-  const int nodes = static_cast<int>((engines.size() + gpus_per_node_ - 1) / gpus_per_node_);
-  const double rdma = sc_.model.prefill_ep_rdma_bytes_per_token_layer(nodes);  // per token per layer
+  const double rdma = sc_.model.prefill_ep_rdma_bytes_per_token_layer(nodes_spanned(engines));  // per token, layer
   if (rdma <= 0) return out;
   double total = 0;
   for (double t : tokens) total += t;
@@ -350,8 +349,8 @@ void Cluster::forward_finished(Forward& f) {
       set_wait(r, WaitCause::KvTail);
       r.generated = 1;
       eng.tok -= r.prompt, eng.seq -= 1;
-      if (r.side == ReadSide::Pe && !features_.bypass_io && !streamed_buffers())
-        release_buffer(r, node_of(r.pe), r.hit_bytes);
+      // Reserved buffers give the PE buffer back now; streamed ones did it layer by layer (this clears rounding).
+      if (r.buffer_bytes[0] > 0) release_buffer(r, node_of(r.pe), r.buffer_bytes[0]);
       // The DE will persist the prompt's new full blocks; the agent's next read waits for that write.
       if (!features_.bypass_io) blocks_.write_started(r.agent);
       if (r.gen <= 1) round_done(r);  // the first token was the last one

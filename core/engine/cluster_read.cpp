@@ -34,7 +34,6 @@ WaitCause Cluster::admit(Request& r) {
   if (need_de && !view_.nodes[de_node].buffer.fits(r.prompt_bytes)) return WaitCause::DeBuffer;
   if (r.side == ReadSide::Pe) reserve_buffer(r, pe_node, r.hit_bytes);
   if (need_de) reserve_buffer(r, de_node, r.prompt_bytes);
-  r.de_buffer_held = need_de;
   return WaitCause::Count;
 }
 
@@ -92,9 +91,8 @@ void Cluster::read_failed(Request& r, int node, const std::string& error) {
   if (r.read_retries > 0) throw StorageError(what + " (and an earlier attempt failed too)");
   read_failures_.push_back(what);
   ++r.read_retries;
-  if (r.side == ReadSide::Pe) release_buffer(r, node_of(r.pe), r.hit_bytes);
-  if (r.de_buffer_held) release_buffer(r, node_of(r.de), r.prompt_bytes);
-  r.de_buffer_held = false;
+  release_buffer(r, node_of(r.pe), r.buffer_bytes[0]);  // whatever it holds: it is read again from scratch
+  release_buffer(r, node_of(r.de), r.buffer_bytes[1]);
   if (features_.dual_path) r.side = r.side == ReadSide::Pe ? ReadSide::De : ReadSide::Pe;
   enqueue_read(r);
   pump_all_reads();  // both buffers were returned: any node's queue head may fit now

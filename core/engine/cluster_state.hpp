@@ -40,6 +40,7 @@ struct Cluster::Forward {
 };
 
 struct Cluster::PrefillGroupState {
+  bool waits_for_de_room = false;  // its last formation left ready requests out for lack of DE buffer room
   std::unique_ptr<Forward> current;             // the forward whose compute is running (at most one)
   std::vector<std::unique_ptr<Forward>> draining;  // forwards whose sends are still in flight
 };

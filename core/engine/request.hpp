@@ -45,8 +45,8 @@ struct Request {
   int64_t generated = 0;    // tokens generated so far, counting the first token
   int64_t persisted_upto = 0;  // tokens of the sequence whose Full Blocks have been written or queued
   int read_retries = 0;        // storage reads of this round that failed and were retried
-  bool de_buffer_held = false; // its prompt KV's DE buffer room is reserved (released at the handoff)
-  double buffer_bytes[2] = {0, 0};  // DRAM buffer bytes it holds on its PE node [0] and DE node [1]
+  // DRAM buffer bytes it holds on its PE node [0] (hit KV) and DE node [1] (prompt KV, until the handoff ends).
+  double buffer_bytes[2] = {0, 0};
   bool pe_fetch_seen = false;  // a PE group leader's fetch has seen it (waiting after that is PE admission)
   bool de_fetch_seen = false;  // a DE group leader's fetch has seen it (waiting after that is DE HBM)
   // What it waits for now and since when (the "what binds" report, core/metrics/wait_report.hpp).
