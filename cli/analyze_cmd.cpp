@@ -168,6 +168,7 @@ void register_analyze_command(CLI::App& app) {
   bw->add_flag("--basic", args->basic, "Basic policy: PE reads only (x_D = 0)");
   bw->add_flag("--json", args->json, "Machine-readable output");
   bw->callback([args] { analyze(*args); });
+  register_analyze_cost(*cmd);
 }
 
 }  // namespace dualpath::cli

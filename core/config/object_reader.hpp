@@ -28,6 +28,7 @@ struct Range {
   static Range positive() { return {0.0, std::numeric_limits<double>::infinity(), true}; }
   static Range non_negative() { return {0.0, std::numeric_limits<double>::infinity(), false}; }
   static Range fraction() { return {0.0, 1.0, true}; }  // (0, 1]
+  static Range unit_interval() { return {0.0, 1.0, false}; }  // [0, 1]
   bool contains(double v) const { return (min_open ? v > min : v >= min) && v <= max; }
   std::string describe() const;
 };

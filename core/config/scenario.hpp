@@ -28,6 +28,14 @@ struct ModelSpec {
   // remote node holding one of its experts) and fans out over NVLink there (DeepEP normal kernels); 0 = every
   // routed copy crosses on its own. Decode steps use DeepEP's low-latency kernels: one RDMA copy per expert.
   int moe_topk = 0;
+  // Routed experts per MoE layer and the bytes all of them weigh. Under EP a GPU holds expert_weight_bytes / N of
+  // the experts and a full copy of the rest of the weights (attention, shared experts, dense layers, embeddings:
+  // DP attention replicates them), and a step reads only the experts its tokens activate. 0 = the old split:
+  // all of weight_bytes divided by the group (docs/cost-model.md).
+  int routed_experts = 0;
+  double expert_weight_bytes = 0;
+  // Share of the shorter of (decode compute, decode EP all-to-all) that micro-batch overlap hides, 0..1.
+  double decode_comm_overlap = 0;
 
   // Prefill all-to-all bytes per token per layer that cross the RDMA network in a group spanning `nodes` nodes.
   double prefill_ep_rdma_bytes_per_token_layer(int nodes) const {
@@ -87,6 +95,7 @@ struct Topology {
   double dram_bw = 0;            // per node host DRAM bandwidth, half duplex (reads + writes share it)
   double dram_buffer_bytes = 0;  // per node DRAM set aside as PE/DE buffer
   double nic_latency = 0;        // one-way latency of a NIC hop (fabric latency folded in), seconds
+  double ep_rdma_efficiency = 1; // achieved share of cnic_bw by the decode EP all-to-all kernels (DeepEP LL)
   StorageSpec storage;
 };
 

@@ -42,7 +42,8 @@ ModelSpec parse_model(const ObjectReader& parent, const std::string& key) {
   const ObjectReader r = parent.object(
       key, {"name", "description", "sources", "n_layers", "kv_bytes_per_token_layer", "indexer_bytes_per_token_layer",
             "count_indexer_cache", "active_params", "weight_bytes", "attn_flops_per_query_key", "sparse_topk",
-            "indexer_flops_per_query_key", "ep_bytes_per_token_layer", "moe_topk", "linear_efficiency", "attention_efficiency",
+            "indexer_flops_per_query_key", "ep_bytes_per_token_layer", "moe_topk", "routed_experts", "expert_weight_bytes",
+            "decode_comm_overlap", "linear_efficiency", "attention_efficiency",
             "hbm_efficiency", "hidden_size", "attn_heads", "kv_heads", "head_dim", "v_head_dim"});
   const ModelSpec d;
   ModelSpec m;
@@ -67,6 +68,26 @@ ModelSpec parse_model(const ObjectReader& parent, const std::string& key) {
   }
   m.ep_bytes_per_token_layer = r.quantity("ep_bytes_per_token_layer", Dimension::Bytes, Range::non_negative(), 0.0);
   m.moe_topk = static_cast<int>(r.integer("moe_topk", 0, 4096, d.moe_topk));
+  m.routed_experts = static_cast<int>(r.integer("routed_experts", 0, 1000000, d.routed_experts));
+  m.expert_weight_bytes = r.quantity("expert_weight_bytes", Dimension::Bytes, Range::non_negative(), 0.0);
+  if ((m.routed_experts > 0) != (m.expert_weight_bytes > 0)) {
+    r.fail(m.routed_experts > 0 ? "expert_weight_bytes" : "routed_experts",
+           "expected routed_experts and expert_weight_bytes to be given together (both > 0) or not at all");
+  }
+  if (m.routed_experts > 0) {
+    if (m.moe_topk <= 0 || m.moe_topk > m.routed_experts)
+      r.fail("moe_topk", "expected 1.." + std::to_string(m.routed_experts) + " (routed_experts is set), found " +
+                             std::to_string(m.moe_topk));
+    if (m.ep_bytes_per_token_layer <= 0)
+      r.fail("ep_bytes_per_token_layer", "expected > 0: a model with routed experts runs expert parallel");
+    if (m.expert_weight_bytes >= m.weight_bytes)
+      r.fail("expert_weight_bytes", "expected less than weight_bytes (the attention and shared weights are the rest)");
+    // Every token's activated experts must fit in its active parameters (1 byte per FP8 parameter).
+    if (m.expert_weight_bytes / m.routed_experts * m.moe_topk > m.active_params)
+      r.fail("expert_weight_bytes", "moe_topk x expert_weight_bytes / routed_experts exceeds active_params "
+                                    "(parameters are counted at 1 byte each)");
+  }
+  m.decode_comm_overlap = r.number("decode_comm_overlap", Range::unit_interval(), d.decode_comm_overlap);
   m.linear_efficiency = r.number("linear_efficiency", Range::fraction(), d.linear_efficiency);
   m.attention_efficiency = r.number("attention_efficiency", Range::fraction(), d.attention_efficiency);
   m.hbm_efficiency = r.number("hbm_efficiency", Range::fraction(), d.hbm_efficiency);
@@ -94,7 +115,7 @@ ModelSpec parse_model(const ObjectReader& parent, const std::string& key) {
 Topology parse_topology(const ObjectReader& parent, const std::string& key) {
   const ObjectReader r =
       parent.object(key, {"name", "description", "sources", "gpus_per_node", "gpu", "cnic_bw", "snic_bw", "pcie_bw",
-                          "dram_bw", "dram_buffer_bytes", "nic_latency", "storage"});
+                          "dram_bw", "dram_buffer_bytes", "nic_latency", "ep_rdma_efficiency", "storage"});
   Topology t;
   t.name = non_empty_string(r, "name");
   r.string_or("description", "");
@@ -112,6 +133,7 @@ Topology parse_topology(const ObjectReader& parent, const std::string& key) {
   t.dram_bw = r.quantity("dram_bw", Dimension::Bandwidth, Range::positive());
   t.dram_buffer_bytes = r.quantity("dram_buffer_bytes", Dimension::Bytes, Range::positive());
   t.nic_latency = r.quantity("nic_latency", Dimension::Duration, Range::non_negative(), 0.0);
+  t.ep_rdma_efficiency = r.number("ep_rdma_efficiency", Range::fraction(), 1.0);
 
   const ObjectReader s = r.object("storage", {"servers", "server_nic_bw", "ssd_read_bw", "ssd_write_bw", "latency"});
   t.storage.servers = static_cast<int>(s.integer("servers", 0, 1000000, 0));

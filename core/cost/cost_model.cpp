@@ -6,7 +6,8 @@
 
 namespace dualpath {
 
-CostModel::CostModel(const ModelSpec& model, const GpuSpec& gpu) : model_(model), gpu_(gpu) {}
+CostModel::CostModel(const ModelSpec& model, const GpuSpec& gpu, EpNetwork net)
+    : model_(model), gpu_(gpu), net_(net) {}
 
 double CostModel::capped_pairs(int64_t cached, int64_t fresh, double cap) {
   // Causal attention: query q (1-based among the fresh tokens) sees cached + q keys, capped at `cap`
@@ -61,7 +62,54 @@ double CostModel::decode_attention_layer_time(double sum_context, double sum_cap
 }
 
 double CostModel::weight_bytes_per_gpu(int group_gpus) const {
-  return sharded_weights() ? model_.weight_bytes / std::max(1, group_gpus) : model_.weight_bytes;
+  if (!sharded_weights()) return model_.weight_bytes;
+  const double n = std::max(1, group_gpus);
+  if (model_.routed_experts <= 0) return model_.weight_bytes / n;
+  return model_.weight_bytes - model_.expert_weight_bytes + model_.expert_weight_bytes / n;
+}
+
+LinearParts CostModel::linear_layer(double tokens, int group_gpus) const {
+  LinearParts p;
+  if (tokens <= 0) return p;
+  if (model_.routed_experts <= 0 || !sharded_weights()) {
+    p.dense = linear_layer_time(tokens, weight_bytes_per_gpu(group_gpus));
+    return p;
+  }
+  // Parameters are FP8, one byte each (the model files count weight_bytes that way), so an expert's bytes per
+  // layer are its parameters and a token routed to it costs 2 FLOP per byte.
+  const double layers = model_.n_layers, experts = model_.routed_experts, k = model_.moe_topk;
+  const double n = std::max(1, group_gpus);
+  const double expert_layer_bytes = model_.expert_weight_bytes / (experts * layers);
+  const double routed_flops = 2.0 * k * expert_layer_bytes;                       // per token, layer
+  const double dense_flops = std::max(0.0, linear_flops_per_token_layer() - routed_flops);
+  const double dense_bytes = (model_.weight_bytes - model_.expert_weight_bytes) / layers;
+  const double rate = gpu_.flops * model_.linear_efficiency;
+  const double hbm = gpu_.hbm_bw * model_.hbm_efficiency;
+  p.dense = std::max(tokens * dense_flops / rate, dense_bytes / hbm);
+  // A GPU holds experts / n experts; one is read when at least one of the group's tokens x k routings picks it
+  // (uniform routing, as EPLB aims for).
+  const double active = 1.0 - std::pow(1.0 - k / experts, tokens * n);
+  p.experts = std::max(tokens * routed_flops / rate, experts / n * active * expert_layer_bytes / hbm);
+  return p;
+}
+
+double CostModel::decode_ep_layer_time(double tokens, int nodes) const {
+  if (tokens <= 0 || nodes <= 1 || net_.cnic_bw <= 0) return 0;
+  const double bytes = tokens * model_.decode_ep_rdma_bytes_per_token_layer(nodes);
+  if (bytes <= 0) return 0;
+  return bytes / (net_.cnic_bw * net_.rdma_efficiency) + 2 * net_.hop_latency;
+}
+
+DecodeLayerParts CostModel::decode_layer(double attention, double mean_batch, double max_batch, int group_gpus,
+                                         int nodes) const {
+  DecodeLayerParts p;
+  p.attention = attention;
+  const LinearParts lin = linear_layer(mean_batch, group_gpus);
+  p.dense = lin.dense;
+  p.experts = lin.experts;
+  p.ep = decode_ep_layer_time(std::max(mean_batch, max_batch), nodes);
+  p.hidden = model_.decode_comm_overlap * std::min(p.compute(), p.ep);
+  return p;
 }
 
 double CostModel::prefill_prompt_tokens_per_second(int64_t mean_context, int64_t mean_append) const {

@@ -1,6 +1,8 @@
-// Compute-time model of one GPU: per-layer attention from a batch's (cached, new) token pairs, linear/FFN
-// time from tokens, decode step time. Roofline with efficiency factors (ModelSpec::*_efficiency) until the
-// hardware backend calibrates them; derivation in docs/cost-model.md.
+// Compute-time model of one GPU: per-layer attention from a batch's (cached, new) token pairs, linear/FFN time
+// from tokens (attention projections and shared experts apart from the routed experts), the decode EP
+// all-to-all's critical-path time, and a decode layer's parts. Roofline with efficiency factors
+// (ModelSpec::*_efficiency) until the hardware backend calibrates them; every constant and its source in
+// docs/cost-model.md.
 #pragma once
 
 #include <cstdint>
@@ -16,9 +18,38 @@ struct PrefillShape {
   int64_t fresh = 0;
 };
 
+// The compute network as the decode EP all-to-all sees it: per-GPU CNIC bandwidth, the share of it DeepEP's
+// low-latency kernels achieve, and the one-way hop latency each of dispatch and combine pays once.
+struct EpNetwork {
+  double cnic_bw = 0;  // 0 = charge no EP time (a cost model without a topology)
+  double rdma_efficiency = 1;
+  double hop_latency = 0;
+  static EpNetwork of(const Topology& t) { return {t.cnic_bw, t.ep_rdma_efficiency, t.nic_latency}; }
+};
+
+// One layer's linear work on one GPU: the replicated weights (projections, shared experts, dense FFN) and the
+// routed experts the GPU holds.
+struct LinearParts {
+  double dense = 0;
+  double experts = 0;
+  double total() const { return dense + experts; }
+};
+
+// One decode step's time per layer on the group's critical path, by part. `hidden` is what micro-batch overlap
+// takes off: ModelSpec::decode_comm_overlap x min(compute, ep).
+struct DecodeLayerParts {
+  double attention = 0;  // the slowest engine's attention (the group steps in lockstep)
+  double dense = 0;
+  double experts = 0;
+  double ep = 0;  // dispatch + combine
+  double hidden = 0;
+  double compute() const { return attention + dense + experts; }
+  double total() const { return compute() + ep - hidden; }
+};
+
 class CostModel {
  public:
-  CostModel(const ModelSpec& model, const GpuSpec& gpu);
+  CostModel(const ModelSpec& model, const GpuSpec& gpu, EpNetwork net = {});
 
   const ModelSpec& model() const { return model_; }
 
@@ -29,13 +60,28 @@ class CostModel {
   double linear_layer_time(double tokens, double weight_bytes_per_gpu) const;
   // One decode step's attention on one GPU, one layer, for requests whose contexts are given.
   double decode_attention_layer_time(double sum_context, double sum_capped_context, int64_t n_requests) const;
+  // Linear work of one layer on one GPU of a `group_gpus` engine group, `tokens` per GPU. With routed experts
+  // (ModelSpec::routed_experts) the replicated part and the experts are separate rooflines and the experts'
+  // weight read counts only the experts the group's tokens activate; otherwise linear_layer_time on this GPU's
+  // weight share.
+  LinearParts linear_layer(double tokens, int group_gpus) const;
+  // Decode EP dispatch + combine of one layer for `tokens` per GPU in a group spanning `nodes` nodes: the RDMA
+  // bytes at the achieved CNIC rate plus one hop latency each way (DeepEP's low-latency kernels are
+  // bandwidth-bound at production batches; docs/cost-model.md). 0 within one node or without a network.
+  double decode_ep_layer_time(double tokens, int nodes) const;
+  // A decode layer's parts for a group whose slowest engine's attention is `attention`, `mean_batch` requests
+  // per GPU (the experts see the mean: EP spreads them), the largest engine batch `max_batch` (its dispatch
+  // sends the most and everyone waits for it), `group_gpus` GPUs over `nodes` nodes.
+  DecodeLayerParts decode_layer(double attention, double mean_batch, double max_batch, int group_gpus,
+                                int nodes) const;
 
   // FLOPs of the attention of one layer (for ComputeWork accounting).
   double attention_layer_flops(int64_t cached, int64_t fresh) const;
   double linear_flops_per_token_layer() const { return 2.0 * model_.active_params / model_.n_layers; }
 
-  // Weights held by one GPU of a group of `group_gpus` engines: MoE experts are sharded by EP,
-  // dense models are replicated per engine (data parallel).
+  // Weights held by one GPU of a group of `group_gpus` engines: routed experts are sharded by EP and the rest is
+  // replicated (DP attention); without routed_experts all weights are split; dense models are replicated per
+  // engine (data parallel).
   double weight_bytes_per_gpu(int group_gpus) const;
   bool sharded_weights() const { return model_.ep_bytes_per_token_layer > 0; }
 
@@ -47,6 +93,7 @@ class CostModel {
   static double capped_pairs(int64_t cached, int64_t fresh, double cap);
   ModelSpec model_;
   GpuSpec gpu_;
+  EpNetwork net_;
 };
 
 }  // namespace dualpath

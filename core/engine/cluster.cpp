@@ -28,7 +28,7 @@ Cluster::Cluster(const Scenario& scenario, std::vector<Agent> agents, Backend& b
     : sc_(scenario),
       be_(backend),
       tuning_(tuning),
-      cost_(scenario.model, scenario.topology.gpu),
+      cost_(scenario.model, scenario.topology.gpu, EpNetwork::of(scenario.topology)),
       policy_(make_policy(scenario.policy)),
       features_(effective_features(scenario.policy)),
       blocks_(static_cast<int>(agents.size()), scenario.policy.block_tokens),
@@ -334,6 +334,8 @@ ResourceUse Cluster::resource_use(double end) const {
   u.pe_compute_share = pe_busy_ > 0 ? std::min(1.0, pe_stage_seconds_ / pe_busy_) : 0;
   u.pe_lockstep_efficiency = pe_stage_seconds_ > 0 ? pe_balanced_seconds_ / pe_stage_seconds_ : 0;
   u.de_compute_busy = de_units_.empty() ? 0 : de_busy_ / (static_cast<double>(de_units_.size()) * end);
+  u.decode_attention = decode_parts_.attention, u.decode_dense = decode_parts_.dense;
+  u.decode_experts = decode_parts_.experts, u.decode_ep = decode_parts_.ep, u.decode_hidden = decode_parts_.hidden;
   return u;
 }
 

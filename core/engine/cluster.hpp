@@ -175,6 +175,7 @@ class Cluster {
   WaitTracker waits_;
   double pe_busy_ = 0, de_busy_ = 0;  // seconds PE units spent in forwards, DE units in decode chunks
   double pe_stage_seconds_ = 0;       // predicted compute of every forward stage (slowest engine's attention)
+  DecodeLayerParts decode_parts_;     // modelled decode step seconds by part, summed over chunks and layers
   double pe_balanced_seconds_ = 0;    // the same with every engine at the group's mean attention
   int gpus_per_node_;
   bool per_node_ports_;

@@ -98,11 +98,12 @@ void Cluster::maybe_start_chunk(int group) {
   if (batch_total == 0) return;
   const int steps = static_cast<int>(std::min<int64_t>(std::max(1, sc_.sim.decode_chunk_steps), min_left));
 
-  // Step time at the chunk's mid-point contexts: the slowest engine's attention plus linear/MoE on the group's
-  // mean batch (EP), or the engine's own batch for a one-engine (data-parallel) group.
+  // Step time at the chunk's mid-point contexts, per layer: the slowest engine's attention, the replicated
+  // weights and routed experts on the group's mean batch (EP), the EP dispatch + combine of the largest batch,
+  // less what micro-batch overlap hides (CostModel::decode_layer); a one-engine (data-parallel) group has no EP.
   const double topk = sc_.model.sparse_topk > 0 ? sc_.model.sparse_topk : 1e300;
   double max_attn = 0;
-  size_t slowest = 0;
+  size_t slowest = 0, max_batch = 0;
   for (size_t i = 0; i < engines.size(); ++i) {
     double ctx = 0, capped = 0;
     for (int64_t id : s.active[i]) {
@@ -112,10 +113,18 @@ void Cluster::maybe_start_chunk(int group) {
     }
     const double attn = cost_.decode_attention_layer_time(ctx, capped, static_cast<int64_t>(s.active[i].size()));
     if (attn > max_attn || i == 0) max_attn = attn, slowest = i;
+    max_batch = std::max(max_batch, s.active[i].size());
   }
   const double mean_batch = static_cast<double>(batch_total) / static_cast<double>(engines.size());
-  const double step =
-      n_layers_ * (max_attn + cost_.linear_layer_time(mean_batch, cost_.weight_bytes_per_gpu(static_cast<int>(engines.size()))));
+  const int group_gpus = static_cast<int>(engines.size());
+  const DecodeLayerParts layer =
+      cost_.decode_layer(max_attn, mean_batch, static_cast<double>(max_batch), group_gpus, nodes_spanned(engines));
+  const double step = n_layers_ * layer.total();
+  decode_parts_.attention += n_layers_ * layer.attention * steps;
+  decode_parts_.dense += n_layers_ * layer.dense * steps;
+  decode_parts_.experts += n_layers_ * layer.experts * steps;
+  decode_parts_.ep += n_layers_ * layer.ep * steps;
+  decode_parts_.hidden += n_layers_ * layer.hidden * steps;
 
   s.running = true;
   s.steps = steps;
@@ -128,7 +137,7 @@ void Cluster::maybe_start_chunk(int group) {
   work.decode = true;
   work.steps = steps;
   work.linear_tokens = mean_batch;
-  work.weight_bytes_per_gpu = cost_.weight_bytes_per_gpu(static_cast<int>(engines.size()));
+  work.weight_bytes_per_gpu = cost_.weight_bytes_per_gpu(group_gpus);
   for (int64_t id : s.active[slowest])
     work.seqs.push_back(SeqShape{requests_[id].prompt + requests_[id].generated + steps / 2, 1});
   // DeepEP low-latency kernels: one RDMA copy per routed expert on another node.

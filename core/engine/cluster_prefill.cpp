@@ -241,7 +241,7 @@ void Cluster::try_compute(Forward& f) {
     tokens_total += tokens[i];
   }
   const double mean_tokens = tokens_total / static_cast<double>(engines.size());
-  const double linear = cost_.linear_layer_time(mean_tokens, cost_.weight_bytes_per_gpu(static_cast<int>(engines.size())));
+  const double linear = cost_.linear_layer(mean_tokens, static_cast<int>(engines.size())).total();
   const double layer_time = max_attn + linear;
   const int layers = f.layers[stage];
   // Lockstep balance: the stage's time if every engine's attention were the group's mean, against the slowest's.

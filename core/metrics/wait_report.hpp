@@ -26,6 +26,9 @@ struct ResourceUse {
   double pe_compute_share = 0;                    // share of the forwards' time spent computing (not on loads)
   double pe_lockstep_efficiency = 0;              // forward compute with attention balanced / as run (<= 1)
   double de_compute_busy = 0;                     // share of time DE units run decode steps
+  // Modelled decode step time summed over every chunk, by part (CostModel::decode_layer): attention, replicated
+  // weights, routed experts, EP dispatch + combine, and the overlap taken off. Seconds of group time.
+  double decode_attention = 0, decode_dense = 0, decode_experts = 0, decode_ep = 0, decode_hidden = 0;
 };
 
 class WaitTracker {

@@ -238,3 +238,25 @@ TEST(config_origins, LongestRegisteredPrefixWins) {
   EXPECT_EQ(o.of("/model/n_layers"), "other.json");
   EXPECT_EQ(o.where("/model/n_layers"), "other.json: /model/n_layers");
 }
+
+// The routed-expert split: the documented range is accepted (0 overlap, 1 overlap, efficiency 1), the pairs must
+// come together and be consistent, and each error names the key.
+TEST_F(config_loader, RoutedExpertFieldsAcceptDocumentedValuesAndRejectInconsistentOnes) {
+  const std::string file = scenario();
+  EXPECT_EQ(error_of(file, {"model.decode_comm_overlap=0", "topology.ep_rdma_efficiency=1"}), "");
+  EXPECT_EQ(error_of(file, {"model.decode_comm_overlap=1"}), "");
+  EXPECT_EQ(error_of(file, {"model.routed_experts=0", "model.expert_weight_bytes=0 B"}), "");
+  const Scenario s = load_scenario(file);
+  EXPECT_EQ(s.model.routed_experts, 72);
+  EXPECT_DOUBLE_EQ(s.model.expert_weight_bytes, 24.63e9);
+  EXPECT_DOUBLE_EQ(s.topology.ep_rdma_efficiency, 0.77);
+  EXPECT_NE(error_of(file, {"model.decode_comm_overlap=1.5"}).find("[0, 1]"), std::string::npos);
+  EXPECT_NE(error_of(file, {"topology.ep_rdma_efficiency=0"}).find("(0, 1]"), std::string::npos);
+  EXPECT_NE(error_of(file, {"model.routed_experts=0"}).find("given together"), std::string::npos);
+  EXPECT_NE(error_of(file, {"model.expert_weight_bytes=0 B"}).find("given together"), std::string::npos);
+  EXPECT_NE(error_of(file, {"model.moe_topk=0"}).find("expected 1..72"), std::string::npos);
+  EXPECT_NE(error_of(file, {"model.routed_experts=2"}).find("expected 1..2"), std::string::npos);
+  EXPECT_NE(error_of(file, {"model.expert_weight_bytes=30 GB"}).find("less than weight_bytes"), std::string::npos);
+  EXPECT_NE(error_of(file, {"model.routed_experts=6"}).find("exceeds active_params"), std::string::npos);
+  EXPECT_NE(error_of(file, {"model.ep_bytes_per_token_layer=0 B"}).find("expert parallel"), std::string::npos);
+}

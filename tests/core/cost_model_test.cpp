@@ -1,6 +1,8 @@
 // The cost model against hand-computed closed forms.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "core/cost/cost_model.hpp"
 #include "test_scenario.hpp"
 
@@ -51,4 +53,60 @@ TEST(CostModel, WeightsShardedOnlyForExpertParallelModels) {
   EXPECT_DOUBLE_EQ(CostModel(m, GpuSpec{1, 1, 1}).weight_bytes_per_gpu(16), 64e9);
   m.ep_bytes_per_token_layer = 1;
   EXPECT_DOUBLE_EQ(CostModel(m, GpuSpec{1, 1, 1}).weight_bytes_per_gpu(16), 4e9);
+}
+
+// A toy MoE: 2 layers, 4 experts of 1 GB each per layer (8 GB), 2 GB of replicated weights, top-2 routing,
+// 1 B per parameter so an expert costs 2 FLOP per byte per token routed to it.
+namespace {
+ModelSpec toy_moe() {
+  ModelSpec m;
+  m.n_layers = 2;
+  m.weight_bytes = 10e9;
+  m.routed_experts = 4;
+  m.expert_weight_bytes = 8e9;
+  m.moe_topk = 2;
+  m.active_params = 2e9 + 2 * 2 * 1e9;  // replicated 2e9 + 2 layers x top-2 x 1e9
+  m.ep_bytes_per_token_layer = 1000;
+  m.linear_efficiency = 1;
+  m.hbm_efficiency = 1;
+  return m;
+}
+}  // namespace
+
+TEST(CostModel, EpShardsOnlyTheRoutedExperts) {
+  const ModelSpec m = toy_moe();
+  EXPECT_DOUBLE_EQ(CostModel(m, GpuSpec{1, 1, 1}).weight_bytes_per_gpu(4), 2e9 + 8e9 / 4);
+}
+
+TEST(CostModel, MoeLinearSplitsReplicatedWeightsAndExperts) {
+  const ModelSpec m = toy_moe();
+  const CostModel c(m, GpuSpec{1e15, 80e9, 1e12});
+  // One token on a 4-GPU group: replicated part reads 1 GB per layer (1 ms at 1 TB/s); FLOPs are negligible.
+  // Experts: the GPU holds one; the group's 4 tokens x 2 routings leave it idle with (1 - 2/4)^4 = 1/16.
+  const LinearParts one = c.linear_layer(1, 4);
+  EXPECT_NEAR(one.dense, 1e-3, 1e-12);
+  EXPECT_NEAR(one.experts, (1 - 1.0 / 16) * 1e9 / 1e12, 1e-12);
+  // 1e6 tokens: compute-bound. Replicated 1e9 params/layer x 2 FLOP; experts top-2 x 1e9 x 2 FLOP, per token.
+  const LinearParts big = c.linear_layer(1e6, 4);
+  EXPECT_NEAR(big.dense, 1e6 * 2e9 / 1e15, 1e-9);
+  EXPECT_NEAR(big.experts, 1e6 * 4e9 / 1e15, 1e-9);
+}
+
+TEST(CostModel, DecodeAllToAllIsRdmaBytesAtTheAchievedRate) {
+  const ModelSpec m = toy_moe();
+  // 4 nodes: 3/4 of 1000 B per token cross RDMA; 100 tokens at 0.5 x 1 GB/s plus a 5 us hop each way.
+  const CostModel c(m, GpuSpec{1e15, 80e9, 1e12}, EpNetwork{1e9, 0.5, 5e-6});
+  EXPECT_NEAR(c.decode_ep_layer_time(100, 4), 100 * 750 / 0.5e9 + 10e-6, 1e-12);
+  EXPECT_EQ(c.decode_ep_layer_time(100, 1), 0);  // one node: NVLink, not charged
+  EXPECT_EQ(CostModel(m, GpuSpec{1e15, 80e9, 1e12}).decode_ep_layer_time(100, 4), 0);  // no network given
+}
+
+TEST(CostModel, DecodeOverlapHidesTheShorterOfComputeAndAllToAll) {
+  ModelSpec m = toy_moe();
+  m.decode_comm_overlap = 0.5;
+  const CostModel c(m, GpuSpec{1e15, 80e9, 1e12}, EpNetwork{1e9, 0.5, 0});
+  const DecodeLayerParts p = c.decode_layer(2e-3, 100, 120, 4, 4);
+  EXPECT_NEAR(p.ep, 120 * 750 / 0.5e9, 1e-12);  // the largest batch sends the most
+  EXPECT_NEAR(p.hidden, 0.5 * std::min(p.compute(), p.ep), 1e-15);
+  EXPECT_NEAR(p.total(), p.attention + p.dense + p.experts + p.ep - p.hidden, 1e-15);
 }

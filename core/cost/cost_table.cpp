@@ -1,0 +1,46 @@
+#include "core/cost/cost_table.hpp"
+
+#include <algorithm>
+
+namespace dualpath {
+
+DecodePoint decode_point(const CostModel& cost, const GroupShape& group, double batch, double context) {
+  const ModelSpec& m = cost.model();
+  DecodePoint p;
+  p.batch = batch;
+  p.context = context;
+  const double capped = m.sparse_topk > 0 ? std::min(context, static_cast<double>(m.sparse_topk)) : context;
+  const double attention =
+      cost.decode_attention_layer_time(batch * context, batch * capped, static_cast<int64_t>(std::max(1.0, batch)));
+  p.layer = cost.decode_layer(attention, batch, batch, group.gpus, group.nodes);
+  p.step = m.n_layers * p.layer.total();
+  if (p.step > 0) {
+    p.tokens_per_user = 1 / p.step;
+    p.tokens_per_node = group.gpus_per_node * batch / p.step;
+  }
+  return p;
+}
+
+PrefillPoint prefill_point(const CostModel& cost, const GroupShape& group, double cnic_bw, double tokens,
+                           int64_t cached, int64_t fresh) {
+  const ModelSpec& m = cost.model();
+  PrefillPoint p;
+  p.tokens = tokens;
+  p.cached = cached;
+  p.fresh = fresh;
+  if (fresh <= 0 || tokens <= 0) return p;
+  const double requests = tokens / static_cast<double>(fresh);
+  p.attention = requests * cost.attention_layer_time(cached, fresh);
+  p.linear = cost.linear_layer(tokens, group.gpus).total();
+  const double rdma = m.prefill_ep_rdma_bytes_per_token_layer(group.nodes);
+  p.ep = cnic_bw > 0 ? tokens * rdma / cnic_bw : 0;
+  p.layer = std::max(p.attention + p.linear, p.ep);
+  p.forward = m.n_layers * p.layer;
+  if (p.forward > 0) {
+    p.fresh_per_node = group.gpus_per_node * tokens / p.forward;
+    p.input_per_node = p.fresh_per_node * static_cast<double>(cached + fresh) / static_cast<double>(fresh);
+  }
+  return p;
+}
+
+}  // namespace dualpath

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# `dualpath analyze cost`: the table prints the parts and the calibrated DS 660B figures, --json is complete and
+# consistent (parts add up to the step), and bad input gets one clear line and exit 2.
+# Usage: analyze_cost.sh <dualpath-binary> <repo-root>
+set -u
+BIN="$1"; ROOT="$2"
+fail=0
+check() { if eval "$2"; then echo "ok   $1"; else echo "FAIL $1"; fail=1; fi; }
+M="$ROOT/models/deepseek-v3.2-660b.json"; T="$ROOT/topologies/hopper-8gpu-80g.json"
+
+out=$("$BIN" analyze cost --model "$M" --topology "$T" --batch 45 --context 32768 2>&1); rc=$?
+check "table exits 0" "[ $rc -eq 0 ]"
+check "table names the decode group" "grep -q 'EP32 over 4 nodes' <<<\"\$out\""
+check "table has the part columns" "grep -q 'attn.*dense.*experts.*EP.*hidden' <<<\"\$out\""
+check "table has a prefill line" "grep -q 'prompt tokens/s' <<<\"\$out\""
+
+json=$("$BIN" analyze cost --model "$M" --topology "$T" --batch 1 --batch 45 --batch 128 --json 2>&1)
+check "json parses and adds up" "python3 - <<PY
+import json,sys
+j=json.loads('''$json''')
+pts=j['decode']['points']
+assert [p['batch'] for p in pts]==[1,45,128], pts
+for p in pts:
+    l=p['layer_s']
+    total=61*(l['attention']+l['dense_weights']+l['routed_experts']+l['ep_all_to_all']-l['overlap_hidden'])
+    assert abs(total-p['step_s'])<1e-9*max(1,p['step_s']), (total,p)
+    assert abs(p['tokens_per_node']-8*p['batch']/p['step_s'])<1e-6*p['tokens_per_node']
+# A bigger batch: a longer step, more tokens per node, fewer per user.
+assert pts[0]['step_s']<pts[1]['step_s']<pts[2]['step_s']
+assert pts[0]['tokens_per_node']<pts[1]['tokens_per_node']<pts[2]['tokens_per_node']
+# The calibrated step at 45 requests of 32K context is tens of ms (docs/cost-model.md).
+assert 0.02<pts[1]['step_s']<0.05, pts[1]['step_s']
+assert j['prefill']['input_tokens_per_node']>j['prefill']['fresh_tokens_per_node']>0
+PY"
+
+bad() {  # name, expected text, args...
+  local name="$1" want="$2"; shift 2
+  local o; o=$("$BIN" analyze cost "$@" 2>&1); local rc=$?
+  check "$name: exit 2" "[ $rc -eq 2 ]"
+  check "$name: says '$want'" "grep -qF -- \"$want\" <<<\"\$o\""
+}
+bad "missing model file" "nope.json" --model "$ROOT/nope.json" --topology "$T"
+bad "zero batch" "--batch" --model "$M" --topology "$T" --batch 0
+bad "group not whole nodes" "multiple of the topology's 8" --model "$M" --topology "$T" --de-group 12
+bad "no fresh tokens" "--fresh" --model "$M" --topology "$T" --fresh 0
+bad "topology as model" "/model" --model "$T" --topology "$T"
+exit $fail
