@@ -234,6 +234,8 @@ void hw_run(const HwRunArgs& a) {
 #endif
   } catch (const std::invalid_argument& e) {
     throw InputError("dualpath hw run", e.what());
+  } catch (const InputError&) {
+    throw;  // a configuration this backend refuses (e.g. workload.stop): exit 2, not a failed run
   } catch (const std::runtime_error& e) {
     std::cerr << "dualpath: hw run failed: " << e.what() << "\n";
     throw CLI::RuntimeError(kExitFailure);

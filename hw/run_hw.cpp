@@ -75,7 +75,7 @@ HwRunOutcome drive_and_report(const Scenario& sc, const std::string& scenario_di
   for (const auto& e : backend.errors()) errors.push_back(e);
   if (!stopped && !cluster.finished()) errors.push_back("the run ran out of work: " + cluster.stall_report());
 
-  const RunSummary rs = summarize(cluster.requests(), cluster.totals());
+  const RunSummary rs = summarize(cluster.requests(), cluster.totals(), sc.slo);
   const auto f = cluster.features();
   const auto& st = backend.stats();
   const double span = rs.jct > 0 ? rs.jct : backend.now();

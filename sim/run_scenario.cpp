@@ -147,10 +147,10 @@ RunOutcome run_scenario(const Scenario& sc, const std::string& scenario_dir, con
   } stop_progress{progress};
   backend.run([&] { cluster.start(); });
   stop_progress();
-  if (!cluster.finished() && !backend.hit_time_limit())
+  if (!cluster.finished() && !backend.hit_time_limit() && !backend.stopped_early())
     throw NoProgressError("the simulation ran out of work: " + cluster.stall_report());
 
-  const RunSummary rs = summarize(cluster.requests(), cluster.totals());
+  const RunSummary rs = summarize(cluster.requests(), cluster.totals(), sc.slo);
   const auto f = cluster.features();
   nlohmann::json summary = {
       {"scenario", sc.name},
@@ -169,6 +169,20 @@ RunOutcome run_scenario(const Scenario& sc, const std::string& scenario_dir, con
       {"overlays", sc.overlays},  // overlay files applied before --set, in order (their effect is in "config")
       {"config", scenario_to_json(sc)},
   };
+  if (const StopRule* rule = cluster.stop_rule()) {
+    // Which rule ended the online run, when, and the TTFT window means it judged (paper §7.6).
+    const char* why = cluster.stop_reason() != StopReason::None ? stop_reason_name(cluster.stop_reason())
+                      : cluster.finished()                       ? "all_agents_done"
+                                                                 : "time_limit";
+    summary["stop"] = {{"rule", "slo"},
+                       {"ended_by", why},
+                       {"at_s", cluster.stop_reason() != StopReason::None ? cluster.stop_time() : rs.first_arrival + rs.jct},
+                       {"ttft_window_mean_s", rule->window_mean()},
+                       {"ttft_lookback_mean_s", rule->lookback_mean() >= 0 ? nlohmann::json(rule->lookback_mean()) : nlohmann::json()},
+                       {"window_s", rule->spec().window},
+                       {"lookback_s", rule->spec().lookback},
+                       {"tolerance", rule->spec().tolerance}};
+  }
 
   std::filesystem::create_directories(out_dir);
   std::ofstream(out_dir + "/summary.json") << std::setw(2) << summary << '\n';

@@ -76,6 +76,7 @@ struct SimBackend::Impl {
   bool in_driver = false;
   bool ran = false;
   bool hit_limit = false;
+  bool stop_requested = false;
   std::exception_ptr error;
 
   Impl(const Topology& topo, const Deployment& dep, const QosSpec& q, const SimSpec& s, const SimOptions& o)
@@ -222,6 +223,10 @@ struct SimBackend::Impl {
     uint64_t callbacks_at_instant = 0;
     double instant = -1;
     while (true) {
+      if (stop_requested) {  // the engine ended the run (online stop rule): drop everything still pending
+        drop_pending();
+        return;
+      }
       collect_finished();
       const double now = sg4::Engine::get_clock();
       const uint64_t before = stats.callbacks;
@@ -290,6 +295,8 @@ void SimBackend::run(Done start) {
 }
 
 bool SimBackend::hit_time_limit() const { return impl_->hit_limit; }
+bool SimBackend::stopped_early() const { return impl_->stop_requested; }
+void SimBackend::stop() { impl_->stop_requested = true; }
 double SimBackend::now() const { return sg4::Engine::get_clock(); }
 
 void SimBackend::storage_read(int node, const BlockRanges&, double bytes, Done done, Failed) {

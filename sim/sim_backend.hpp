@@ -59,6 +59,10 @@ class SimBackend final : public Backend {
   void run(Done start);
   // Whether run() stopped at SimSpec::time_limit with work still pending.
   bool hit_time_limit() const;
+  // Whether run() ended because the engine called stop() (the online stop rule).
+  bool stopped_early() const;
+  bool can_stop() const override { return true; }
+  void stop() override;
 
   double now() const override;
   using Backend::storage_read;

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -95,6 +96,11 @@ class Backend {
   virtual void compute(int gpu, const ComputeWork& work, Done done) = 0;
   // Fire `done` after `delay` seconds.
   virtual void timer(double delay, Done done) = 0;
+  // Ending a run early (the online stop rule, workload.stop): whether this backend can, and the request to do so.
+  // After stop() the backend drops all pending work at once: no callback of it runs. A backend that cannot
+  // (real hardware, where work in flight cannot be dropped) says so and the engine refuses the configuration.
+  virtual bool can_stop() const { return false; }
+  virtual void stop() { throw std::logic_error("this backend cannot end a run early"); }
 };
 
 }  // namespace dualpath

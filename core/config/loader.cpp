@@ -79,7 +79,7 @@ Scenario load_scenario(const std::string& path, const std::vector<std::string>& 
 
   const ObjectReader root(tree, "", origins,
                           {"name", "description", "sources", "model", "topology", "deployment", "workload", "policy",
-                           "outputs", "sim"});
+                           "slo", "outputs", "sim"});
   Scenario s;
   s.source_file = path;
   s.overlays = overlay_files;
@@ -95,6 +95,7 @@ Scenario load_scenario(const std::string& path, const std::vector<std::string>& 
   s.topology = parse_topology(root, "topology");
   s.deployment = parse_deployment(root, "deployment", s.topology);
   s.workload = parse_workload(root, "workload");
+  s.slo = parse_slo(root, "slo");
   s.policy = parse_policy(root, "policy");
   s.outputs = parse_outputs(root, "outputs");
   s.sim = parse_sim(root, "sim", s.model);

@@ -124,6 +124,15 @@ struct WorkloadSpec {
   int64_t max_len = 0;                 // truncate trajectories at this total length (0 = the profile's maximum)
   double think_time = 0;               // added pause between a round's end and the next round (seconds)
   uint64_t seed = 1;
+  // Online only: "none" runs until every agent has finished; "slo" applies the paper's stop rule (§7.6): the run
+  // ends when TTFT exceeds the SLO or at steady state (core/metrics/stop_rule.hpp).
+  std::string stop = "none";
+};
+
+// The service-level objective online runs are judged by (paper §7.6: TTFT <= 4 s, TPOT <= 50 ms).
+struct SloSpec {
+  double ttft = 4.0;
+  double tpot = 0.050;
 };
 
 struct QosSpec {
@@ -181,6 +190,7 @@ struct Scenario {
   Topology topology;
   Deployment deployment;
   WorkloadSpec workload;
+  SloSpec slo;
   PolicySpec policy;
   OutputSpec outputs;
   SimSpec sim;

@@ -73,7 +73,8 @@ nlohmann::json scenario_to_json(const Scenario& s) {
                    {"gen_scale", w.gen_scale},
                    {"max_len", w.max_len},
                    {"think_time", w.think_time},
-                   {"seed", w.seed}};
+                   {"seed", w.seed},
+                   {"stop", w.stop}};
   if (w.source == "file") {
     workload["file"] = w.file;
   } else {
@@ -110,6 +111,7 @@ nlohmann::json scenario_to_json(const Scenario& s) {
           {"deployment", deployment},
           {"workload", workload},
           {"policy", policy},
+          {"slo", {{"ttft", s.slo.ttft}, {"tpot", s.slo.tpot}}},
           {"outputs", {{"dir", s.outputs.dir}, {"link_sample_interval", s.outputs.link_sample_interval}}},
           {"sim",
            {{"layer_group", s.sim.layer_group},

@@ -160,7 +160,7 @@ Deployment parse_deployment(const ObjectReader& parent, const std::string& key, 
 WorkloadSpec parse_workload(const ObjectReader& parent, const std::string& key) {
   const ObjectReader r =
       parent.object(key, {"source", "profile", "trajectories", "file", "mode", "agents", "aps", "duration",
-                          "append_scale", "gen_scale", "max_len", "think_time", "seed"});
+                          "append_scale", "gen_scale", "max_len", "think_time", "seed", "stop"});
   const WorkloadSpec d;
   WorkloadSpec w;
   w.source = r.choice("source", {"generate", "file"}, d.source);
@@ -190,6 +190,9 @@ WorkloadSpec parse_workload(const ObjectReader& parent, const std::string& key) 
   w.max_len = r.integer("max_len", 0, kMaxInt64, d.max_len);
   w.think_time = r.quantity("think_time", Dimension::Duration, Range::non_negative(), d.think_time);
   w.seed = static_cast<uint64_t>(r.integer("seed", 0, kMaxInt64, static_cast<int64_t>(d.seed)));
+  w.stop = r.choice("stop", {"none", "slo"}, d.stop);
+  if (w.stop != "none" && !online)
+    r.fail("stop", "the stop rule applies to online runs only; expected \"none\" with mode \"offline\"");
   return w;
 }
 
@@ -221,6 +224,15 @@ PolicySpec parse_policy(const ObjectReader& parent, const std::string& key) {
   p.qos.model_weight = q.number("model_weight", Range::positive(), d.qos.model_weight);
   p.qos.kv_weight = q.number("kv_weight", Range::positive(), d.qos.kv_weight);
   return p;
+}
+
+SloSpec parse_slo(const ObjectReader& parent, const std::string& key) {
+  const ObjectReader r = parent.object(key, {"ttft", "tpot"}, /*required=*/false);
+  const SloSpec d;
+  SloSpec s;
+  s.ttft = r.quantity("ttft", Dimension::Duration, Range::positive(), d.ttft);
+  s.tpot = r.quantity("tpot", Dimension::Duration, Range::positive(), d.tpot);
+  return s;
 }
 
 OutputSpec parse_outputs(const ObjectReader& parent, const std::string& key) {

@@ -15,6 +15,7 @@ Topology parse_topology(const ObjectReader& parent, const std::string& key);
 Deployment parse_deployment(const ObjectReader& parent, const std::string& key, const Topology& topology);
 WorkloadSpec parse_workload(const ObjectReader& parent, const std::string& key);
 PolicySpec parse_policy(const ObjectReader& parent, const std::string& key);
+SloSpec parse_slo(const ObjectReader& parent, const std::string& key);
 OutputSpec parse_outputs(const ObjectReader& parent, const std::string& key);
 SimSpec parse_sim(const ObjectReader& parent, const std::string& key, const ModelSpec& model);
 

@@ -41,6 +41,14 @@ Cluster::Cluster(const Scenario& scenario, std::vector<Agent> agents, Backend& b
   const auto& topo = sc_.topology;
   const auto& dep = sc_.deployment;
   const int nodes = dep.prefill_nodes + dep.decode_nodes;
+  if (sc_.workload.stop == "slo") {
+    if (!be_.can_stop())
+      throw InputError(sc_.source_file + ": /workload/stop",
+                       "\"slo\" needs a backend that can end a run early (the simulator); this one cannot, use \"none\"");
+    StopRuleSpec rule;
+    rule.ttft_slo = sc_.slo.ttft;
+    stop_rule_ = std::make_unique<StopRule>(rule);
+  }
   view_.gpus_per_node = gpus_per_node_;
   view_.z_factor = sc_.policy.z_factor;
   view_.pe_groups = make_groups(0, dep.prefill_nodes, gpus_per_node_, dep.pe_group_gpus);

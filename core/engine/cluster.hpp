@@ -21,6 +21,7 @@
 #include "core/engine/request.hpp"
 #include "core/kv/block_index.hpp"
 #include "core/metrics/activity_log.hpp"
+#include "core/metrics/stop_rule.hpp"
 #include "core/metrics/transfer_totals.hpp"
 #include "core/metrics/wait_report.hpp"
 #include "core/sched/cluster_view.hpp"
@@ -68,6 +69,11 @@ class Cluster {
   // Where requests' time went, by cause and over time (the "what binds" report), and how busy or full each
   // resource the causes point at was over [0, end).
   const WaitTracker& waits() const { return waits_; }
+  // The online stop rule (workload.stop = "slo"): why and when it ended the run (None: it did not), and the
+  // rule's last window means. nullptr when the rule is off.
+  const StopRule* stop_rule() const { return stop_rule_.get(); }
+  StopReason stop_reason() const { return stop_reason_; }
+  double stop_time() const { return stop_time_; }
   ResourceUse resource_use(double end) const;
   // Storage reads that failed and were retried (on the other read path where the policy has two), and why.
   int64_t read_retries() const { return static_cast<int64_t>(read_failures_.size()); }
@@ -175,6 +181,9 @@ class Cluster {
   WaitTracker waits_;
   double pe_busy_ = 0, de_busy_ = 0;  // seconds PE units spent in forwards, DE units in decode chunks
   double pe_stage_seconds_ = 0;       // predicted compute of every forward stage (slowest engine's attention)
+  std::unique_ptr<StopRule> stop_rule_;
+  StopReason stop_reason_ = StopReason::None;
+  double stop_time_ = -1;
   DecodeLayerParts decode_parts_;     // modelled decode step seconds by part, summed over chunks and layers
   double pe_balanced_seconds_ = 0;    // the same with every engine at the group's mean attention
   int gpus_per_node_;

@@ -346,6 +346,10 @@ void Cluster::forward_finished(Forward& f) {
         continue;
       }
       r.t.first_token = be_.now();
+      if (stop_rule_ && stop_reason_ == StopReason::None) {
+        stop_reason_ = stop_rule_->observe(be_.now(), r.t.first_token - r.t.arrival);
+        if (stop_reason_ != StopReason::None) stop_time_ = be_.now(), be_.stop();
+      }
       set_wait(r, WaitCause::KvTail);
       r.generated = 1;
       eng.tok -= r.prompt, eng.seq -= 1;

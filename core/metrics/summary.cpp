@@ -23,14 +23,15 @@ Percentiles percentiles(std::vector<double> v) {
   return p;
 }
 
-RunSummary summarize(const std::deque<Request>& requests, const TransferTotals& totals) {
+RunSummary summarize(const std::deque<Request>& requests, const TransferTotals& totals, const SloSpec& slo) {
   RunSummary s;
   s.bytes = totals;
+  s.slo_ttft_limit = slo.ttft, s.slo_tpot_limit = slo.tpot;
   std::vector<double> ttft, ttst, tpot;
   double first = 1e300, last = 0, q = 0, a = 0, rd = 0, pf = 0;
   std::set<int> agents;
   double first_agent_start = 1e300, last_agent_start = 0;
-  constexpr double kSloTtft = 4.0, kSloTpot = 0.050;  // paper §7.6
+  const double kSloTtft = slo.ttft, kSloTpot = slo.tpot;  // paper §7.6: 4 s, 50 ms
   double ttft_ok = 0, tpot_ok = 0, both_ok = 0;
   for (const auto& r : requests) {
     if (r.t.done < 0) continue;
@@ -97,8 +98,8 @@ nlohmann::json to_json(const RunSummary& s) {
       {"kv_hit_rate", s.hit_rate},
       {"aps", s.aps},
       {"slo",
-       {{"ttft_limit_s", 4.0},
-        {"tpot_limit_s", 0.050},
+       {{"ttft_limit_s", s.slo_ttft_limit},
+        {"tpot_limit_s", s.slo_tpot_limit},
         {"ttft_ok_fraction", s.slo_ttft_ok},
         {"tpot_ok_fraction", s.slo_tpot_ok},
         {"both_ok_fraction", s.slo_both_ok}}},

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/config/scenario.hpp"
 #include "core/engine/request.hpp"
 #include "core/metrics/transfer_totals.hpp"
 
@@ -34,11 +35,12 @@ struct RunSummary {
   double hit_rate = 0;
   double aps = 0;            // agents started per second (online)
   // The paper's online SLO (§7.6): TTFT <= 4 s and TPOT <= 50 ms; share of rounds within each and within both.
+  double slo_ttft_limit = 4.0, slo_tpot_limit = 0.050;  // the SLO the fractions below are judged by
   double slo_ttft_ok = 0, slo_tpot_ok = 0, slo_both_ok = 0;
   TransferTotals bytes;
 };
 
-RunSummary summarize(const std::deque<Request>& requests, const TransferTotals& totals);
+RunSummary summarize(const std::deque<Request>& requests, const TransferTotals& totals, const SloSpec& slo = {});
 nlohmann::json to_json(const RunSummary& s);
 void write_requests_csv(std::ostream& out, const std::deque<Request>& requests);
 

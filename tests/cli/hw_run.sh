@@ -140,3 +140,13 @@ b = json.load(open(f"{d}/snic-basic/summary.json"))
 assert b["complete"] is False and any("earlier attempt failed too" in e for e in b["hw"]["errors"]), b["hw"]["errors"]
 print("ok   basic with node 0's SNIC down stops: exit 1;", b["hw"]["errors"][0])
 PY
+
+# The online stop rule needs a backend that can drop work in flight; the hardware body refuses it up front.
+set +e
+"$bin" hw run "$sc" --set workload.mode=online --set workload.aps=1 --set workload.duration=5s \
+  --set workload.stop=slo --out "$tmp/stop" --storage-dir "$tmp/store-stop" --quiet > /dev/null 2> "$tmp/stop.err"
+rc=$?
+set -e
+[ "$rc" -eq 2 ] && grep -q "/workload/stop" "$tmp/stop.err" \
+  || { echo "FAIL hw run with workload.stop=slo: exit $rc, expected 2 naming /workload/stop"; cat "$tmp/stop.err"; exit 1; }
+echo "ok   hw run refuses workload.stop = slo: $(head -1 "$tmp/stop.err")"

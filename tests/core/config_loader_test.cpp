@@ -260,3 +260,21 @@ TEST_F(config_loader, RoutedExpertFieldsAcceptDocumentedValuesAndRejectInconsist
   EXPECT_NE(error_of(file, {"model.routed_experts=6"}).find("exceeds active_params"), std::string::npos);
   EXPECT_NE(error_of(file, {"model.ep_bytes_per_token_layer=0 B"}).find("expert parallel"), std::string::npos);
 }
+
+// The online stop rule and the SLO: accepted where documented, refused with the key named elsewhere.
+TEST_F(config_loader, StopRuleIsOnlineOnlyAndSloMustBePositive) {
+  const std::string online = scenario(R"({"mode": "online", "aps": 1, "duration": "60 s", "stop": "slo"})");
+  EXPECT_EQ(error_of(online), "");
+  EXPECT_EQ(error_of(online, {"workload.stop=none", "slo.ttft=2 s", "slo.tpot=20 ms"}), "");
+  const Scenario s = load_scenario(online, {"slo.ttft=2 s"});
+  EXPECT_EQ(s.workload.stop, "slo");
+  EXPECT_DOUBLE_EQ(s.slo.ttft, 2.0);
+  EXPECT_DOUBLE_EQ(s.slo.tpot, 0.050);  // default
+  EXPECT_EQ(scenario_to_json(s)["slo"]["ttft"], 2.0);
+  EXPECT_NE(error_of(online, {"workload.stop=sometimes"}).find("\"none\" | \"slo\""), std::string::npos);
+  EXPECT_NE(error_of(online, {"slo.ttft=0 s"}).find("> 0"), std::string::npos);
+  EXPECT_NE(error_of(online, {"slo.tpot=-1 ms"}).find("/slo/tpot"), std::string::npos);
+  // scenario() rewrites the same file, so the offline case comes last.
+  const std::string offline = scenario(R"({"mode": "offline", "agents": 4, "stop": "slo"})");
+  EXPECT_NE(error_of(offline).find("online runs only"), std::string::npos) << error_of(offline);
+}

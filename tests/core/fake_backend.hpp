@@ -74,11 +74,14 @@ class FakeBackend final : public Backend {
     serve("gpu" + std::to_string(gpu), work.seconds, {"compute", gpu, -1, work.seconds, 0, 0}, std::move(done));
   }
   void timer(double delay, Done done) override { at(now_ + delay, std::move(done)); }
+  bool can_stop() const override { return true; }
+  void stop() override { stopped_ = true; }
+  bool stopped() const { return stopped_; }
 
   // Runs until no event is left; returns the number of events processed.
   int64_t run() {
     int64_t n = 0;
-    while (!events_.empty()) {
+    while (!events_.empty() && !stopped_) {
       Event e = events_.top();
       events_.pop();
       now_ = e.t;
@@ -89,7 +92,7 @@ class FakeBackend final : public Backend {
   }
   // Processes one event; false when none is left.
   bool step() {
-    if (events_.empty()) return false;
+    if (events_.empty() || stopped_) return false;
     Event e = events_.top();
     events_.pop();
     now_ = e.t;
@@ -117,6 +120,7 @@ class FakeBackend final : public Backend {
 
   FakeRates rates_;
   double now_ = 0;
+  bool stopped_ = false;
   uint64_t seq_ = 0;
   std::priority_queue<Event, std::vector<Event>, std::greater<>> events_;
   std::map<std::string, double> free_at_;
