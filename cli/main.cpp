@@ -9,6 +9,7 @@ int main(int argc, char** argv) {
   dualpath::cli::register_run_command(app);
   dualpath::cli::register_check_command(app);
   dualpath::cli::register_analyze_command(app);
+  dualpath::cli::register_capacity_command(app);
   dualpath::cli::register_sweep_command(app);
   dualpath::cli::register_claims_command(app);
   dualpath::cli::register_report_command(app);

@@ -1,0 +1,260 @@
+// dualpath capacity SCENARIO [--policy a,b] [--slo-ttft 4s] [--slo-tpot 50ms] [--resolution 0.02] [--jobs N]
+//                   [--overlay F]... [--set k=v]... --out DIR
+// The highest agent arrival rate (APS) an online scenario serves within the SLO, per policy
+// (core/analysis/capacity_search.hpp). Every probe is a `dualpath run` child process with the paper's stop rule
+// (workload.stop = slo): it meets the SLO when the rule did not end it for TTFT and its mean TPOT is within the
+// TPOT limit. Probes go to DIR/probes/<policy>/aps=<A>/ and are reused when DIR/capacity.json's identity (scenario,
+// overlays, --set list, SLO) matches, so a rerun, or one with a finer --resolution, only runs what is new.
+// Prints each policy's capacity, its ratio to the first policy's and the binding resource at capacity; writes
+// DIR/capacity.json. Exit 0, 1 when a probe failed to run, 2 on bad input.
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/child_runs.hpp"
+#include "cli/commands.hpp"
+#include "cli/scenario_options.hpp"
+#include "core/analysis/capacity_search.hpp"
+#include "core/config/input_error.hpp"
+#include "core/config/loader.hpp"
+#include "core/config/units.hpp"
+#include "core/sched/policy_registry.hpp"
+
+namespace dualpath::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct CapacityArgs {
+  std::string scenario, out;
+  std::string policies = "basic,dualpath";
+  std::string slo_ttft = "4 s", slo_tpot = "50 ms";
+  double resolution = 0.02;
+  std::vector<std::string> overrides, overlays;
+  unsigned jobs = 0;
+};
+
+// A probe's verdict from its summary.json.
+struct Probe {
+  double aps = 0;
+  bool meets = false;
+  std::string ended_by, binds;
+  double ttft_window_mean = 0, tpot_mean = 0, ttft_p50 = 0;
+};
+
+std::string aps_text(double aps) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.6g", aps);
+  return buf;
+}
+
+std::string ratio_text(double r) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2fx", r);
+  return buf;
+}
+
+Probe read_probe(const std::string& dir, double aps, double tpot_limit) {
+  std::ifstream in(dir + "/summary.json");
+  const auto s = nlohmann::json::parse(in);
+  Probe p;
+  p.aps = aps;
+  p.ended_by = s.at("stop").at("ended_by").get<std::string>();
+  p.ttft_window_mean = s.at("stop").at("ttft_window_mean_s").get<double>();
+  const auto& r = s.at("results");
+  p.tpot_mean = r.at("tpot_s").value("mean", 0.0);
+  p.ttft_p50 = r.at("ttft_s").value("p50", 0.0);
+  p.binds = s.at("waits").at("ttft").value("binds", "");
+  p.meets = p.ended_by != "slo_violated" && p.tpot_mean <= tpot_limit;
+  return p;
+}
+
+double positive_duration(const std::string& flag, const std::string& text) {
+  double v = 0;
+  try {
+    v = units::parse_duration(text);
+  } catch (const units::UnitError& e) {
+    throw InputError(flag + " " + text, e.what());
+  }
+  if (!(v > 0)) throw InputError(flag + " " + text, "expected a duration > 0, e.g. \"4 s\" or \"50 ms\"");
+  return v;
+}
+
+void capacity(const CapacityArgs& a) {
+  const double ttft = positive_duration("--slo-ttft", a.slo_ttft);
+  const double tpot = positive_duration("--slo-tpot", a.slo_tpot);
+  if (!(a.resolution > 0 && a.resolution < 1))
+    throw InputError("--resolution", "expected a fraction in (0, 1), e.g. 0.02, found " + std::to_string(a.resolution));
+  const Scenario sc = load_scenario(a.scenario, a.overrides, a.overlays);
+  std::vector<std::string> policies;
+  {
+    std::stringstream ss(a.policies);
+    for (std::string p; std::getline(ss, p, ',');) {
+      PolicySpec spec = sc.policy;
+      spec.name = p;
+      try {
+        effective_features(spec);  // unknown names throw, naming the known ones
+      } catch (const InputError& e) {
+        const std::string what = e.what();
+        throw InputError("--policy " + a.policies, what.substr(what.find(": ") + 2));
+      }
+      policies.push_back(p);
+    }
+    if (policies.empty()) throw InputError("--policy", "expected one or more policy names, e.g. basic,dualpath");
+  }
+  if (sc.workload.mode != ArrivalMode::Online)
+    throw InputError(a.scenario + ": /workload/mode",
+                     "capacity searches the arrival rate of an online scenario; this one is offline "
+                     "(use --set workload.mode=online --set workload.aps=A --set workload.duration=T)");
+
+  fs::create_directories(a.out);
+  const nlohmann::json meta = {{"scenario", fs::absolute(a.scenario).lexically_normal().string()},
+                               {"overlays", a.overlays},
+                               {"set", a.overrides},
+                               {"slo", {{"ttft_s", ttft}, {"tpot_s", tpot}}}};
+  const std::string meta_path = a.out + "/capacity.json";
+  if (std::ifstream in(meta_path); in) {
+    nlohmann::json old;
+    try {
+      old = nlohmann::json::parse(in);
+    } catch (const nlohmann::json::exception&) {
+      throw InputError(meta_path, "not valid JSON; remove it or choose another --out");
+    }
+    if (old.value("identity", nlohmann::json()) != meta)
+      throw InputError(meta_path, "this folder holds a capacity search of " + old.value("identity", nlohmann::json()).dump() +
+                                      "; this one is " + meta.dump() + ". Use another --out");
+  } else {  // claim the folder before the first probe, so an interrupted search is only resumed by the same one
+    std::ofstream(meta_path) << std::setw(2) << nlohmann::json{{"identity", meta}} << "\n";
+  }
+  const unsigned jobs = a.jobs ? a.jobs : default_parallelism();
+  nlohmann::json result = {{"identity", meta}, {"resolution", a.resolution}, {"policies", nlohmann::json::object()}};
+  bool any_failed = false;
+  std::map<std::string, double> caps;
+  for (const auto& policy : policies) {
+    analysis::CapacitySearchSpec spec;
+    spec.start = sc.workload.aps;
+    spec.resolution = a.resolution;
+    spec.parallel = static_cast<int>(jobs);
+    analysis::CapacitySearch search(spec);
+    std::map<double, Probe> probes;
+    int reused = 0;
+    for (auto loads = search.next(); !loads.empty(); loads = search.next()) {
+      std::vector<ChildJob> cj;
+      std::vector<double> pending;
+      for (double aps : loads) {
+        const std::string dir = a.out + "/probes/" + policy + "/aps=" + aps_text(aps);
+        if (fs::exists(dir + "/summary.json")) {  // cached by an earlier search with the same identity
+          try {
+            probes[aps] = read_probe(dir, aps, tpot);
+            search.record(aps, probes[aps].meets);
+            ++reused;
+            continue;
+          } catch (const std::exception&) {
+            // unreadable: run it again
+          }
+        }
+        fs::create_directories(dir);
+        ChildJob j;
+        j.args = {"run", a.scenario, "--quiet", "--out", dir};
+        for (const auto& f : a.overlays) j.args.insert(j.args.end(), {"--overlay", f});
+        for (const auto& o : a.overrides) j.args.insert(j.args.end(), {"--set", o});
+        const std::vector<std::string> probe_set = {"policy.name=" + policy, "workload.stop=slo",
+                                                    "workload.aps=" + aps_text(aps), "slo.ttft=" + aps_text(ttft) + " s",
+                                                    "slo.tpot=" + aps_text(tpot) + " s"};
+        for (const std::string& o : probe_set)
+          j.args.insert(j.args.end(), {"--set", o});
+        j.log_path = dir + "/run.log";
+        cj.push_back(std::move(j));
+        pending.push_back(aps);
+      }
+      if (cj.empty()) continue;
+      std::cerr << "capacity: " << policy << ": probing APS";
+      for (double aps : pending) std::cerr << " " << aps_text(aps);
+      std::cerr << "\n";
+      run_child_jobs(cj, jobs, [](size_t) {}, [&](size_t k, int code) {
+        const double aps = pending[k];
+        const std::string dir = a.out + "/probes/" + policy + "/aps=" + aps_text(aps);
+        if (code != 0) {
+          std::cerr << "capacity: probe " << dir << " failed (exit " << code << "): " << log_tail(cj[k].log_path, 300)
+                    << "\n";
+          any_failed = true;
+          return;
+        }
+        probes[aps] = read_probe(dir, aps, tpot);
+        std::cerr << "capacity: " << policy << " APS " << aps_text(aps) << ": "
+                  << (probes[aps].meets ? "meets" : "misses") << " the SLO (" << probes[aps].ended_by
+                  << ", TTFT window mean " << std::setprecision(3) << probes[aps].ttft_window_mean << " s, TPOT mean "
+                  << probes[aps].tpot_mean * 1e3 << " ms)\n";
+      });
+      if (any_failed) break;
+      for (double aps : pending) search.record(aps, probes.at(aps).meets);
+    }
+    if (any_failed) break;
+    const double cap = search.capacity();
+    caps[policy] = cap;
+    nlohmann::json pj = {{"capacity_aps", cap},
+                         {"lowest_failing_aps", search.lowest_failing() ? nlohmann::json(*search.lowest_failing())
+                                                                        : nlohmann::json()},
+                         {"gave_up", search.gave_up()},
+                         {"probes_reused", reused},
+                         {"probes", nlohmann::json::array()}};
+    for (const auto& [aps, p] : probes) {
+      pj["probes"].push_back({{"aps", aps},
+                              {"meets_slo", p.meets},
+                              {"ended_by", p.ended_by},
+                              {"ttft_window_mean_s", p.ttft_window_mean},
+                              {"ttft_p50_s", p.ttft_p50},
+                              {"tpot_mean_s", p.tpot_mean},
+                              {"binds", p.binds}});
+      if (aps == cap) pj["binds_at_capacity"] = p.binds;
+    }
+    result["policies"][policy] = pj;
+  }
+  if (any_failed) throw CLI::RuntimeError(kExitFailure);
+  const double base = caps[policies.front()];
+  for (const auto& p : policies)
+    result["policies"][p]["ratio_to_" + policies.front()] = base > 0 ? nlohmann::json(caps[p] / base) : nlohmann::json();
+  std::ofstream(meta_path) << std::setw(2) << result << "\n";
+
+  std::cout << "capacity of " << sc.name << " within TTFT <= " << aps_text(ttft) << " s, TPOT <= "
+            << aps_text(tpot * 1e3) << " ms (resolution " << a.resolution * 100 << "%):\n";
+  std::cout << std::left << std::setw(12) << "policy" << std::right << std::setw(12) << "APS" << std::setw(10)
+            << "ratio" << std::setw(10) << "probes" << "   binds at capacity\n";
+  for (const auto& p : policies) {
+    const auto& pj = result["policies"][p];
+    std::cout << std::left << std::setw(12) << p << std::right << std::setw(12) << aps_text(caps[p]) << std::setw(10)
+              << (base > 0 ? ratio_text(caps[p] / base) : std::string("-")) << std::setw(10)
+              << pj["probes"].size() << "   " << pj.value("binds_at_capacity", std::string("-"))
+              << (pj["gave_up"].get<bool>() ? "  (search gave up: see capacity.json)" : "") << "\n";
+  }
+  std::cout << "results in " << meta_path << "\n";
+}
+
+}  // namespace
+
+void register_capacity_command(CLI::App& app) {
+  auto args = std::make_shared<CapacityArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "capacity", "Highest agent arrival rate (APS) an online scenario serves within the SLO, per policy");
+  cmd->add_option("scenario", args->scenario, "Online scenario JSON file")->required();
+  cmd->add_option("--policy", args->policies, "Comma-separated policies (default basic,dualpath)");
+  cmd->add_option("--slo-ttft", args->slo_ttft, "TTFT limit (default 4 s)");
+  cmd->add_option("--slo-tpot", args->slo_tpot, "TPOT limit (default 50 ms)");
+  cmd->add_option("--resolution", args->resolution, "Relative width of the final bracket (default 0.02)");
+  add_scenario_options(cmd, args->overrides, args->overlays, "Override a field for every probe: path=value");
+  cmd->add_option("--out", args->out, "Output folder (capacity.json, probes/)")->required();
+  cmd->add_option("--jobs", args->jobs, "Probes run at once (default: the core count)")->check(CLI::Range(1u, 1024u));
+  cmd->callback([args] { capacity(*args); });
+}
+
+}  // namespace dualpath::cli

@@ -1,0 +1,44 @@
+// SLO capacity search: the highest load (agents per second) whose online run meets the SLO, by bracketing and
+// then geometric bisection, `parallel` probes per round. Pure: the caller runs the probes (child processes in
+// `dualpath capacity`) and reports each verdict back. Assumes the verdict is monotone in the load (meets at A
+// implies meets below A); with noisy verdicts the capacity is the highest passing load below the lowest failing
+// one.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <vector>
+
+namespace dualpath::analysis {
+
+struct CapacitySearchSpec {
+  double start = 1;          // first load probed (the scenario's workload.aps)
+  double resolution = 0.02;  // stop when (fail - pass) / pass <= this
+  double min_load = 1e-3;    // below this, the capacity is reported as 0
+  int parallel = 1;          // probes proposed per round
+  int max_probes = 60;
+};
+
+class CapacitySearch {
+ public:
+  explicit CapacitySearch(CapacitySearchSpec spec);
+
+  // Loads to probe next (at most `parallel`, none already probed); empty when the search is over.
+  std::vector<double> next() const;
+  void record(double load, bool meets);
+
+  bool done() const { return next().empty(); }
+  // Highest load that met the SLO below the lowest that did not (0 if none met).
+  double capacity() const;
+  std::optional<double> lowest_failing() const;
+  const std::map<double, bool>& probes() const { return probes_; }
+  // True when the search stopped without bracketing to the resolution (max_probes, or nothing meets min_load).
+  bool gave_up() const;
+
+ private:
+  std::optional<double> pass() const;  // highest passing below the lowest failing
+  CapacitySearchSpec spec_;
+  std::map<double, bool> probes_;
+};
+
+}  // namespace dualpath::analysis

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# `dualpath capacity` (docs/capacity.md) on DS 27B 1P1D online with a tight TTFT SLO (0.3 s) so that probes are
+# short: the search brackets each policy's capacity to the resolution, every probe at or below it meets the SLO
+# and the lowest failing one is within the resolution above it; DualPath's capacity is at least Basic's; a rerun
+# reuses every probe; a slower SNIC lowers Basic's capacity; bad input gets exit 2 and one clear line.
+# Usage: capacity.sh <dualpath-binary> <repo-root>
+set -u
+bin="$1"; root="$2"
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+sc="$root/scenarios/ds27b-1p1d.json"
+base=(--set workload.mode=online --set workload.aps=0.5 --set workload.duration=300s --jobs 2)
+online=("${base[@]}" --slo-ttft 0.3s --resolution 0.1)
+"$bin" capacity "$sc" "${online[@]}" --out "$tmp/c" > "$tmp/c.out" 2> "$tmp/c.err" || { cat "$tmp/c.err"; exit 1; }
+"$bin" capacity "$sc" "${online[@]}" --out "$tmp/c" > "$tmp/again.out" 2> "$tmp/again.err" || exit 1
+"$bin" capacity "$sc" "${online[@]}" --policy basic --set "topology.snic_bw=200 Gbps" --out "$tmp/slow" \
+  > /dev/null 2>&1 || exit 1
+PYTHONPATH="$root/tests/cli" python3 - "$tmp" <<'PY'
+import json, sys
+from checks import check, done
+t = sys.argv[1]
+c = json.load(open(f"{t}/c/capacity.json"))
+for name, p in c["policies"].items():
+    cap, fail = p["capacity_aps"], p["lowest_failing_aps"]
+    check(cap > 0 and fail is not None and cap < fail <= cap * 1.1 + 1e-9,
+          f"{name}: capacity {cap:.4g} APS bracketed by a failure at {fail:.4g} within 10%")
+    ok = all(pr["meets_slo"] == (pr["ended_by"] != "slo_violated" and pr["tpot_mean_s"] <= 0.05) for pr in p["probes"])
+    check(ok, f"{name}: each probe's verdict follows from how the stop rule ended it and its TPOT")
+    check(all(pr["meets_slo"] for pr in p["probes"] if pr["aps"] <= cap), f"{name}: every probe at or below capacity meets")
+bc, dc = c["policies"]["basic"]["capacity_aps"], c["policies"]["dualpath"]["capacity_aps"]
+check(dc >= bc, f"dualpath {dc:.4g} >= basic {bc:.4g} APS")
+check(abs(c["policies"]["dualpath"]["ratio_to_basic"] - dc / bc) < 1e-9, "ratio_to_basic is the capacity ratio")
+again = open(f"{t}/again.err").read()
+a = json.load(open(f"{t}/c/capacity.json"))
+check("probing" not in again and all(a["policies"][n]["probes_reused"] == len(a["policies"][n]["probes"]) for n in a["policies"]),
+      "a rerun reuses every probe and runs none")
+check(a["policies"]["basic"]["capacity_aps"] == bc, "the rerun finds the same capacity")
+s = json.load(open(f"{t}/slow/capacity.json"))["policies"]["basic"]["capacity_aps"]
+check(s < bc, f"a 200 Gbps SNIC lowers Basic's capacity: {s:.4g} < {bc:.4g} APS")
+out = open(f"{t}/c.out").read()
+check("basic" in out and "dualpath" in out and "binds at capacity" in out, "the table names both policies and what binds")
+done()
+PY
+[ $? -eq 0 ] || exit 1
+
+fail=0
+bad() {  # name, expected text, args...
+  local name="$1" want="$2"; shift 2
+  local o; o=$("$bin" capacity "$@" 2>&1); local rc=$?
+  if [ $rc -eq 2 ] && grep -qF -- "$want" <<< "$o"; then echo "ok   $name: exit 2, $(tail -1 <<< "$o")"
+  else echo "FAIL $name: exit $rc, expected 2 and '$want': $o"; fail=1; fi
+}
+bad "TTFT SLO of 0" "--slo-ttft 0s: expected a duration > 0" "$sc" "${base[@]}" --slo-ttft 0s --out "$tmp/b1"
+bad "negative TPOT SLO" "--slo-tpot -5ms" "$sc" "${base[@]}" --slo-tpot -5ms --out "$tmp/b2"
+bad "offline scenario" "/workload/mode" "$sc" --out "$tmp/b3"
+bad "unknown policy" "--policy" "$sc" "${online[@]}" --policy basic,nope --out "$tmp/b4"
+bad "resolution out of range" "--resolution: expected a fraction in (0, 1)" "$sc" "${base[@]}" --resolution 1.5 \
+  --out "$tmp/b5"
+bad "another search in the same folder" "Use another --out" "$sc" "${base[@]}" --slo-ttft 1s --out "$tmp/c"
+exit $fail
