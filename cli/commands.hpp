@@ -17,6 +17,7 @@ void register_analyze_command(CLI::App& app); // analyze bandwidth | cost      (
 void register_analyze_cost(CLI::App& analyze);// analyze cost                  (analyze_cost.cpp)
 void register_sweep_command(CLI::App& app);   // sweep                         (sweep_cmd.cpp)
 void register_capacity_command(CLI::App& app);// capacity                      (capacity_cmd.cpp)
+void register_plan_command(CLI::App& app);    // plan                          (plan_cmd.cpp)
 void register_claims_command(CLI::App& app);  // claims                        (claims_cmd.cpp)
 void register_report_command(CLI::App& app);  // report                        (report_cmd.cpp)
 void register_hw_commands(CLI::App& app);     // hw run | calibrate            (hw_cmd.cpp)

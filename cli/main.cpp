@@ -10,6 +10,7 @@ int main(int argc, char** argv) {
   dualpath::cli::register_check_command(app);
   dualpath::cli::register_analyze_command(app);
   dualpath::cli::register_capacity_command(app);
+  dualpath::cli::register_plan_command(app);
   dualpath::cli::register_sweep_command(app);
   dualpath::cli::register_claims_command(app);
   dualpath::cli::register_report_command(app);
