@@ -2,7 +2,7 @@
 # `dualpath capacity` (docs/capacity.md) on DS 27B 1P1D online with a tight TTFT SLO (0.3 s) so that probes are
 # short: the search brackets each policy's capacity to the resolution, every probe at or below it meets the SLO
 # and the lowest failing one is within the resolution above it; DualPath's capacity is at least Basic's; a rerun
-# reuses every probe; a slower SNIC lowers Basic's capacity; bad input gets exit 2 and one clear line.
+# reuses every probe; a slower SNIC lowers Basic's capacity and a second prefill node raises it; bad input gets exit 2 and one clear line.
 # Usage: capacity.sh <dualpath-binary> <repo-root>
 set -u
 bin="$1"; root="$2"
@@ -13,6 +13,8 @@ online=("${base[@]}" --slo-ttft 0.3s --resolution 0.1)
 "$bin" capacity "$sc" "${online[@]}" --out "$tmp/c" > "$tmp/c.out" 2> "$tmp/c.err" || { cat "$tmp/c.err"; exit 1; }
 "$bin" capacity "$sc" "${online[@]}" --out "$tmp/c" > "$tmp/again.out" 2> "$tmp/again.err" || exit 1
 "$bin" capacity "$sc" "${online[@]}" --policy basic --set "topology.snic_bw=200 Gbps" --out "$tmp/slow" \
+  > /dev/null 2>&1 || exit 1
+"$bin" capacity "$sc" "${online[@]}" --policy basic --set deployment.prefill_nodes=2 --out "$tmp/more" \
   > /dev/null 2>&1 || exit 1
 PYTHONPATH="$root/tests/cli" python3 - "$tmp" <<'PY'
 import json, sys
@@ -36,6 +38,8 @@ check("probing" not in again and all(a["policies"][n]["probes_reused"] == len(a[
 check(a["policies"]["basic"]["capacity_aps"] == bc, "the rerun finds the same capacity")
 s = json.load(open(f"{t}/slow/capacity.json"))["policies"]["basic"]["capacity_aps"]
 check(s < bc, f"a 200 Gbps SNIC lowers Basic's capacity: {s:.4g} < {bc:.4g} APS")
+m = json.load(open(f"{t}/more/capacity.json"))["policies"]["basic"]["capacity_aps"]
+check(m > bc, f"a second prefill node raises Basic's capacity: {m:.4g} > {bc:.4g} APS")
 out = open(f"{t}/c.out").read()
 check("basic" in out and "dualpath" in out and "binds at capacity" in out, "the table names both policies and what binds")
 done()
