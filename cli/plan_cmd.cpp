@@ -38,6 +38,7 @@ struct PlanArgs {
   std::string scenario, out, objective = "jct", policy;
   int nodes = 0;
   unsigned jobs = 0;
+  double resolution = 0.02;
   std::vector<std::string> overrides, overlays;
 };
 
@@ -102,6 +103,7 @@ void plan(const PlanArgs& a) {
                                    {"overlays", a.overlays},
                                    {"set", a.overrides},
                                    {"objective", a.objective},
+                                   {"resolution", a.objective == "capacity" ? nlohmann::json(a.resolution) : nlohmann::json()},
                                    {"policy", policy}};
   const std::string plan_path = a.out + "/plan.json";
   if (std::ifstream in(plan_path); in) {
@@ -119,6 +121,11 @@ void plan(const PlanArgs& a) {
   }
 
   const unsigned jobs = a.jobs ? a.jobs : default_parallelism();
+  if (!(a.resolution > 0 && a.resolution < 1))
+    throw InputError("--resolution", "expected a fraction in (0, 1), e.g. 0.02, found " + std::to_string(a.resolution));
+  char res_buf[32];
+  std::snprintf(res_buf, sizeof res_buf, "%.6g", a.resolution);
+  const std::string res_text = res_buf;
   std::vector<Outcome> outcomes(splits.size());
   std::vector<ChildJob> cj;
   std::vector<size_t> which;
@@ -132,7 +139,8 @@ void plan(const PlanArgs& a) {
     ChildJob j;
     j.args = {a.objective == "jct" ? "run" : "capacity", a.scenario, "--out", dir};
     if (a.objective == "jct") j.args.insert(j.args.end(), {"--quiet", "--policy", policy});
-    else j.args.insert(j.args.end(), {"--policy", policy, "--jobs", std::to_string(jobs)});
+    else
+      j.args.insert(j.args.end(), {"--policy", policy, "--jobs", std::to_string(jobs), "--resolution", res_text});
     for (const auto& f : a.overlays) j.args.insert(j.args.end(), {"--overlay", f});
     for (const auto& o : a.overrides) j.args.insert(j.args.end(), {"--set", o});
     for (const std::string& o : std::vector<std::string>{
@@ -256,6 +264,7 @@ void register_plan_command(CLI::App& app) {
   cmd->add_option("--objective", args->objective, "jct (offline, lowest JCT) | capacity (online, highest APS)")
       ->check(CLI::IsMember({"jct", "capacity"}));
   cmd->add_option("--policy", args->policy, "Policy (default: the scenario's)");
+  cmd->add_option("--resolution", args->resolution, "Capacity objective: the searches' resolution (default 0.02)");
   add_scenario_options(cmd, args->overrides, args->overlays, "Override a field for every split: path=value");
   cmd->add_option("--out", args->out, "Output folder (plan.json, splits/)")->required();
   cmd->add_option("--jobs", args->jobs, "Runs at once (default: the core count)")->check(CLI::Range(1u, 1024u));

@@ -14,8 +14,8 @@ sc27="$root/scenarios/ds27b-1p1d.json"
 "$bin" run "$sc27" --set workload.agents=128 --set deployment.prefill_nodes=2 --set deployment.decode_nodes=1 \
   --quiet --out "$tmp/direct" || exit 1
 # Capacity objective on a tight TTFT SLO so that the searches are short.
-"$bin" plan "$sc27" --nodes 3 --objective capacity --set workload.mode=online --set workload.aps=0.5 \
-  --set workload.duration=200s --set slo.ttft=0.3s --out "$tmp/cap" --jobs 2 > "$tmp/cap.out" 2>&1 \
+"$bin" plan "$sc27" --nodes 3 --objective capacity --policy basic --resolution 0.1 --set workload.mode=online \
+  --set workload.aps=0.5 --set workload.duration=300s --set slo.ttft=0.3s --out "$tmp/cap" --jobs 2 > "$tmp/cap.out" 2>&1 \
   || { cat "$tmp/cap.out"; exit 1; }
 PYTHONPATH="$root/tests/cli" python3 - "$tmp" <<'PY'
 import json, sys
