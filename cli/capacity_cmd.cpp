@@ -23,6 +23,7 @@
 
 #include "cli/child_runs.hpp"
 #include "cli/commands.hpp"
+#include "cli/output_folder.hpp"
 #include "cli/scenario_options.hpp"
 #include "core/analysis/capacity_search.hpp"
 #include "core/config/input_error.hpp"
@@ -117,25 +118,12 @@ void capacity(const CapacityArgs& a) {
                      "capacity searches the arrival rate of an online scenario; this one is offline "
                      "(use --set workload.mode=online --set workload.aps=A --set workload.duration=T)");
 
-  fs::create_directories(a.out);
   const nlohmann::json meta = {{"scenario", fs::absolute(a.scenario).lexically_normal().string()},
                                {"overlays", a.overlays},
                                {"set", a.overrides},
                                {"slo", {{"ttft_s", ttft}, {"tpot_s", tpot}}}};
+  claim_output_folder(a.out, "capacity.json", meta, "a capacity search");
   const std::string meta_path = a.out + "/capacity.json";
-  if (std::ifstream in(meta_path); in) {
-    nlohmann::json old;
-    try {
-      old = nlohmann::json::parse(in);
-    } catch (const nlohmann::json::exception&) {
-      throw InputError(meta_path, "not valid JSON; remove it or choose another --out");
-    }
-    if (old.value("identity", nlohmann::json()) != meta)
-      throw InputError(meta_path, "this folder holds a capacity search of " + old.value("identity", nlohmann::json()).dump() +
-                                      "; this one is " + meta.dump() + ". Use another --out");
-  } else {  // claim the folder before the first probe, so an interrupted search is only resumed by the same one
-    std::ofstream(meta_path) << std::setw(2) << nlohmann::json{{"identity", meta}} << "\n";
-  }
   const unsigned jobs = a.jobs ? a.jobs : default_parallelism();
   nlohmann::json result = {{"identity", meta}, {"resolution", a.resolution}, {"policies", nlohmann::json::object()}};
   bool any_failed = false;

@@ -22,6 +22,7 @@
 
 #include "cli/child_runs.hpp"
 #include "cli/commands.hpp"
+#include "cli/output_folder.hpp"
 #include "cli/scenario_options.hpp"
 #include "core/analysis/bandwidth_model.hpp"
 #include "core/analysis/plan_splits.hpp"
@@ -75,6 +76,8 @@ Outcome read_outcome(const std::string& dir, const std::string& objective, const
 
 void plan(const PlanArgs& a) {
   if (a.nodes < 2) throw InputError("--nodes " + std::to_string(a.nodes), "expected at least 2 nodes (one P, one D)");
+  if (!(a.resolution > 0 && a.resolution < 1))
+    throw InputError("--resolution", "expected a fraction in (0, 1), e.g. 0.02, found " + std::to_string(a.resolution));
   const Scenario sc = load_scenario(a.scenario, a.overrides, a.overlays);
   const std::string policy = a.policy.empty() ? sc.policy.name : a.policy;
   {
@@ -98,31 +101,16 @@ void plan(const PlanArgs& a) {
                      "--set workload.duration=T)");
   const auto splits = analysis::enumerate_splits(sc, a.nodes);
 
-  fs::create_directories(a.out);
   const nlohmann::json identity = {{"scenario", fs::absolute(a.scenario).lexically_normal().string()},
                                    {"overlays", a.overlays},
                                    {"set", a.overrides},
                                    {"objective", a.objective},
                                    {"resolution", a.objective == "capacity" ? nlohmann::json(a.resolution) : nlohmann::json()},
                                    {"policy", policy}};
+  claim_output_folder(a.out, "plan.json", identity, "a plan");
   const std::string plan_path = a.out + "/plan.json";
-  if (std::ifstream in(plan_path); in) {
-    nlohmann::json old;
-    try {
-      old = nlohmann::json::parse(in);
-    } catch (const nlohmann::json::exception&) {
-      throw InputError(plan_path, "not valid JSON; remove it or choose another --out");
-    }
-    if (old.value("identity", nlohmann::json()) != identity)
-      throw InputError(plan_path, "this folder holds a plan of " + old.value("identity", nlohmann::json()).dump() +
-                                      "; this one is " + identity.dump() + ". Use another --out");
-  } else {
-    std::ofstream(plan_path) << std::setw(2) << nlohmann::json{{"identity", identity}} << "\n";
-  }
 
   const unsigned jobs = a.jobs ? a.jobs : default_parallelism();
-  if (!(a.resolution > 0 && a.resolution < 1))
-    throw InputError("--resolution", "expected a fraction in (0, 1), e.g. 0.02, found " + std::to_string(a.resolution));
   char res_buf[32];
   std::snprintf(res_buf, sizeof res_buf, "%.6g", a.resolution);
   const std::string res_text = res_buf;

@@ -33,12 +33,8 @@ assert 0.02<pts[1]['step_s']<0.05, pts[1]['step_s']
 assert j['prefill']['input_tokens_per_node']>j['prefill']['fresh_tokens_per_node']>0
 PY"
 
-bad() {  # name, expected text, args...
-  local name="$1" want="$2"; shift 2
-  local o; o=$("$BIN" analyze cost "$@" 2>&1); local rc=$?
-  check "$name: exit 2" "[ $rc -eq 2 ]"
-  check "$name: says '$want'" "grep -qF -- \"$want\" <<<\"\$o\""
-}
+source "$ROOT/tests/cli/bad_input.bash"
+bad() { local name="$1" want="$2"; shift 2; bad_input "$name" "$want" "$BIN" analyze cost "$@"; }
 bad "missing model file" "nope.json" --model "$ROOT/nope.json" --topology "$T"
 bad "zero batch" "--batch" --model "$M" --topology "$T" --batch 0
 bad "group not whole nodes" "multiple of the topology's 8" --model "$M" --topology "$T" --de-group 12

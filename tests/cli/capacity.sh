@@ -47,12 +47,8 @@ PY
 [ $? -eq 0 ] || exit 1
 
 fail=0
-bad() {  # name, expected text, args...
-  local name="$1" want="$2"; shift 2
-  local o; o=$("$bin" capacity "$@" 2>&1); local rc=$?
-  if [ $rc -eq 2 ] && grep -qF -- "$want" <<< "$o"; then echo "ok   $name: exit 2, $(tail -1 <<< "$o")"
-  else echo "FAIL $name: exit $rc, expected 2 and '$want': $o"; fail=1; fi
-}
+source "$root/tests/cli/bad_input.bash"
+bad() { local name="$1" want="$2"; shift 2; bad_input "$name" "$want" "$bin" capacity "$@"; }
 bad "TTFT SLO of 0" "--slo-ttft 0s: expected a duration > 0" "$sc" "${base[@]}" --slo-ttft 0s --out "$tmp/b1"
 bad "negative TPOT SLO" "--slo-tpot -5ms" "$sc" "${base[@]}" --slo-tpot -5ms --out "$tmp/b2"
 bad "offline scenario" "/workload/mode" "$sc" --out "$tmp/b3"

@@ -45,12 +45,8 @@ PY
 [ $? -eq 0 ] || exit 1
 
 fail=0
-bad() {  # name, expected text, args...
-  local name="$1" want="$2"; shift 2
-  local o; o=$("$bin" plan "$@" 2>&1); local rc=$?
-  if [ $rc -eq 2 ] && grep -qF -- "$want" <<< "$o"; then echo "ok   $name: exit 2, $(grep -v '^Run with' <<< "$o" | tail -1)"
-  else echo "FAIL $name: exit $rc, expected 2 and '$want': $o"; fail=1; fi
-}
+source "$root/tests/cli/bad_input.bash"
+bad() { local name="$1" want="$2"; shift 2; bad_input "$name" "$want" "$bin" plan "$@"; }
 bad "one node" "--nodes 1: expected at least 2 nodes" "$sc27" --nodes 1 --out "$tmp/b1"
 bad "unknown objective" "--objective" "$sc27" --nodes 3 --objective cost --out "$tmp/b2"
 bad "capacity on an offline scenario" "objective capacity needs an online scenario" "$sc27" --nodes 3 \

@@ -1,0 +1,32 @@
+#include "cli/output_folder.hpp"
+
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+
+#include "core/config/input_error.hpp"
+
+namespace dualpath::cli {
+
+void claim_output_folder(const std::string& folder, const std::string& result_file, const nlohmann::json& identity,
+                         const std::string& what) {
+  std::filesystem::create_directories(folder);
+  const std::string path = folder + "/" + result_file;
+  std::ifstream in(path);
+  if (!in) {
+    std::ofstream(path) << std::setw(2) << nlohmann::json{{"identity", identity}} << "\n";
+    return;
+  }
+  nlohmann::json old;
+  try {
+    old = nlohmann::json::parse(in);
+  } catch (const nlohmann::json::exception&) {
+    throw InputError(path, "not valid JSON; remove it or choose another --out");
+  }
+  const nlohmann::json had = old.value("identity", nlohmann::json());
+  if (had != identity)
+    throw InputError(path, "this folder holds " + what + " of " + had.dump() + "; this one is " + identity.dump() +
+                               ". Use another --out");
+}
+
+}  // namespace dualpath::cli
