@@ -11,6 +11,8 @@
 #include "core/config/input_error.hpp"
 #include "core/workload/mooncake.hpp"
 #include "core/workload/synth.hpp"
+#include "core/workload/synth_calibrate.hpp"
+#include "core/workload/table2.hpp"
 #include "core/workload/trace_io.hpp"
 #include "core/workload/trace_stats.hpp"
 
@@ -20,9 +22,18 @@ namespace {
 
 struct GenOptions {
   std::string profile;
+  std::string reading = "rounds";
   int trajectories = 500;
   uint64_t seed = 1;
   std::string out = "-";
+};
+
+struct CalibrateOptions {
+  std::string profile;
+  std::string reading = "rounds";
+  int seeds = 24;
+  int trajectories = 500;
+  bool json = false;
 };
 
 struct StatsOptions {
@@ -44,10 +55,52 @@ std::string fixed(double x, int decimals) {
 }
 
 void run_gen(const GenOptions& o) {
-  const SynthParams params = synth_profile(o.profile, "--profile");
+  const SynthParams params = synth_profile(o.profile, table2_reading(o.reading, "--reading"), "--profile");
   if (o.trajectories < 1)
     throw InputError("--trajectories", "expected at least 1, found " + std::to_string(o.trajectories));
   write_trace_file(o.out, generate_trace(params, o.trajectories, o.seed));
+}
+
+// Re-derives the stored levers of a profile from the paper's row (docs/workload.md §2): starts from the stored
+// parameters, so on a calibrated profile it confirms them; on edited shape parameters it finds new levers.
+void run_calibrate(const CalibrateOptions& o) {
+  const Table2Reading reading = table2_reading(o.reading, "--reading");
+  const Table2Row& row = table2_row(o.profile, "--profile");
+  if (o.seeds < 1 || o.seeds > 1000)
+    throw InputError("--seeds", "expected an integer in [1, 1000], found " + std::to_string(o.seeds));
+  if (o.trajectories < 1 || o.trajectories > 100000)
+    throw InputError("--trajectories", "expected an integer in [1, 100000], found " + std::to_string(o.trajectories));
+  CalibrationOptions co;
+  co.seeds = o.seeds;
+  co.trajectories = o.trajectories;
+  const CalibrationResult r = calibrate_synth(synth_profile(o.profile, reading, "--profile"), reading, row, co);
+  const SynthParams& p = r.params;
+  const auto& names = table2_column_names();
+  if (o.json) {
+    nlohmann::json j = {{"profile", o.profile},
+                        {"reading", o.reading},
+                        {"seeds", o.seeds},
+                        {"trajectories", o.trajectories},
+                        {"iterations", r.steps.size() - 1},
+                        {"worst_error", r.worst_error},
+                        {"levers",
+                         {{"turns_median", p.turns_median},
+                          {"append_median", p.append_median},
+                          {"append_traj_sigma", p.append_traj_sigma},
+                          {"first_median", p.first_median},
+                          {"gen_median", p.gen_median}}}};
+    for (int i = 0; i < kTable2Columns; ++i) j["columns"][names[i]] = {{"paper", row.values[i]}, {"model", r.values[i]}};
+    std::cout << j.dump(1) << "\n";
+    return;
+  }
+  std::cout << "profile " << o.profile << ", reading " << o.reading << ": " << r.steps.size() - 1
+            << " Newton step(s) over " << o.seeds << " seeds x " << o.trajectories << " trajectories\n"
+            << "levers: turns_median " << fixed(p.turns_median, 2) << ", append_median " << fixed(p.append_median, 2)
+            << ", append_traj_sigma " << fixed(p.append_traj_sigma, 3) << ", first_median "
+            << fixed(p.first_median, 1) << ", gen_median " << fixed(p.gen_median, 2) << "\n";
+  for (int i = 0; i < kTable2Columns; ++i)
+    std::cout << "  " << names[i] << ": model " << fixed(r.values[i], 1) << "  paper " << fixed(row.values[i], 0)
+              << "  (" << fixed(100 * (r.values[i] / row.values[i] - 1), 2) << "%)\n";
 }
 
 // Extra lines for a Mooncake input: what the chain rebuild found.
@@ -67,7 +120,8 @@ void print_stats(const std::string& file, const TraceStats& s, int64_t multi_tur
               << ",\"context\":" << fixed(s.context, 1) << ",\"kv_hit_rate\":" << fixed(s.kv_hit_rate, 5)
               << ",\"turns_per_trajectory\":" << fixed(s.turns_per_trajectory, 2)
               << ",\"append_traj_mean\":" << fixed(s.append_traj_mean, 2)
-              << ",\"gen_traj_mean\":" << fixed(s.gen_traj_mean, 2) << ",\"max_total\":" << s.max_total;
+              << ",\"gen_traj_mean\":" << fixed(s.gen_traj_mean, 2)
+              << ",\"context_traj_mean\":" << fixed(s.context_traj_mean, 1) << ",\"max_total\":" << s.max_total;
     if (mc)
       std::cout << ",\"mooncake\":{\"requests\":" << mc->requests << ",\"chains\":" << mc->chains
                 << ",\"multi_turn_chains\":" << mc->multi_turn << ",\"continued_requests\":" << mc->continued
@@ -87,7 +141,8 @@ void print_stats(const std::string& file, const TraceStats& s, int64_t multi_tur
             << "  gen/turn:        " << fixed(s.gen_per_turn, 1) << "   (per-trajectory mean: "
             << fixed(s.gen_traj_mean, 1) << ")\n"
             << "  total tokens:    " << fixed(s.total, 0) << "   (longest: " << s.max_total << ")\n"
-            << "  context:         " << fixed(s.context, 0) << "\n"
+            << "  context:         " << fixed(s.context, 0) << "   (per-trajectory mean: "
+            << fixed(s.context_traj_mean, 0) << ")\n"
             << "  KV hit rate:     " << fixed(100 * s.kv_hit_rate, 2) << "%  (context / (context + append))\n";
   if (mc)
     std::cout << "Mooncake source:\n"
@@ -136,10 +191,22 @@ void register_trace_commands(CLI::App& app) {
   auto gen = std::make_shared<GenOptions>();
   CLI::App* g = trace->add_subcommand("gen", "Generate a synthetic trace calibrated to Table 2 of the paper");
   g->add_option("--profile", gen->profile, "MaxLen profile: 32k | 48k | 64k")->required();
+  g->add_option("--reading", gen->reading,
+                "which reading of Table 2 the profile is calibrated to: rounds | trajectories (docs/workload.md)")
+      ->capture_default_str();
   g->add_option("--trajectories,-n", gen->trajectories, "number of trajectories")->capture_default_str();
   g->add_option("--seed", gen->seed, "random seed (same seed, same bytes)")->capture_default_str();
   g->add_option("-o,--output", gen->out, "output file (- = stdout)")->capture_default_str();
   g->callback([gen] { run_gen(*gen); });
+
+  auto cal = std::make_shared<CalibrateOptions>();
+  CLI::App* k = trace->add_subcommand("calibrate", "Re-derive a profile's generator levers from Table 2 (Newton)");
+  k->add_option("--profile", cal->profile, "MaxLen profile: 32k | 48k | 64k")->required();
+  k->add_option("--reading", cal->reading, "Table 2 reading: rounds | trajectories")->capture_default_str();
+  k->add_option("--seeds", cal->seeds, "mean over seeds 1..N")->capture_default_str();
+  k->add_option("--trajectories,-n", cal->trajectories, "trajectories per seed")->capture_default_str();
+  k->add_flag("--json", cal->json, "print one JSON object instead of text");
+  k->callback([cal] { run_calibrate(*cal); });
 
   auto stats = std::make_shared<StatsOptions>();
   CLI::App* s = trace->add_subcommand("stats", "Print the Table 2 statistics of a trace");

@@ -114,6 +114,8 @@ struct WorkloadSpec {
   std::string source = "generate";     // "generate" | "file"
   std::string profile = "64k";         // for "generate": "32k" | "48k" | "64k"
   int trajectories = 500;              // for "generate"
+  std::string table2_reading = "rounds";  // for "generate": which reading of Table 2 the profile is calibrated to
+                                          // ("rounds" | "trajectories", docs/workload.md)
   std::string file;                    // for "file": path (resolved against the scenario file's folder)
   ArrivalMode mode = ArrivalMode::Offline;
   int agents = 0;                      // offline: number of agents started at t = 0

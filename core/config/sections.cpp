@@ -159,7 +159,7 @@ Deployment parse_deployment(const ObjectReader& parent, const std::string& key, 
 
 WorkloadSpec parse_workload(const ObjectReader& parent, const std::string& key) {
   const ObjectReader r =
-      parent.object(key, {"source", "profile", "trajectories", "file", "mode", "agents", "aps", "duration",
+      parent.object(key, {"source", "profile", "table2_reading", "trajectories", "file", "mode", "agents", "aps", "duration",
                           "append_scale", "gen_scale", "max_len", "think_time", "seed", "stop"});
   const WorkloadSpec d;
   WorkloadSpec w;
@@ -167,6 +167,7 @@ WorkloadSpec parse_workload(const ObjectReader& parent, const std::string& key) 
   // Keys of the branch not taken are still type-checked but otherwise ignored, so an override such as
   // workload.mode=online works on an offline scenario without having to delete its "agents" key.
   w.profile = r.choice("profile", {"32k", "48k", "64k"}, d.profile);
+  w.table2_reading = r.choice("table2_reading", {"rounds", "trajectories"}, d.table2_reading);
   w.trajectories = static_cast<int>(r.integer("trajectories", 1, 10000000, d.trajectories));
   if (w.source == "file" || r.has("file")) {
     const std::string file = non_empty_string(r, "file");

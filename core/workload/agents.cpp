@@ -19,9 +19,14 @@ void check(bool ok, const std::string& key, const std::string& what) {
   if (!ok) throw InputError("workload." + key, what);
 }
 
+SynthParams profile_of(const WorkloadSpec& spec) {
+  return synth_profile(spec.profile, table2_reading(spec.table2_reading, "workload.table2_reading"),
+                       "workload.profile");
+}
+
 int64_t effective_max_len(const WorkloadSpec& spec) {
   if (spec.max_len > 0) return spec.max_len;
-  if (spec.source == "generate") return synth_profile(spec.profile, "workload.profile").max_len;
+  if (spec.source == "generate") return profile_of(spec).max_len;
   return 0;
 }
 
@@ -113,7 +118,7 @@ std::vector<Agent> make_agents(const Trace& trace, const WorkloadSpec& spec) {
 
 Trace load_workload_trace(const WorkloadSpec& spec, const std::string& scenario_dir) {
   if (spec.source == "generate") {
-    const SynthParams params = synth_profile(spec.profile, "workload.profile");
+    const SynthParams params = profile_of(spec);
     check(spec.trajectories >= 1, "trajectories",
           "expected at least 1 trajectory to generate, found " + std::to_string(spec.trajectories));
     return generate_trace(params, spec.trajectories, spec.seed);

@@ -15,11 +15,16 @@ namespace {
 // the mean of the Table 2 statistics over 24 seeds x 500 trajectories matches the paper (docs/workload.md).
 const std::vector<SynthParams>& profiles() {
   static const std::vector<SynthParams> p = {
-      // name  max_len  turns: median sigma corr  append: median traj round  first: median sigma
-      //                                                                   gen: median traj round
-      {"32k", 32768, 50.10, 0.6, 0.5, 630.41, 1.619, 1.0, 8984.9, 0.5, 146.74, 0.15, 0.6},
-      {"48k", 49152, 85.72, 0.6, 0.5, 433.27, 2.000, 1.0, 9369.1, 0.5, 170.75, 0.15, 0.6},
-      {"64k", 65536, 120.92, 0.6, 0.5, 383.13, 2.639, 1.0, 11247.1, 0.5, 174.75, 0.15, 0.6},
+      // name  reading  max_len  turns: median sigma corr  append: median traj round  first: median sigma
+      //                                                                            gen: median traj round
+      {"32k", Table2Reading::Rounds, 32768, 50.10, 0.6, 0.5, 630.41, 1.619, 1.0, 8984.9, 0.5, 146.74, 0.15, 0.6},
+      {"48k", Table2Reading::Rounds, 49152, 85.72, 0.6, 0.5, 433.27, 2.000, 1.0, 9369.1, 0.5, 170.75, 0.15, 0.6},
+      {"64k", Table2Reading::Rounds, 65536, 120.92, 0.6, 0.5, 383.13, 2.639, 1.0, 11247.1, 0.5, 174.75, 0.15, 0.6},
+      // Same shape, levers solved against the trajectory-weighted reading (`dualpath trace calibrate
+      // --reading trajectories`).
+      {"32k", Table2Reading::Trajectories, 32768, 71.94, 0.6, 0.5, 227.57, 1.346, 1.0, 8405.3, 0.5, 146.22, 0.15, 0.6},
+      {"48k", Table2Reading::Trajectories, 49152, 124.39, 0.6, 0.5, 129.22, 1.550, 1.0, 8693.9, 0.5, 169.99, 0.15, 0.6},
+      {"64k", Table2Reading::Trajectories, 65536, 180.29, 0.6, 0.5, 81.18, 1.818, 1.0, 9970.7, 0.5, 174.06, 0.15, 0.6},
   };
   return p;
 }
@@ -31,15 +36,16 @@ int64_t at_least_one(double x) { return std::max<int64_t>(1, std::llround(x)); }
 const std::vector<std::string>& synth_profile_names() {
   static const std::vector<std::string> names = [] {
     std::vector<std::string> v;
-    for (const auto& p : profiles()) v.push_back(p.name);
+    for (const auto& p : profiles())
+      if (p.reading == Table2Reading::Rounds) v.push_back(p.name);
     return v;
   }();
   return names;
 }
 
-SynthParams synth_profile(const std::string& name, const std::string& where) {
+SynthParams synth_profile(const std::string& name, Table2Reading reading, const std::string& where) {
   for (const auto& p : profiles())
-    if (p.name == name) return p;
+    if (p.name == name && p.reading == reading) return p;
   std::string list;
   for (const auto& n : synth_profile_names()) list += (list.empty() ? "" : ", ") + n;
   throw InputError(where, "expected a workload profile (" + list + "), found '" + name + "'");

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "core/workload/table2.hpp"
 #include "core/workload/trace.hpp"
 
 namespace dualpath {
@@ -13,6 +14,7 @@ namespace dualpath {
 // Shape of one synthetic profile. Sigmas are of the natural log; medians/means are in tokens.
 struct SynthParams {
   std::string name;
+  Table2Reading reading = Table2Reading::Rounds;  // which reading of Table 2 the levers were solved against
   int64_t max_len = 0;            // truncation: a round whose prompt + generation exceeds this ends the trajectory
   double turns_median = 0;        // natural (untruncated) number of rounds: lognormal
   double turns_sigma = 0;
@@ -31,8 +33,9 @@ struct SynthParams {
 // The names accepted by synth_profile(), in order.
 const std::vector<std::string>& synth_profile_names();
 
-// Parameters of a named profile ("32k" | "48k" | "64k"). Throws InputError(where, ...) for other names.
-SynthParams synth_profile(const std::string& name, const std::string& where);
+// Parameters of a named profile ("32k" | "48k" | "64k") calibrated to one reading of Table 2.
+// Throws InputError(where, ...) for other names.
+SynthParams synth_profile(const std::string& name, Table2Reading reading, const std::string& where);
 
 // n trajectories with ids "<profile>-<k>". Trajectory k depends only on (params, seed, k), so a smaller
 // trace is a prefix of a larger one with the same seed. Arrival times are left unset.

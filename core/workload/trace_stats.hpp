@@ -25,6 +25,7 @@ struct TraceStats {
   double turns_per_trajectory = 0;  // plain mean of the round counts
   double append_traj_mean = 0;      // mean over trajectories of the trajectory's mean append per round
   double gen_traj_mean = 0;         // mean over trajectories of the trajectory's mean generation per round
+  double context_traj_mean = 0;     // mean over trajectories of the trajectory's mean reused context per round
   int64_t max_total = 0;            // longest trajectory (tokens)
 };
 

@@ -35,7 +35,7 @@ std::string bytes_of(const Trace& t) {
 TEST(WorkloadSynth, MatchesTable2Within5PercentAt500Trajectories) {
   for (const auto& row : kTable2) {
     for (uint64_t seed : {1, 2, 3}) {
-      const Trace t = generate_trace(synth_profile(row.profile, "x"), 500, seed);
+      const Trace t = generate_trace(synth_profile(row.profile, Table2Reading::Rounds, "x"), 500, seed);
       const TraceStats s = compute_stats(t, "x");
       SCOPED_TRACE(std::string(row.profile) + " seed " + std::to_string(seed));
       EXPECT_NEAR(s.turns / row.turns, 1.0, 0.05) << s.turns;
@@ -49,18 +49,18 @@ TEST(WorkloadSynth, MatchesTable2Within5PercentAt500Trajectories) {
 }
 
 TEST(WorkloadSynth, KvHitRateOf64kIs98Point7) {
-  const TraceStats s = compute_stats(generate_trace(synth_profile("64k", "x"), 500, 1), "x");
+  const TraceStats s = compute_stats(generate_trace(synth_profile("64k", Table2Reading::Rounds, "x"), 500, 1), "x");
   EXPECT_NEAR(s.kv_hit_rate, 0.987, 0.003);
 }
 
 TEST(WorkloadSynth, SameSeedSameBytesOtherSeedOtherBytes) {
-  const SynthParams p = synth_profile("48k", "x");
+  const SynthParams p = synth_profile("48k", Table2Reading::Rounds, "x");
   EXPECT_EQ(bytes_of(generate_trace(p, 50, 7)), bytes_of(generate_trace(p, 50, 7)));
   EXPECT_NE(bytes_of(generate_trace(p, 50, 7)), bytes_of(generate_trace(p, 50, 8)));
 }
 
 TEST(WorkloadSynth, SmallerTraceIsAPrefixOfALargerOne) {
-  const SynthParams p = synth_profile("32k", "x");
+  const SynthParams p = synth_profile("32k", Table2Reading::Rounds, "x");
   const Trace small = generate_trace(p, 130, 3), big = generate_trace(p, 250, 3);
   for (size_t k = 0; k < small.trajectories.size(); ++k) {
     EXPECT_EQ(small.trajectories[k].id, big.trajectories[k].id);
@@ -70,7 +70,7 @@ TEST(WorkloadSynth, SmallerTraceIsAPrefixOfALargerOne) {
 
 TEST(WorkloadSynth, EveryTrajectoryHasPositiveRoundsWithinMaxLen) {
   for (const auto& row : kTable2) {
-    const Trace t = generate_trace(synth_profile(row.profile, "x"), 300, 11);
+    const Trace t = generate_trace(synth_profile(row.profile, Table2Reading::Rounds, "x"), 300, 11);
     for (const auto& tr : t.trajectories) {
       ASSERT_FALSE(tr.rounds.empty());
       for (const auto& r : tr.rounds) {
@@ -84,7 +84,7 @@ TEST(WorkloadSynth, EveryTrajectoryHasPositiveRoundsWithinMaxLen) {
 
 TEST(WorkloadSynth, UnknownProfileIsAnInputErrorListingTheNames) {
   try {
-    synth_profile("128k", "--profile");
+    synth_profile("128k", Table2Reading::Rounds, "--profile");
     FAIL() << "no error";
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("--profile: expected a workload profile (32k, 48k, 64k), found '128k'"),
