@@ -157,6 +157,11 @@ struct PolicySpec {
   // holds KV (PE buffer from read start until each layer went to HBM; DE buffer of a PE-path request from its
   // first forward to the handoff); "reserve" reserves every buffer the request will need at read start.
   std::string buffer = "stream";
+  // When a decode engine takes the HBM a request will fill (docs/assumptions.md "Decode HBM allocation"):
+  // "assign" reserves it when the DE is chosen (Algorithm 1 updates free_HBM there); "handoff" allocates it when
+  // the complete prompt KV is in the DE buffer (§2.5), and the request waits there, holding its buffer, until
+  // the engine has room.
+  std::string de_hbm = "assign";
   double alpha_seconds = 3.0;        // alpha = tokens one node reads from storage in this time
   double beta_seconds = 5.0;         // beta = tokens one GPU processes in this time
   double z_factor = 1.05;            // DE high-token threshold factor

@@ -90,6 +90,7 @@ nlohmann::json scenario_to_json(const Scenario& s) {
                  {"compute_quota", p.compute_quota},
                  {"quota_scope", p.quota_scope},
                  {"buffer", p.buffer},
+                 {"de_hbm", p.de_hbm},
                  {"alpha_seconds", p.alpha_seconds},
                  {"beta_seconds", p.beta_seconds},
                  {"z_factor", p.z_factor},

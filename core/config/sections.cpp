@@ -199,7 +199,7 @@ WorkloadSpec parse_workload(const ObjectReader& parent, const std::string& key) 
 
 PolicySpec parse_policy(const ObjectReader& parent, const std::string& key) {
   const ObjectReader r = parent.object(key, {"name", "layerwise", "dual_path", "scheduler", "compute_quota",
-                                             "quota_scope", "buffer", "alpha_seconds", "beta_seconds", "z_factor",
+                                             "quota_scope", "buffer", "de_hbm", "alpha_seconds", "beta_seconds", "z_factor",
                                              "block_tokens", "qos"});
   const PolicySpec d;
   PolicySpec p;
@@ -215,6 +215,7 @@ PolicySpec parse_policy(const ObjectReader& parent, const std::string& key) {
   p.compute_quota = r.quantity("compute_quota", Dimension::Duration, Range::positive(), d.compute_quota);
   p.quota_scope = r.choice("quota_scope", {"layer", "forward"}, d.quota_scope);
   p.buffer = r.choice("buffer", {"stream", "reserve"}, d.buffer);
+  p.de_hbm = r.choice("de_hbm", {"assign", "handoff"}, d.de_hbm);
   p.alpha_seconds = r.quantity("alpha_seconds", Dimension::Duration, Range::positive(), d.alpha_seconds);
   p.beta_seconds = r.quantity("beta_seconds", Dimension::Duration, Range::positive(), d.beta_seconds);
   p.z_factor = r.number("z_factor", Range::positive(), d.z_factor);

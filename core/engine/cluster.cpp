@@ -103,6 +103,7 @@ Cluster::Cluster(const Scenario& scenario, std::vector<Agent> agents, Backend& b
   reads_in_flight_.assign(nodes, 0);
   queue_wait_.assign(nodes, QueueWait{});
   ready_.resize(view_.engines.size());
+  hbm_waiting_.resize(view_.engines.size());
   // Engines that step together: an EP group synchronises at every layer's all-to-all; without EP (data-parallel
   // dense models) every engine runs on its own and the group is only the scheduler's unit.
   unit_of_.assign(view_.engines.size(), -1);
@@ -274,9 +275,11 @@ void Cluster::decode_fetch(int group) {
   for (const auto& p : placed_list) {
     Request& r = requests_[q[p.index].id];
     auto& e = view_.engines[p.engine];
-    e.hbm.touch(be_.now());
-    if (!e.hbm.try_reserve(q[p.index].hbm_need))
-      throw std::logic_error("policy placed a request on a decode engine without HBM room");
+    if (!hbm_at_handoff()) {
+      e.hbm.touch(be_.now());
+      if (!e.hbm.try_reserve(q[p.index].hbm_need))
+        throw std::logic_error("policy placed a request on a decode engine without HBM room");
+    }
     r.de = p.engine;
     r.t.de_assigned = be_.now();
     r.de_fetch_seen = true;

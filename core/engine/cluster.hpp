@@ -118,6 +118,7 @@ class Cluster {
   // decode (cluster_decode.cpp)
   void kv_arrived(Request& r);
   void start_handoff(Request& r);
+  void start_h2d(Request& r);
   void handoff_done(Request& r);
   void maybe_start_chunk(int group);
   void chunk_done(int group);
@@ -131,6 +132,9 @@ class Cluster {
     r.wait_cause = c, r.wait_since = be_.now();
   }
   bool streamed_buffers() const { return sc_.policy.buffer == "stream"; }
+  bool hbm_at_handoff() const { return sc_.policy.de_hbm == "handoff"; }
+  // HBM given back on a decode engine (a round ended): with HBM allocated at handoff, waiting handoffs start.
+  void release_hbm(int engine, double bytes);
   // Buffer room on `node` taken or given back for request `r` (occupancy over time, and who holds it).
   void reserve_buffer(Request& r, int node, double bytes) { buffer_change(r, node, bytes); }
   void release_buffer(Request& r, int node, double bytes) { buffer_change(r, node, -bytes); }
@@ -209,6 +213,9 @@ class Cluster {
   std::vector<std::string> read_failures_;
   // per-engine ready queues (requests whose hit KV is in a DRAM buffer) and group pipelines
   std::vector<std::deque<int64_t>> ready_;
+  // per decode engine, with policy.de_hbm = "handoff": requests whose prompt KV is in the DE buffer, waiting for
+  // the engine's HBM (FIFO)
+  std::vector<std::deque<int64_t>> hbm_waiting_;
   std::vector<std::vector<int>> pe_units_, de_units_;  // engines that run forwards / decode steps in lockstep
   std::vector<int> unit_of_;                            // per GPU: its unit in pe_units_ or de_units_
   std::vector<std::unique_ptr<PrefillGroupState>> pe_state_;

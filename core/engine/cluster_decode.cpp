@@ -17,6 +17,36 @@ void Cluster::kv_arrived(Request& r) { start_handoff(r); }
 
 void Cluster::start_handoff(Request& r) {
   r.t.handoff_start = be_.now();
+  if (hbm_at_handoff()) {
+    // §2.5: the DE allocates HBM once the complete prompt KV is in its buffer. FIFO per engine: a later, smaller
+    // request does not overtake a waiting one.
+    auto& eng = view_.engines[r.de];
+    auto& waiting = hbm_waiting_[r.de];
+    eng.hbm.touch(be_.now());
+    if (!waiting.empty() || !eng.hbm.try_reserve(kv_bytes(r.prompt + r.gen))) {
+      waiting.push_back(r.id);
+      set_wait(r, WaitCause::HandoffHbm);
+      return;
+    }
+  }
+  start_h2d(r);
+}
+
+void Cluster::release_hbm(int engine, double bytes) {
+  auto& eng = view_.engines[engine];
+  eng.hbm.touch(be_.now());
+  eng.hbm.release(bytes);
+  auto& waiting = hbm_waiting_[engine];
+  while (!waiting.empty()) {
+    Request& w = requests_[waiting.front()];
+    if (!eng.hbm.try_reserve(kv_bytes(w.prompt + w.gen))) break;
+    waiting.pop_front();
+    start_h2d(w);
+  }
+}
+
+// The handoff proper, HBM in hand: H2D of the prompt KV, and the prompt's new Full Blocks written to storage.
+void Cluster::start_h2d(Request& r) {
   set_wait(r, WaitCause::Handoff);
   if (features_.bypass_io) {
     handoff_done(r);
@@ -60,8 +90,7 @@ void Cluster::handoff_done(Request& r) {
   auto& eng = view_.engines[r.de];
   if (r.gen <= 1) {  // the first token was the last: nothing to decode
     eng.tok -= r.prompt + r.gen, eng.seq -= 1;
-    eng.hbm.touch(be_.now());
-    eng.hbm.release(kv_bytes(r.prompt + r.gen));
+    release_hbm(r.de, kv_bytes(r.prompt + r.gen));
     if (!features_.bypass_io) pump_all_reads();
     if (!features_.bypass_io && streamed_buffers()) pump_forwards();  // DE buffer room came back
     return;
@@ -239,8 +268,7 @@ void Cluster::chunk_done(int group) {
     Request& r = requests_[id];
     auto& eng = view_.engines[r.de];
     eng.tok -= r.prompt + r.gen, eng.seq -= 1;
-    eng.hbm.touch(be_.now());
-    eng.hbm.release(kv_bytes(r.prompt + r.gen));
+    release_hbm(r.de, kv_bytes(r.prompt + r.gen));
     round_done(r);
   }
   maybe_start_chunk(group);

@@ -24,6 +24,7 @@ enum class WaitCause : uint8_t {
   EpAllToAll,     // in a forward whose stage compute is done but its EP all-to-all is not (CNIC model traffic)
   // after the first token
   KvTail,         // first token out, the last stages' KV still streaming to the DE buffer
+  HandoffHbm,     // prompt KV in the DE buffer, waiting for the engine's HBM (policy.de_hbm = "handoff")
   Handoff,        // H2D into DE HBM and persistence of the prompt's new blocks
   DecodeJoin,     // handed off, waiting for the decode chunk in flight to end
   Decode,         // decoding

@@ -27,6 +27,7 @@ constexpr std::array<CauseInfo, kWaitCauses> kCauses{{
     {"prefill_compute", "pe_compute"},
     {"ep_all_to_all", "ep_all_to_all"},
     {"kv_tail", "kv_transfer"},
+    {"handoff_hbm", "de_hbm"},
     {"handoff", "handoff"},
     {"decode_join", "de_compute"},
     {"decode", "de_compute"},

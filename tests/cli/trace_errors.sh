@@ -55,6 +55,11 @@ expect_error missing_file "$tmp/nope.jsonl" -- trace stats "$tmp/nope.jsonl"
 expect_error unknown_profile "--profile: expected a workload profile" -- trace gen --profile 128k --trajectories 5
 
 expect_error zero_trajectories "--trajectories" -- trace gen --profile 64k --trajectories 0
+expect_error unknown_reading "--reading: expected a Table 2 reading (rounds, trajectories), found 'requests'" -- \
+  trace gen --profile 64k --reading requests --trajectories 5
+expect_error calibrate_unknown_profile "--profile: expected a workload profile" -- trace calibrate --profile 16k
+expect_error calibrate_zero_seeds "--seeds: expected an integer in [1, 1000], found 0" -- \
+  trace calibrate --profile 32k --seeds 0
 
 printf '%s\n%s\n' "$mc_good" '{"timestamp": 0, "input_length": 600, "output_length": 5, "hash_ids": [0, 1, 2]}' >"$tmp/mc_len.jsonl"
 expect_error mooncake_hash_len "mc_len.jsonl:2: hash_ids: expected ceil(input_length/512) = 2" -- \

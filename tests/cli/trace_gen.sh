@@ -27,6 +27,30 @@ for key, paper in (("turns", 157), ("append_per_turn", 429), ("gen_per_turn", 17
     assert abs(s[key] / paper - 1) <= 0.05, (key, s[key], paper)
 PY
 
+# The trajectory-weighted reading (--reading trajectories): its own columns match Table 2, with ~1.7x the rounds.
+"$bin" trace gen --profile 64k --reading trajectories --trajectories 500 --seed 1 -o "$tmp/t.jsonl"
+"$bin" trace stats --json "$tmp/t.jsonl" >"$tmp/t.json"
+python3 - "$tmp/s.json" "$tmp/t.json" <<'PY' || fail "64k trajectory-reading statistics off Table 2"
+import json, sys
+r, t = (json.load(open(f)) for f in sys.argv[1:3])
+for key, paper in (("turns_per_trajectory", 157), ("append_traj_mean", 429), ("gen_traj_mean", 176),
+                   ("context_traj_mean", 32721), ("total", 55958)):
+    assert abs(t[key] / paper - 1) <= 0.05, (key, t[key], paper)
+assert 1.6 <= t["rounds"] / r["rounds"] <= 1.8, (t["rounds"], r["rounds"])
+PY
+
+# trace calibrate confirms the stored levers: from them, the columns are within 0.5% of the paper's row.
+"$bin" trace calibrate --profile 32k --reading trajectories --seeds 4 --trajectories 200 --json >"$tmp/cal.json"
+python3 - "$tmp/cal.json" <<'PY' || fail "trace calibrate output"
+import json, sys
+c = json.load(open(sys.argv[1]))
+assert c["profile"] == "32k" and c["reading"] == "trajectories", c
+assert c["worst_error"] <= 0.005, c
+assert set(c["levers"]) == {"turns_median", "append_median", "append_traj_sigma", "first_median", "gen_median"}, c
+for col in c["columns"].values():
+    assert abs(col["model"] / col["paper"] - 1) <= 0.005, c
+PY
+
 # "-" reads standard input.
 "$bin" trace gen --profile 32k --trajectories 20 | "$bin" trace stats - | grep -q "trajectories: *20 " || fail "stats -"
 

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <string>
 
 #include "core/engine/cluster.hpp"
 #include "fake_backend.hpp"
@@ -98,7 +100,10 @@ class Conservation : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(Conservation, EveryRoundOnceAndHitBytesDelivered) {
   Scenario s = test::small_scenario(2, 2, 2);
-  s.policy.name = GetParam();
+  const std::string param = GetParam();  // "<policy>" or "<policy>+handoff" (decode HBM taken at handoff)
+  const std::string policy = param.substr(0, param.find('+'));
+  s.policy.name = policy;
+  if (param.find("+handoff") != std::string::npos) s.policy.de_hbm = "handoff";
   s.policy.compute_quota = 1e9;  // no chunking: each hit is loaded exactly once
   s.topology.dram_buffer_bytes = 2e9;
   FakeBackend be(FakeRates{50e9, 50e9, 2});
@@ -117,7 +122,7 @@ TEST_P(Conservation, EveryRoundOnceAndHitBytesDelivered) {
     hit_tokens += r.hit;
   }
   const auto& t = c.totals();
-  if (std::string(GetParam()) != "oracle") {
+  if (policy != "oracle") {
     EXPECT_NEAR(t.storage_read, hit_tokens * s.model.kv_bytes_per_token(), 1);
     EXPECT_NEAR(t.hit_loaded_to_pe, t.storage_read, 1);  // every hit byte read reaches PE HBM
     EXPECT_LE(c.peak_buffer_fraction(), 1.0);
@@ -137,18 +142,25 @@ TEST_P(Conservation, EveryRoundOnceAndHitBytesDelivered) {
   EXPECT_EQ(be.rewritten_blocks, 0);
   EXPECT_NEAR(named_read, t.storage_read, 1);
   EXPECT_NEAR(named_written, t.storage_write, 1);
-  if (std::string(GetParam()) != "oracle") {
+  if (policy != "oracle") {
     EXPECT_GT(named_written, 0);
   }
-  if (std::string(GetParam()) == "basic") {
+  if (policy == "basic") {
     EXPECT_EQ(t.storage_read_de, 0);
   }
-  if (std::string(GetParam()) == "dualpath") {
+  if (policy == "dualpath") {
     EXPECT_GT(t.storage_read_de, 0);
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Policies, Conservation, ::testing::Values("dualpath", "basic", "oracle"));
+INSTANTIATE_TEST_SUITE_P(Policies, Conservation,
+                         ::testing::Values("dualpath", "basic", "oracle", "dualpath+handoff", "basic+handoff",
+                                           "oracle+handoff"),
+                         [](const auto& info) {
+                           std::string n = info.param;
+                           std::replace(n.begin(), n.end(), '+', '_');
+                           return n;
+                         });
 
 TEST(Cluster, SmallBuffersMakeRequestsWaitNeverExceedCapacity) {
   Scenario s = test::small_scenario(1, 1, 2);
@@ -161,6 +173,42 @@ TEST(Cluster, SmallBuffersMakeRequestsWaitNeverExceedCapacity) {
   EXPECT_GT(r.buffer_wait, 0.01);  // requests did wait for room
   s.topology.dram_buffer_bytes = 1e13;
   EXPECT_EQ(run(s, 8).buffer_wait, 0);  // and with ample buffers none does
+}
+
+// Decode HBM for one request only. "assign" (Algorithm 1 reserves free_HBM when it picks the DE): the second
+// request is not even assigned a DE, so its read waits, until the first one's decode ends. "handoff" (§2.5: the
+// DE allocates HBM when the prompt KV is in its buffer): the second one is read and prefilled meanwhile and waits
+// in the DE buffer for the HBM; it finishes earlier.
+TEST(Cluster, DecodeHbmIsTakenAtAssignmentOrAtHandoff) {
+  Scenario s = test::small_scenario();
+  s.policy.name = "basic";
+  const double need = 4050 * s.model.kv_bytes_per_token();
+  s.topology.gpu.hbm_bytes = CostModel(s.model, s.topology.gpu).weight_bytes_per_gpu(1) + 1.5 * need;
+  const std::vector<Agent> agents = {agent(0, {{4000, 50, 0}}), agent(1, {{4000, 50, 0}})};
+  std::map<std::string, std::vector<RequestTimes>> times;
+  std::map<std::string, double> hbm_wait_after_read;
+  for (const std::string mode : {"assign", "handoff"}) {
+    s.policy.de_hbm = mode;
+    FakeBackend be(FakeRates{50e9, 50e9, 1});
+    Cluster c(s, agents, be);
+    c.start();
+    be.run();
+    ASSERT_TRUE(c.finished()) << mode << ": " << c.stall_report();
+    for (const auto& r : c.requests()) times[mode].push_back(r.t);
+    for (const auto& e : c.view().engines) EXPECT_NEAR(e.hbm.used(), 0, 1) << mode;
+    hbm_wait_after_read[mode] = c.waits().total(WaitCause::HandoffHbm);
+  }
+  for (const auto& [mode, t] : times) ASSERT_EQ(t.size(), 2u) << mode;
+  const auto first_done = [](const std::vector<RequestTimes>& t) { return std::min(t[0].done, t[1].done); };
+  const auto second = [](const std::vector<RequestTimes>& t) { return t[0].done < t[1].done ? t[1] : t[0]; };
+  // assign: the second request's read starts only after the first round ended.
+  EXPECT_GE(second(times["assign"]).read_start, first_done(times["assign"]) - 1e-9);
+  // handoff: it is read and prefilled while the first decodes, then waits for HBM before its handoff ends.
+  const RequestTimes h = second(times["handoff"]);
+  EXPECT_LT(h.first_token, first_done(times["handoff"]));
+  EXPECT_GE(h.handoff_end, first_done(times["handoff"]) - 1e-9);
+  EXPECT_GT(hbm_wait_after_read["handoff"], 0);
+  EXPECT_LT(second(times["handoff"]).done, second(times["assign"]).done);
 }
 
 TEST(Cluster, RequestLargerThanEveryBufferStopsWithExplanation) {

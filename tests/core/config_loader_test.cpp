@@ -278,3 +278,16 @@ TEST_F(config_loader, StopRuleIsOnlineOnlyAndSloMustBePositive) {
   const std::string offline = scenario(R"({"mode": "offline", "agents": 4, "stop": "slo"})");
   EXPECT_NE(error_of(offline).find("online runs only"), std::string::npos) << error_of(offline);
 }
+
+// Both readings of Table 2 are accepted (and echoed in the resolved scenario); anything else names the key.
+TEST_F(config_loader, Table2ReadingAcceptsBothReadings) {
+  const std::string file = scenario();
+  EXPECT_EQ(error_of(file, {"workload.table2_reading=rounds"}), "");
+  EXPECT_EQ(error_of(file, {"workload.table2_reading=trajectories"}), "");
+  const Scenario s = load_scenario(file, {"workload.table2_reading=trajectories"});
+  EXPECT_EQ(s.workload.table2_reading, "trajectories");
+  EXPECT_EQ(load_scenario(file).workload.table2_reading, "rounds");  // default
+  const std::string err = error_of(file, {"workload.table2_reading=requests"});
+  EXPECT_NE(err.find("/workload/table2_reading"), std::string::npos) << err;
+  EXPECT_NE(err.find("\"rounds\" | \"trajectories\""), std::string::npos) << err;
+}

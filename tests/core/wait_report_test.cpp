@@ -66,13 +66,17 @@ TEST(WaitTracker, ChargesSplitOverBinsAndSharesAddUp) {
 
 // Every request-second from arrival to the round's end is charged once: the causes add up to the rounds'
 // lifetimes, and the causes before the first token to the TTFTs, under every policy and buffer lifecycle.
-class WaitConservation : public ::testing::TestWithParam<std::tuple<const char*, const char*>> {};
+class WaitConservation : public ::testing::TestWithParam<std::tuple<const char*, const char*, const char*>> {};
 
 TEST_P(WaitConservation, CausesAddUpToLifetimesAndTtfts) {
   Scenario s = test::small_scenario(2, 2, 2);
   s.policy.name = std::get<0>(GetParam());
   s.policy.buffer = std::get<1>(GetParam());
+  s.policy.de_hbm = std::get<2>(GetParam());
   s.topology.dram_buffer_bytes = 3 * 5000 * s.model.kv_bytes_per_token();  // buffers bind now and then
+  // Decode HBM for about three requests per engine, so decode HBM binds now and then too.
+  s.topology.gpu.hbm_bytes = CostModel(s.model, s.topology.gpu).weight_bytes_per_gpu(s.deployment.de_group_gpus) +
+                             3 * 5000 * s.model.kv_bytes_per_token();
   FakeBackend be(FakeRates{20e9, 50e9, 2});
   Cluster c(s, agents(10), be);
   c.start();
@@ -106,7 +110,8 @@ TEST_P(WaitConservation, CausesAddUpToLifetimesAndTtfts) {
 
 INSTANTIATE_TEST_SUITE_P(PoliciesAndBuffers, WaitConservation,
                          ::testing::Combine(::testing::Values("dualpath", "basic", "oracle"),
-                                            ::testing::Values("stream", "reserve")));
+                                            ::testing::Values("stream", "reserve"),
+                                            ::testing::Values("assign", "handoff")));
 
 // Buffers too small for more than a couple of prompts: requests wait on DRAM buffer room, and the report says so;
 // with ample buffers no request waits on a buffer at all.

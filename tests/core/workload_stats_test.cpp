@@ -21,6 +21,7 @@ TEST(WorkloadStats, MatchesHandComputedDefinitions) {
   EXPECT_DOUBLE_EQ(s.total, (110.0 + 110.0) / 2.0);
   // Context reused per round: A: 0; B: 0, 55, 77.
   EXPECT_DOUBLE_EQ(s.context, (0.0 + 0 + 55 + 77) / 4.0);
+  EXPECT_DOUBLE_EQ(s.context_traj_mean, (0.0 + (0 + 55 + 77) / 3.0) / 2);  // mean of per-trajectory means
   EXPECT_DOUBLE_EQ(s.kv_hit_rate, 33.0 / (33.0 + 50.0));
   EXPECT_EQ(s.max_total, 110);
 }
