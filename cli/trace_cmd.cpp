@@ -9,6 +9,7 @@
 
 #include "cli/commands.hpp"
 #include "core/config/input_error.hpp"
+#include "core/config/scenario.hpp"
 #include "core/workload/mooncake.hpp"
 #include "core/workload/synth.hpp"
 #include "core/workload/synth_calibrate.hpp"
@@ -22,7 +23,7 @@ namespace {
 
 struct GenOptions {
   std::string profile;
-  std::string reading = "rounds";
+  std::string reading = WorkloadSpec{}.table2_reading;  // the scenario default
   int trajectories = 500;
   uint64_t seed = 1;
   std::string out = "-";
@@ -30,7 +31,7 @@ struct GenOptions {
 
 struct CalibrateOptions {
   std::string profile;
-  std::string reading = "rounds";
+  std::string reading = WorkloadSpec{}.table2_reading;
   int seeds = 24;
   int trajectories = 500;
   bool json = false;

@@ -114,7 +114,7 @@ struct WorkloadSpec {
   std::string source = "generate";     // "generate" | "file"
   std::string profile = "64k";         // for "generate": "32k" | "48k" | "64k"
   int trajectories = 500;              // for "generate"
-  std::string table2_reading = "rounds";  // for "generate": which reading of Table 2 the profile is calibrated to
+  std::string table2_reading = "trajectories";  // for "generate": which reading of Table 2 the profile is calibrated to
                                           // ("rounds" | "trajectories", docs/workload.md)
   std::string file;                    // for "file": path (resolved against the scenario file's folder)
   ArrivalMode mode = ArrivalMode::Offline;
@@ -161,7 +161,7 @@ struct PolicySpec {
   // "assign" reserves it when the DE is chosen (Algorithm 1 updates free_HBM there); "handoff" allocates it when
   // the complete prompt KV is in the DE buffer (§2.5), and the request waits there, holding its buffer, until
   // the engine has room.
-  std::string de_hbm = "assign";
+  std::string de_hbm = "handoff";
   double alpha_seconds = 3.0;        // alpha = tokens one node reads from storage in this time
   double beta_seconds = 5.0;         // beta = tokens one GPU processes in this time
   double z_factor = 1.05;            // DE high-token threshold factor

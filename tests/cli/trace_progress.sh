@@ -8,7 +8,8 @@ command -v script >/dev/null || { echo "skip: script(1) not installed"; exit 0; 
 
 run="$bin run $root/scenarios/default.json --policy dualpath"
 script -qec "$run --out $tmp/tty" "$tmp/tty.log" > /dev/null
-grep -aq "rounds [0-9]*/19598" "$tmp/tty.log" || { echo "FAIL no progress line on a terminal"; cat -v "$tmp/tty.log" | head; exit 1; }
+total=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["rounds_total"])' "$tmp/tty/summary.json")
+grep -aq "rounds [0-9]*/$total " "$tmp/tty.log" || { echo "FAIL no progress line on a terminal (of $total rounds)"; cat -v "$tmp/tty.log" | head; exit 1; }
 grep -aq "ETA" "$tmp/tty.log" || { echo "FAIL progress line without ETA"; exit 1; }
 echo "ok   progress line on a terminal: $(grep -ao 'sim [^|]*| rounds [^|]*' "$tmp/tty.log" | tail -1)"
 script -qec "$run --quiet --out $tmp/quiet" "$tmp/quiet.log" > /dev/null

@@ -286,7 +286,7 @@ TEST_F(config_loader, Table2ReadingAcceptsBothReadings) {
   EXPECT_EQ(error_of(file, {"workload.table2_reading=trajectories"}), "");
   const Scenario s = load_scenario(file, {"workload.table2_reading=trajectories"});
   EXPECT_EQ(s.workload.table2_reading, "trajectories");
-  EXPECT_EQ(load_scenario(file).workload.table2_reading, "rounds");  // default
+  EXPECT_EQ(load_scenario(file).workload.table2_reading, "trajectories");  // default
   const std::string err = error_of(file, {"workload.table2_reading=requests"});
   EXPECT_NE(err.find("/workload/table2_reading"), std::string::npos) << err;
   EXPECT_NE(err.find("\"rounds\" | \"trajectories\""), std::string::npos) << err;
