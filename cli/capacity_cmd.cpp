@@ -1,12 +1,12 @@
 // dualpath capacity SCENARIO [--policy a,b] [--slo-ttft 4s] [--slo-tpot 50ms] [--resolution 0.02] [--jobs N]
-//                   [--overlay F]... [--set k=v]... --out DIR
+//                   [--overlay F]... [--set k=v]... [--no-plot] --out DIR
 // The highest agent arrival rate (APS) an online scenario serves within the SLO, per policy
 // (core/analysis/capacity_search.hpp). Every probe is a `dualpath run` child process with the paper's stop rule
 // (workload.stop = slo): it meets the SLO when the rule did not end it for TTFT and its mean TPOT is within the
 // TPOT limit. Probes go to DIR/probes/<policy>/aps=<A>/ and are reused when DIR/capacity.json's identity (scenario,
 // overlays, --set list, SLO) matches, so a rerun, or one with a finer --resolution, only runs what is new.
 // Prints each policy's capacity, its ratio to the first policy's and the binding resource at capacity; writes
-// DIR/capacity.json. Exit 0, 1 when a probe failed to run, 2 on bad input.
+// DIR/capacity.json and DIR/capacity.png (analysis/plot_capacity.py: TTFT and TPOT against APS, SLO lines). Exit 0, 1 when a probe failed to run, 2 on bad input.
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -24,6 +24,7 @@
 #include "cli/child_runs.hpp"
 #include "cli/commands.hpp"
 #include "cli/output_folder.hpp"
+#include "cli/plot_script.hpp"
 #include "cli/scenario_options.hpp"
 #include "core/analysis/capacity_search.hpp"
 #include "core/config/input_error.hpp"
@@ -43,6 +44,7 @@ struct CapacityArgs {
   double resolution = 0.02;
   std::vector<std::string> overrides, overlays;
   unsigned jobs = 0;
+  bool no_plot = false;
 };
 
 // A probe's verdict from its summary.json.
@@ -226,6 +228,8 @@ void capacity(const CapacityArgs& a) {
               << (pj["gave_up"].get<bool>() ? "  (search gave up: see capacity.json)" : "") << "\n";
   }
   std::cout << "results in " << meta_path << "\n";
+  const std::string png = a.out + "/capacity.png";
+  if (!a.no_plot) run_plot_script("capacity", "plot_capacity.py", {meta_path, png}, png);
 }
 
 }  // namespace
@@ -241,6 +245,7 @@ void register_capacity_command(CLI::App& app) {
   cmd->add_option("--resolution", args->resolution, "Relative width of the final bracket (default 0.02)");
   add_scenario_options(cmd, args->overrides, args->overlays, "Override a field for every probe: path=value");
   cmd->add_option("--out", args->out, "Output folder (capacity.json, probes/)")->required();
+  cmd->add_flag("--no-plot", args->no_plot, "Do not draw capacity.png");
   cmd->add_option("--jobs", args->jobs, "Probes run at once (default: the core count)")->check(CLI::Range(1u, 1024u));
   cmd->callback([args] { capacity(*args); });
 }

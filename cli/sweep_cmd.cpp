@@ -28,6 +28,7 @@
 
 #include "cli/child_runs.hpp"
 #include "cli/commands.hpp"
+#include "cli/plot_script.hpp"
 #include "cli/scenario_options.hpp"
 #include "core/analysis/bandwidth_model.hpp"
 #include "core/config/input_error.hpp"
@@ -361,17 +362,8 @@ void sweep(const SweepArgs& a) {
   for (const auto& f : failures) std::cerr << "sweep: failed: " << f << "\n";
 
   if (!a.no_plot) {
-    const std::string script = std::string(DUALPATH_DATA_DIR) + "/analysis/plot_sweep.py";
     const std::string png = a.out + "/sweep.png";
-    const std::string py = fs::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
-    auto q = [](const std::string& s) {
-      std::string o = "'";
-      for (char c : s) o += c == '\'' ? std::string("'\\''") : std::string(1, c);
-      return o + "'";
-    };
-    const int rc = std::system((py + " " + q(script) + " " + q(csv_path) + " " + q(png)).c_str());
-    if (rc == 0) std::cout << "sweep: plot " << png << "\n";
-    else std::cerr << "sweep: warning: no plot (" << script << " failed; needs python3-matplotlib)\n";
+    run_plot_script("sweep", "plot_sweep.py", {csv_path, png}, png);
   }
   if (failed) throw CLI::RuntimeError(kExitFailure);
 }

@@ -12,7 +12,7 @@ base=(--set workload.mode=online --set workload.aps=0.5 --set workload.duration=
 online=("${base[@]}" --slo-ttft 0.3s --resolution 0.1)
 "$bin" capacity "$sc" "${online[@]}" --out "$tmp/c" > "$tmp/c.out" 2> "$tmp/c.err" || { cat "$tmp/c.err"; exit 1; }
 "$bin" capacity "$sc" "${online[@]}" --out "$tmp/c" > "$tmp/again.out" 2> "$tmp/again.err" || exit 1
-"$bin" capacity "$sc" "${online[@]}" --policy basic --set "topology.snic_bw=200 Gbps" --out "$tmp/slow" \
+"$bin" capacity "$sc" "${online[@]}" --policy basic --set "topology.snic_bw=200 Gbps" --no-plot --out "$tmp/slow" \
   > /dev/null 2>&1 || exit 1
 "$bin" capacity "$sc" "${online[@]}" --policy basic --set deployment.prefill_nodes=2 --out "$tmp/more" \
   > /dev/null 2>&1 || exit 1
@@ -40,6 +40,9 @@ s = json.load(open(f"{t}/slow/capacity.json"))["policies"]["basic"]["capacity_ap
 check(s < bc, f"a 200 Gbps SNIC lowers Basic's capacity: {s:.4g} < {bc:.4g} APS")
 m = json.load(open(f"{t}/more/capacity.json"))["policies"]["basic"]["capacity_aps"]
 check(m > bc, f"a second prefill node raises Basic's capacity: {m:.4g} > {bc:.4g} APS")
+png = open(f"{t}/c/capacity.png", "rb").read(8) if __import__("os").path.exists(f"{t}/c/capacity.png") else b""
+check(png == b"\x89PNG\r\n\x1a\n", "capacity.png is drawn (TTFT and TPOT against APS)")
+check(not __import__("os").path.exists(f"{t}/slow/capacity.png"), "--no-plot draws nothing")
 out = open(f"{t}/c.out").read()
 check("basic" in out and "dualpath" in out and "binds at capacity" in out, "the table names both policies and what binds")
 done()
