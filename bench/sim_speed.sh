@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # Simulator speed: wall time, peak memory and simulated seconds per wall second for the paper-scale runs.
-#   bench/sim_speed.sh [BIN] [small|2p4d|48p96d|all] [REPEATS]
+#   bench/sim_speed.sh [BIN] [small|2p4d|48p96d|ladder|all] [REPEATS]
 # small : DS 660B 2P4D, 512 agents (a quick proxy)
 # 2p4d  : DS 660B 2P4D, 64K, 2048 agents offline (issue 4 target: <= 60 s wall on 2 cores)
 # 48p96d: DS 660B 48P96D (1,152 GPUs), 48K agents (target <= 15 min, <= 8 GiB)
+# ladder: DS 660B DualPath at 2P4D, 6P12D, 12P24D, 24P48D, 48P96D with 1,024 agents per 2P4D unit, each cut at
+#         LADDER_SIM_S simulated seconds (default 300; LADDER_MAX_UNITS, default 24, skips larger sizes): wall time
+#         and rounds per wall second per size, so the growth of cost with scale shows (linear in rounds is the goal).
 # Prints one line per run and the median of the repeats. Run on a quiet machine (the figures are wall times).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -28,11 +31,33 @@ run_case() {  # name, extra args...
     "$(printf '%s\n' "${walls[@]}" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')" "$repeats"
 }
 
+ladder() {
+  local sim_s="${LADDER_SIM_S:-300}" max_units="${LADDER_MAX_UNITS:-24}"
+  printf '%-7s %8s %10s %10s %12s %14s\n' size agents "wall (s)" rounds "rounds/wall-s" "sim-s/wall-s"
+  for units in 1 3 6 12 24; do
+    [ "$units" -le "$max_units" ] || continue
+    local p=$((2 * units)) d=$((4 * units)) agents=$((1024 * units)) walls=() out="$tmp/ladder$units"
+    for i in $(seq "$repeats"); do
+      /usr/bin/time -f "%e %M" -o "$tmp/time" "$bin" run "$root/scenarios/ds660b-2p4d.json" --quiet --out "$out" \
+        --set policy.name=dualpath --set deployment.prefill_nodes=$p --set deployment.decode_nodes=$d \
+        --set workload.agents=$agents --set sim.time_limit=$sim_s
+      read -r wall kb < "$tmp/time"
+      walls+=("$wall")
+    done
+    local wall rounds
+    wall=$(printf '%s\n' "${walls[@]}" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
+    rounds=$(/usr/bin/python3 -c "import json; print(json.load(open('$out/summary.json'))['results']['rounds'])")
+    printf '%-7s %8d %10.1f %10d %12.0f %14.2f\n' "${p}P${d}D" "$agents" "$wall" "$rounds" \
+      "$(echo "$rounds / $wall" | bc -l)" "$(echo "$sim_s / $wall" | bc -l)"
+  done
+}
+
 case "$which" in
   small) run_case small --set workload.agents=512 ;;
   2p4d) run_case 2p4d ;;
   48p96d) run_case 48p96d --set deployment.prefill_nodes=48 --set deployment.decode_nodes=96 --set workload.agents=49152 ;;
+  ladder) ladder ;;
   all) run_case small --set workload.agents=512; run_case 2p4d
        run_case 48p96d --set deployment.prefill_nodes=48 --set deployment.decode_nodes=96 --set workload.agents=49152 ;;
-  *) echo "usage: $0 [BIN] [small|2p4d|48p96d|all] [REPEATS]" >&2; exit 2 ;;
+  *) echo "usage: $0 [BIN] [small|2p4d|48p96d|ladder|all] [REPEATS]" >&2; exit 2 ;;
 esac
