@@ -5,7 +5,7 @@
 # 2p4d  : DS 660B 2P4D, 64K, 2048 agents offline (issue 4 target: <= 60 s wall on 2 cores)
 # 48p96d: DS 660B 48P96D (1,152 GPUs), 48K agents (target <= 15 min, <= 8 GiB)
 # ladder: DS 660B DualPath at 2P4D, 6P12D, 12P24D, 24P48D, 48P96D with 1,024 agents per 2P4D unit, each cut at
-#         LADDER_SIM_S simulated seconds (default 300; LADDER_MAX_UNITS, default 24, skips larger sizes): wall time
+#         LADDER_SIM_S simulated seconds (default 600; LADDER_MAX_UNITS, default 24, skips larger sizes): wall time
 #         and rounds per wall second per size, so the growth of cost with scale shows (linear in rounds is the goal).
 # Prints one line per run and the median of the repeats. Run on a quiet machine (the figures are wall times).
 set -euo pipefail
@@ -32,7 +32,7 @@ run_case() {  # name, extra args...
 }
 
 ladder() {
-  local sim_s="${LADDER_SIM_S:-300}" max_units="${LADDER_MAX_UNITS:-24}"
+  local sim_s="${LADDER_SIM_S:-600}" max_units="${LADDER_MAX_UNITS:-24}"
   printf '%-7s %8s %10s %10s %12s %14s\n' size agents "wall (s)" rounds "rounds/wall-s" "sim-s/wall-s"
   for units in 1 3 6 12 24; do
     [ "$units" -le "$max_units" ] || continue
@@ -40,7 +40,7 @@ ladder() {
     for i in $(seq "$repeats"); do
       /usr/bin/time -f "%e %M" -o "$tmp/time" "$bin" run "$root/scenarios/ds660b-2p4d.json" --quiet --out "$out" \
         --set policy.name=dualpath --set deployment.prefill_nodes=$p --set deployment.decode_nodes=$d \
-        --set workload.agents=$agents --set sim.time_limit=$sim_s
+        --set workload.agents=$agents --set "sim.time_limit=$sim_s s"
       read -r wall kb < "$tmp/time"
       walls+=("$wall")
     done
