@@ -82,7 +82,7 @@ void run_calibrate(const CalibrateOptions& o) {
                         {"reading", o.reading},
                         {"seeds", o.seeds},
                         {"trajectories", o.trajectories},
-                        {"iterations", r.steps.size() - 1},
+                        {"iterations", r.iterations},
                         {"worst_error", r.worst_error},
                         {"levers",
                          {{"turns_median", p.turns_median},
@@ -94,7 +94,7 @@ void run_calibrate(const CalibrateOptions& o) {
     std::cout << j.dump(1) << "\n";
     return;
   }
-  std::cout << "profile " << o.profile << ", reading " << o.reading << ": " << r.steps.size() - 1
+  std::cout << "profile " << o.profile << ", reading " << o.reading << ": " << r.iterations
             << " Newton step(s) over " << o.seeds << " seeds x " << o.trajectories << " trajectories\n"
             << "levers: turns_median " << fixed(p.turns_median, 2) << ", append_median " << fixed(p.append_median, 2)
             << ", append_traj_sigma " << fixed(p.append_traj_sigma, 3) << ", first_median "

@@ -91,7 +91,6 @@ CalibrationResult calibrate_synth(const SynthParams& start, Table2Reading readin
   res.params = p;
   res.values = v;
   res.worst_error = worst(v, target);
-  res.steps.push_back({p, v, res.worst_error});
   constexpr double kProbe = 0.02;     // forward-difference step in log space
   constexpr double kMaxStep = 0.30;   // largest change of one lever's log per iteration
   for (int it = 0; it < o.max_iterations && res.worst_error > o.tolerance; ++it) {
@@ -125,7 +124,7 @@ CalibrationResult calibrate_synth(const SynthParams& start, Table2Reading readin
         break;
       }
     }
-    res.steps.push_back({p, v, err});
+    ++res.iterations;
     if (err < res.worst_error) {
       res.params = p;
       res.values = v;

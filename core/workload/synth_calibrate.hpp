@@ -3,7 +3,6 @@
 #pragma once
 
 #include <cstdint>
-#include <vector>
 
 #include "core/workload/synth.hpp"
 #include "core/workload/table2.hpp"
@@ -17,17 +16,11 @@ struct CalibrationOptions {
   double tolerance = 0.002;  // stop when every column is within this relative error
 };
 
-struct CalibrationStep {
-  SynthParams params;
-  Table2Values values{};  // the reading's columns, mean over the seeds
-  double worst_error = 0;  // max over columns of |value / target - 1|
-};
-
 struct CalibrationResult {
-  SynthParams params;  // the best point found
-  Table2Values values{};
-  double worst_error = 0;
-  std::vector<CalibrationStep> steps;  // every Newton iterate, for the log
+  SynthParams params;      // the best point found
+  Table2Values values{};   // its columns, mean over the seeds
+  double worst_error = 0;  // max over columns of |value / target - 1|
+  int iterations = 0;      // Newton steps taken
 };
 
 // The reading's columns of `params`, averaged over the seeds.

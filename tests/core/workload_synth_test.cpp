@@ -76,7 +76,7 @@ TEST(WorkloadSynth, CalibrationRecoversTheStoredLevers) {
   const CalibrationResult res =
       calibrate_synth(synth_profile("32k", Table2Reading::Rounds, "x"), Table2Reading::Trajectories, row, o);
   EXPECT_LT(res.worst_error, 0.01);
-  EXPECT_GT(res.steps.size(), 2u);  // it had to move
+  EXPECT_GE(res.iterations, 2);  // it had to move
   const SynthParams stored = synth_profile("32k", Table2Reading::Trajectories, "x");
   EXPECT_NEAR(res.params.turns_median / stored.turns_median, 1.0, 0.08);
   EXPECT_NEAR(res.params.append_median / stored.append_median, 1.0, 0.15);
