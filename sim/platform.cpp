@@ -1,10 +1,5 @@
 #include "sim/platform.hpp"
 
-#include <cmath>
-#include <stdexcept>
-#include <string>
-#include <utility>
-
 #include <simgrid/s4u/Host.hpp>
 #include <simgrid/s4u/Link.hpp>
 #include <simgrid/s4u/NetZone.hpp>
@@ -15,164 +10,30 @@ namespace sg4 = simgrid::s4u;
 
 namespace {
 
-void require_positive(double v, const char* what) {
-  if (!(v > 0) || !std::isfinite(v))
-    throw std::invalid_argument(std::string("simulator: topology.") + what + " must be a positive number");
-}
-void require_non_negative(double v, const char* what) {
-  if (!(v >= 0) || !std::isfinite(v))
-    throw std::invalid_argument(std::string("simulator: topology.") + what + " must be >= 0");
-}
-
 // SimGrid needs a CPU speed for every host; nothing runs on ours (compute is a timer, see sim_backend.hpp).
 constexpr double kHostSpeed = 1e9;
 
 }  // namespace
 
-const char* link_class_name(LinkClass c) {
-  switch (c) {
-    case LinkClass::SnicDown: return "snic_down";
-    case LinkClass::SnicUp: return "snic_up";
-    case LinkClass::CnicRd: return "cnic_rd";
-    case LinkClass::CnicWr: return "cnic_wr";
-    case LinkClass::Pcie: return "pcie";
-    case LinkClass::Dram: return "dram";
-    case LinkClass::Storage: return "storage";
-  }
-  return "?";
-}
-
-int Platform::add_link(sg4::NetZone* zone, LinkInfo info) {
+Platform::Platform(const Topology& topo, const Deployment& dep) : fabric_(topo, dep) {
+  sg4::NetZone* zone = sg4::create_star_zone("cluster");
   // Every link is SHARED (max-min between the flows crossing it); directions are separate links.
-  sg_links_.push_back(zone->create_link(info.name, info.bandwidth));
-  links_.push_back(std::move(info));
-  return static_cast<int>(links_.size()) - 1;
-}
-
-void Platform::add_endpoint(sg4::NetZone* zone, const std::string& name, std::vector<int> up, std::vector<int> down,
-                            double latency) {
-  Endpoint ep;
-  ep.latency = latency;
-  ep.host = zone->create_host(name, kHostSpeed);
+  for (const auto& l : fabric_.links()) sg_links_.push_back(zone->create_link(l.name, l.bandwidth));
   auto to_route = [this](const std::vector<int>& ids) {
     std::vector<sg4::LinkInRoute> r;
     for (int id : ids) r.emplace_back(sg_links_[static_cast<size_t>(id)]);
     return r;
   };
-  auto* np = ep.host->get_netpoint();
-  zone->add_route(np, nullptr, nullptr, nullptr, to_route(up), false);    // everything this host sends
-  zone->add_route(nullptr, np, nullptr, nullptr, to_route(down), false);  // everything it receives
-  ep.up = std::move(up);
-  ep.down = std::move(down);
-  endpoints_.push_back(std::move(ep));
-}
-
-void Platform::validate(const Topology& topo, const Deployment& dep) {
-  if (topo.gpus_per_node <= 0) throw std::invalid_argument("simulator: topology.gpus_per_node must be > 0");
-  if (dep.prefill_nodes < 0 || dep.decode_nodes < 0 || dep.prefill_nodes + dep.decode_nodes <= 0)
-    throw std::invalid_argument("simulator: the deployment needs at least one node");
-  require_positive(topo.cnic_bw, "cnic_bw");
-  require_positive(topo.snic_bw, "snic_bw");
-  require_positive(topo.pcie_bw, "pcie_bw");
-  require_positive(topo.dram_bw, "dram_bw");
-  require_non_negative(topo.nic_latency, "nic_latency");
-  require_non_negative(topo.storage.latency, "storage.latency");
-  require_non_negative(topo.storage.server_nic_bw, "storage.server_nic_bw");
-  require_non_negative(topo.storage.ssd_read_bw, "storage.ssd_read_bw");
-  require_non_negative(topo.storage.ssd_write_bw, "storage.ssd_write_bw");
-  if (topo.storage.servers < 0) throw std::invalid_argument("simulator: topology.storage.servers must be >= 0");
-}
-
-Platform::Platform(const Topology& topo, const Deployment& dep) {
-  validate(topo, dep);
-
-  nodes_ = dep.prefill_nodes + dep.decode_nodes;
-  gpus_per_node_ = topo.gpus_per_node;
-  servers_ = topo.storage.servers == 0 ? nodes_ : topo.storage.servers;
-
-  sg4::NetZone* zone = sg4::create_star_zone("cluster");
-  const int g_total = gpus();
-  const double lat = topo.nic_latency;
-
-  // Links, in a fixed order so link indices (and links.csv) are stable.
-  std::vector<int> dram(static_cast<size_t>(nodes_)), snic_down(dram.size()), snic_up(dram.size());
-  for (int n = 0; n < nodes_; ++n) {
-    const std::string s = std::to_string(n);
-    dram[static_cast<size_t>(n)] = add_link(zone, {"dram" + s, LinkClass::Dram, topo.dram_bw, 0, n, -1, -1});
-    snic_down[static_cast<size_t>(n)] =
-        add_link(zone, {"snic" + s + "_down", LinkClass::SnicDown, topo.snic_bw, lat, n, -1, -1});
-    snic_up[static_cast<size_t>(n)] =
-        add_link(zone, {"snic" + s + "_up", LinkClass::SnicUp, topo.snic_bw, lat, n, -1, -1});
+  for (const auto& ep : fabric_.endpoints()) {
+    sg4::Host* h = zone->create_host(ep.name, kHostSpeed);
+    auto* np = h->get_netpoint();
+    zone->add_route(np, nullptr, nullptr, nullptr, to_route(ep.up), false);    // everything this host sends
+    zone->add_route(nullptr, np, nullptr, nullptr, to_route(ep.down), false);  // everything it receives
+    hosts_.push_back(h);
   }
-  struct GpuLinks {
-    int rd, wr, h2d, d2h;
-  };
-  std::vector<GpuLinks> gl(static_cast<size_t>(g_total));
-  for (int g = 0; g < g_total; ++g) {
-    const std::string s = std::to_string(g);
-    const int n = g / gpus_per_node_;
-    auto& l = gl[static_cast<size_t>(g)];
-    l.rd = add_link(zone, {"cnic" + s + "_rd", LinkClass::CnicRd, topo.cnic_bw, 0, n, g, -1});
-    l.wr = add_link(zone, {"cnic" + s + "_wr", LinkClass::CnicWr, topo.cnic_bw, lat, n, g, -1});
-    l.h2d = add_link(zone, {"pcie" + s + "_h2d", LinkClass::Pcie, topo.pcie_bw, 0, n, g, -1});
-    l.d2h = add_link(zone, {"pcie" + s + "_d2h", LinkClass::Pcie, topo.pcie_bw, 0, n, g, -1});
-  }
-  // A storage bandwidth of 0 means "not a bottleneck": the link is left out of the routes.
-  std::vector<std::vector<int>> stor_up(static_cast<size_t>(servers_)), stor_down(stor_up.size());
-  const auto& st = topo.storage;
-  for (int k = 0; k < servers_; ++k) {
-    const std::string s = "stor" + std::to_string(k);
-    auto& up = stor_up[static_cast<size_t>(k)];
-    auto& down = stor_down[static_cast<size_t>(k)];
-    if (st.ssd_read_bw > 0) up.push_back(add_link(zone, {s + "_ssd_read", LinkClass::Storage, st.ssd_read_bw, 0, -1, -1, k}));
-    if (st.server_nic_bw > 0) {
-      up.push_back(add_link(zone, {s + "_nic_up", LinkClass::Storage, st.server_nic_bw, 0, -1, -1, k}));
-      down.push_back(add_link(zone, {s + "_nic_down", LinkClass::Storage, st.server_nic_bw, 0, -1, -1, k}));
-    }
-    if (st.ssd_write_bw > 0)
-      down.push_back(add_link(zone, {s + "_ssd_write", LinkClass::Storage, st.ssd_write_bw, 0, -1, -1, k}));
-  }
-
-  // Endpoints, in the id order of hbm()/dram()/sdram()/storage().
-  for (int g = 0; g < g_total; ++g) {
-    const auto& l = gl[static_cast<size_t>(g)];
-    add_endpoint(zone, "hbm" + std::to_string(g), {l.rd}, {l.wr});
-  }
-  for (int g = 0; g < g_total; ++g) {
-    const auto& l = gl[static_cast<size_t>(g)];
-    const int d = dram[static_cast<size_t>(g / gpus_per_node_)];
-    add_endpoint(zone, "dram" + std::to_string(g), {d, l.h2d, l.rd}, {l.wr, l.d2h, d});
-  }
-  for (int n = 0; n < nodes_; ++n) {
-    const auto i = static_cast<size_t>(n);
-    add_endpoint(zone, "sdram" + std::to_string(n), {dram[i], snic_up[i]}, {snic_down[i], dram[i]});
-  }
-  for (int k = 0; k < servers_; ++k)
-    add_endpoint(zone, "stor" + std::to_string(k), stor_up[static_cast<size_t>(k)], stor_down[static_cast<size_t>(k)],
-                 st.latency);
   // The driver actor needs a host to live on; it sends nothing.
   control_ = zone->create_host("control", kHostSpeed);
   zone->seal();
-}
-
-Route Platform::route(int src, int dst) const {
-  Route r;
-  auto add = [&r, this](const std::vector<int>& ids) {
-    for (int id : ids) {
-      bool dup = false;
-      for (int i = 0; i < r.n; ++i) dup = dup || r.link[static_cast<size_t>(i)] == id;
-      if (dup) continue;  // StarZone drops repeated links; so do we, to account bytes the way SimGrid shares them
-      if (r.n == Route::kMaxLinks) throw std::logic_error("simulator: route longer than Route::kMaxLinks");
-      r.link[static_cast<size_t>(r.n++)] = id;
-      r.latency += links_[static_cast<size_t>(id)].latency;
-    }
-  };
-  const Endpoint& a = endpoints_[static_cast<size_t>(src)];
-  const Endpoint& b = endpoints_[static_cast<size_t>(dst)];
-  add(a.up);
-  add(b.down);
-  r.latency += a.latency + b.latency;
-  return r;
 }
 
 }  // namespace dualpath::sim

@@ -5,18 +5,15 @@
 #include <fstream>
 #include <iomanip>
 #include <map>
-
-#include "core/config/loader.hpp"
 #include <memory>
 
-#include <simgrid/s4u/Engine.hpp>
-
+#include "core/config/loader.hpp"
 #include "core/engine/cluster.hpp"
 #include "core/metrics/progress.hpp"
 #include "core/metrics/summary.hpp"
 #include "core/sched/policy_registry.hpp"
 #include "core/workload/agents.hpp"
-#include "sim/sim_backend.hpp"
+#include "sim/simulator.hpp"
 
 namespace dualpath::sim {
 
@@ -117,7 +114,9 @@ RunOutcome run_scenario(const Scenario& sc, const std::string& scenario_dir, con
   opt.link_sample_interval = sc.outputs.link_sample_interval;
   opt.full_lmm_update = sc.sim.lmm_update == "full" ||
                         (sc.sim.lmm_update == "auto" && effective_features(sc.policy).dual_path);
-  SimBackend backend(sc.topology, sc.deployment, sc.policy.qos, sc.sim, opt);
+  const std::unique_ptr<Simulator> sim =
+      make_simulator(sc.sim.engine, sc.topology, sc.deployment, sc.policy.qos, sc.sim, opt);
+  Simulator& backend = *sim;
   Cluster cluster(sc, std::move(agents), backend);
   ActivityLog log;
   if (!options.trace_file.empty()) cluster.set_activity_log(&log);
@@ -125,11 +124,9 @@ RunOutcome run_scenario(const Scenario& sc, const std::string& scenario_dir, con
   if (options.progress) {
     progress = std::make_shared<ProgressHook>();
     progress->cluster = &cluster;
-    // SimGrid's signal is static and outlives this function: the hook is shared and switched off below.
-    simgrid::s4u::Engine::on_time_advance_cb([progress](double) {
+    backend.set_step_hook([progress](double now) {
       if (!progress->active || (++progress->calls & 63u) != 0) return;
-      progress->line.update(simgrid::s4u::Engine::get_clock(), progress->cluster->rounds_done(),
-                            progress->cluster->rounds_total());
+      progress->line.update(now, progress->cluster->rounds_done(), progress->cluster->rounds_total());
     });
   }
   struct StopProgress {  // also on exceptions

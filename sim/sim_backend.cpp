@@ -15,6 +15,7 @@
 #include <simgrid/s4u/Engine.hpp>
 
 #include "sim/engine.hpp"
+#include "sim/event_queue.hpp"
 #include "sim/link_meter.hpp"
 #include "sim/platform.hpp"
 #include "sim/qos.hpp"
@@ -25,25 +26,8 @@ namespace sg4 = simgrid::s4u;
 
 namespace {
 
-// Deadlines within this many seconds of the clock are due. SimGrid's own time precision is 1e-9 s, and the
-// clock reached through a timeout can differ from the requested date by rounding.
-constexpr double kTimeEps = 1e-9;
 // Guards against a livelock: this many consecutive wake-ups with neither a callback nor a clock advance.
 constexpr int kMaxIdleWakeups = 1000;
-// Guards against callbacks re-arming zero-delay work forever: callbacks run without the clock advancing.
-constexpr uint64_t kMaxCallbacksAtOneInstant = 100'000'000;
-
-struct Event {
-  double time;
-  uint64_t seq;
-  Done done;
-};
-// Min-heap order on (time, seq).
-bool later(const Event& a, const Event& b) { return a.time > b.time || (a.time == b.time && a.seq > b.seq); }
-
-void require(bool ok, const std::string& msg) {
-  if (!ok) throw std::invalid_argument("simulator: " + msg);
-}
 
 }  // namespace
 
@@ -65,15 +49,14 @@ struct SimBackend::Impl {
   LinkReport report;
   SimStats stats;
 
-  std::vector<Event> heap;                  // timers and completions, ordered by later()
+  EventQueue events;                        // timers and completions
   std::vector<Flow> flows;                  // slots, reused through free_flows
   std::vector<int> free_flows;
   std::vector<sg4::ActivityPtr> pending;    // running comms, what the driver waits on
   std::vector<int> pending_flow;            // flow slot of pending[i]
   std::vector<int> finished;                // flow slots whose comm finished in the last solver step(s)
-  uint64_t next_seq = 0;
+  std::function<void(double)> step_hook;   // Simulator::step_hook of the owner
   double last_step_end = 0;
-  bool in_driver = false;
   bool ran = false;
   bool hit_limit = false;
   bool stop_requested = false;
@@ -81,11 +64,11 @@ struct SimBackend::Impl {
 
   Impl(const Topology& topo, const Deployment& dep, const QosSpec& q, const SimSpec& s, const SimOptions& o)
       : qos(q),
-        engine((Platform::validate(topo, dep), make_engine(o.stack_kib, o.full_lmm_update))),
+        engine((Fabric::validate(topo, dep), make_engine(o.stack_kib, o.full_lmm_update))),
         platform(topo, dep),
         spec(s),
         meter(link_bandwidths(platform), o.link_sample_interval) {
-    report.links = platform.links();
+    report.links = platform.fabric().links();
     report.interval = o.link_sample_interval;
     // Static signal; fine because there is one engine (and one Impl) per process.
     sg4::Engine::on_time_advance_cb([this](double) { on_step(); });
@@ -93,7 +76,7 @@ struct SimBackend::Impl {
 
   static std::vector<double> link_bandwidths(const Platform& p) {
     std::vector<double> bw;
-    for (const auto& l : p.links()) bw.push_back(l.bandwidth);
+    for (const auto& l : p.fabric().links()) bw.push_back(l.bandwidth);
     return bw;
   }
 
@@ -114,35 +97,20 @@ struct SimBackend::Impl {
     const double t = sg4::Engine::get_clock();
     meter.close_step(last_step_end, t);
     last_step_end = t;
-  }
-
-  void push(double time, uint64_t seq, Done done) {
-    heap.push_back(Event{time, seq, std::move(done)});
-    std::push_heap(heap.begin(), heap.end(), later);
-  }
-
-  void require_driver() const {
-    if (!in_driver)
-      throw std::logic_error("simulator: work can only be started from run()'s start or completion callbacks");
+    if (step_hook) step_hook(t);
   }
 
   void add_timer(double delay, Done done) {
-    require_driver();
-    require(std::isfinite(delay) && delay >= 0, "timer delay must be a finite number >= 0");
-    require(static_cast<bool>(done), "empty completion callback");
     ++stats.timers;
-    push(sg4::Engine::get_clock() + delay, next_seq++, std::move(done));
+    events.push(sg4::Engine::get_clock() + delay, events.next_seq(), std::move(done));
   }
 
   void start_flow(int src, int dst, double bytes, TrafficClass cls, Done done) {
-    require_driver();
-    require(std::isfinite(bytes) && bytes >= 0, "transfer size must be a finite number >= 0");
-    require(static_cast<bool>(done), "empty completion callback");
     ++stats.transfers;
-    const uint64_t seq = next_seq++;
+    const uint64_t seq = events.next_seq();
     const auto size = static_cast<uint64_t>(std::llround(bytes));
     if (size == 0) {
-      push(sg4::Engine::get_clock(), seq, std::move(done));
+      events.push(sg4::Engine::get_clock(), seq, std::move(done));
       return;
     }
     stats.bytes += static_cast<double>(size);
@@ -157,7 +125,7 @@ struct SimBackend::Impl {
     }
     Flow& f = flows[static_cast<size_t>(slot)];
     f.handle = FlowHandle::start(comm, qos.penalty(cls));
-    f.route = platform.route(src, dst);
+    f.route = platform.fabric().route(src, dst);
     f.cls = cls;
     f.seq = seq;
     f.done = std::move(done);
@@ -185,25 +153,11 @@ struct SimBackend::Impl {
       Flow& f = flows[static_cast<size_t>(slot)];
       remove_pending(f.pending);
       f.pending = -1;
-      push(now + f.route.latency, f.seq, std::move(f.done));
+      events.push(now + f.route.latency, f.seq, std::move(f.done));
       f.done = nullptr;
       free_flows.push_back(slot);
     }
     finished.clear();
-  }
-
-  // Runs every due event in (time, seq) order, including ones the callbacks add for the same instant.
-  bool run_due(double now) {
-    bool any = false;
-    while (!heap.empty() && heap.front().time <= now + kTimeEps) {
-      std::pop_heap(heap.begin(), heap.end(), later);
-      Done done = std::move(heap.back().done);
-      heap.pop_back();
-      ++stats.callbacks;
-      done();
-      any = true;
-    }
-    return any;
   }
 
   // Drops everything still pending (time limit or error): comms are cancelled, timers forgotten.
@@ -215,13 +169,11 @@ struct SimBackend::Impl {
     pending.clear();
     pending_flow.clear();
     finished.clear();
-    heap.clear();
+    events.clear();
   }
 
   void loop() {
     int idle_wakeups = 0;
-    uint64_t callbacks_at_instant = 0;
-    double instant = -1;
     while (true) {
       if (stop_requested) {  // the engine ended the run (online stop rule): drop everything still pending
         drop_pending();
@@ -229,25 +181,18 @@ struct SimBackend::Impl {
       }
       collect_finished();
       const double now = sg4::Engine::get_clock();
-      const uint64_t before = stats.callbacks;
-      if (run_due(now)) {
+      if (const uint64_t ran = events.run_due(now)) {
+        stats.callbacks += ran;
         idle_wakeups = 0;
-        if (now != instant) {
-          instant = now;
-          callbacks_at_instant = 0;
-        }
-        callbacks_at_instant += stats.callbacks - before;
-        if (callbacks_at_instant > kMaxCallbacksAtOneInstant)
-          throw std::runtime_error("simulator: callbacks keep starting zero-time work; simulated time is stuck");
         continue;  // callbacks may have started work due now
       }
-      if (pending.empty() && heap.empty()) return;
+      if (pending.empty() && events.empty()) return;
       if (spec.time_limit > 0 && now >= spec.time_limit - kTimeEps) {
         hit_limit = true;
         drop_pending();
         return;
       }
-      double deadline = heap.empty() ? -1.0 : heap.front().time;
+      double deadline = events.empty() ? -1.0 : events.next_time();
       if (spec.time_limit > 0) deadline = deadline < 0 ? spec.time_limit : std::min(deadline, spec.time_limit);
       const double timeout = deadline < 0 ? -1.0 : std::max(0.0, deadline - now);
       if (pending.empty())
@@ -263,8 +208,8 @@ struct SimBackend::Impl {
     }
   }
 
-  void drive(const Done& start) {
-    in_driver = true;
+  void drive(const Done& start, bool& in_run) {
+    in_run = true;
     try {
       start();
       loop();
@@ -274,7 +219,7 @@ struct SimBackend::Impl {
       error = std::current_exception();
       drop_pending();
     }
-    in_driver = false;
+    in_run = false;
   }
 };
 
@@ -288,7 +233,9 @@ void SimBackend::run(Done start) {
   Impl& m = *impl_;
   if (m.ran) throw std::logic_error("simulator: SimBackend::run() can only be called once");
   m.ran = true;
-  sg4::Actor::create("driver", m.platform.control_host(), [&m, start = std::move(start)]() { m.drive(start); });
+  m.step_hook = [this](double t) { step_hook(t); };
+  sg4::Actor::create("driver", m.platform.control_host(),
+                     [this, &m, start = std::move(start)]() { m.drive(start, in_run_); });
   m.engine->run();
   m.meter.finish(sg4::Engine::get_clock(), m.report);
   if (m.error) std::rethrow_exception(m.error);
@@ -299,45 +246,11 @@ bool SimBackend::stopped_early() const { return impl_->stop_requested; }
 void SimBackend::stop() { impl_->stop_requested = true; }
 double SimBackend::now() const { return sg4::Engine::get_clock(); }
 
-void SimBackend::storage_read(int node, const BlockRanges&, double bytes, Done done, Failed) {
-  const Platform& p = impl_->platform;
-  require(node >= 0 && node < p.nodes(), "storage_read: node " + std::to_string(node) + " out of range");
-  impl_->start_flow(p.storage(p.server_of(node)), p.sdram(node), bytes, TrafficClass::Kv, std::move(done));
+const Fabric& SimBackend::fabric() const { return impl_->platform.fabric(); }
+void SimBackend::start_flow(int src, int dst, double bytes, TrafficClass cls, Done done) {
+  impl_->start_flow(src, dst, bytes, cls, std::move(done));
 }
-
-void SimBackend::storage_write(int node, const BlockRanges&, double bytes, Done done) {
-  const Platform& p = impl_->platform;
-  require(node >= 0 && node < p.nodes(), "storage_write: node " + std::to_string(node) + " out of range");
-  impl_->start_flow(p.sdram(node), p.storage(p.server_of(node)), bytes, TrafficClass::Kv, std::move(done));
-}
-
-void SimBackend::transfer(Hop hop, Place src, Place dst, double bytes, TrafficClass cls, Done done) {
-  const Platform& p = impl_->platform;
-  auto endpoint = [&p](Place pl) {
-    require(pl.gpu >= 0 && pl.gpu < p.gpus(), "transfer: gpu " + std::to_string(pl.gpu) + " out of range");
-    return pl.loc == Loc::Hbm ? p.hbm(pl.gpu) : p.dram(pl.gpu);
-  };
-  const int s = endpoint(src);
-  const int d = endpoint(dst);
-  require(s != d, "transfer: source and destination are the same memory");
-  // The hop names what the core believes it is moving; a mismatch with the places is a core bug.
-  const bool from_hbm = src.loc == Loc::Hbm, to_hbm = dst.loc == Loc::Hbm;
-  switch (hop) {
-    case Hop::H2D: require(!from_hbm && to_hbm && src.gpu == dst.gpu, "H2D must be DRAM -> HBM of one GPU"); break;
-    case Hop::D2H: require(from_hbm && !to_hbm && src.gpu == dst.gpu, "D2H must be HBM -> DRAM of one GPU"); break;
-    case Hop::HbmToRemoteDram: require(from_hbm && !to_hbm, "HbmToRemoteDram must be HBM -> DRAM"); break;
-    case Hop::RemoteDramToHbm: require(!from_hbm && to_hbm, "RemoteDramToHbm must be DRAM -> HBM"); break;
-    case Hop::Collective: require(from_hbm && to_hbm, "Collective must be HBM -> HBM"); break;
-  }
-  impl_->start_flow(s, d, bytes, cls, std::move(done));
-}
-
-void SimBackend::compute(int gpu, const ComputeWork& work, Done done) {
-  require(gpu >= 0 && gpu < impl_->platform.gpus(), "compute: gpu " + std::to_string(gpu) + " out of range");
-  impl_->add_timer(work.seconds, std::move(done));
-}
-
-void SimBackend::timer(double delay, Done done) { impl_->add_timer(delay, std::move(done)); }
+void SimBackend::add_timer(double delay, Done done) { impl_->add_timer(delay, std::move(done)); }
 
 const LinkReport& SimBackend::links() const { return impl_->report; }
 const SimStats& SimBackend::stats() const { return impl_->stats; }

@@ -186,6 +186,10 @@ struct SimSpec {
   // DE DRAM and CNICs with PE CNICs into one system where lazy's bookkeeping costs more than it saves: DS 660B
   // 2P4D DualPath 146 s -> 124 s wall) and lazy otherwise (Basic 34 s vs 36 s). Results agree to ~1e-6.
   std::string lmm_update = "auto";
+  // The network engine: "simgrid" (SimGrid's max-min solver, the engine of record) or "native" (dualpath's own
+  // weighted max-min over the same fabric, sim/fluid_backend.hpp; same rates to solver precision, several times
+  // cheaper per event). lmm_update applies to "simgrid" only.
+  std::string engine = "simgrid";
 };
 
 struct Scenario {

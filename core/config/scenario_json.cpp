@@ -120,7 +120,8 @@ nlohmann::json scenario_to_json(const Scenario& s) {
             {"decode_chunk_steps", s.sim.decode_chunk_steps},
             {"kv_port", s.sim.kv_port},
             {"time_limit", s.sim.time_limit},
-            {"lmm_update", s.sim.lmm_update}}},
+            {"lmm_update", s.sim.lmm_update},
+            {"engine", s.sim.engine}}},
           {"derived", derived}};
 }
 

@@ -250,7 +250,7 @@ OutputSpec parse_outputs(const ObjectReader& parent, const std::string& key) {
 
 SimSpec parse_sim(const ObjectReader& parent, const std::string& key, const ModelSpec& model) {
   const ObjectReader r =
-      parent.object(key, {"layer_group", "decode_chunk_steps", "kv_port", "time_limit", "lmm_update"},
+      parent.object(key, {"layer_group", "decode_chunk_steps", "kv_port", "time_limit", "lmm_update", "engine"},
                     /*required=*/false);
   const SimSpec d;
   SimSpec s;
@@ -260,6 +260,7 @@ SimSpec parse_sim(const ObjectReader& parent, const std::string& key, const Mode
   s.kv_port = r.choice("kv_port", {"node", "engine"}, d.kv_port);
   s.time_limit = r.quantity("time_limit", Dimension::Duration, Range::non_negative(), d.time_limit);
   s.lmm_update = r.choice("lmm_update", {"auto", "lazy", "full"}, d.lmm_update);
+  s.engine = r.choice("engine", {"simgrid", "native"}, d.engine);
   return s;
 }
 

@@ -11,8 +11,11 @@
 namespace dualpath::sim::test {
 namespace {
 
-TEST(SimDriver, TimersAndComputeFireAtTheirTimes) {
-  SimBackend b(small_topology(), deployment(1, 1), qos_on(), SimSpec{});
+class SimDriver : public EngineTest {};
+
+TEST_P(SimDriver, TimersAndComputeFireAtTheirTimes) {
+  auto bp = make(small_topology(), deployment(1, 1), qos_on(), SimSpec{});
+  Simulator& b = *bp;
   double t1 = -1, t2 = -1, c = -1, chained = -1;
   b.run([&] {
     b.timer(0.5, [&] { t1 = b.now(); });
@@ -31,8 +34,9 @@ TEST(SimDriver, TimersAndComputeFireAtTheirTimes) {
   EXPECT_EQ(b.stats().timers, 4u);
 }
 
-TEST(SimDriver, TimersRunWhileTransfersAreInFlight) {
-  SimBackend b(small_topology(), deployment(1, 1), qos_on(), SimSpec{});
+TEST_P(SimDriver, TimersRunWhileTransfersAreInFlight) {
+  auto bp = make(small_topology(), deployment(1, 1), qos_on(), SimSpec{});
+  Simulator& b = *bp;
   double tick = -1, read = -1;
   b.run([&] {
     b.storage_read(0, 1e9, [&] { read = b.now(); });
@@ -42,8 +46,9 @@ TEST(SimDriver, TimersRunWhileTransfersAreInFlight) {
   EXPECT_TRUE(near_rel(read, 0.020, 1e-6));
 }
 
-TEST(SimDriver, SameTimeCallbacksRunInStartOrder) {
-  SimBackend b(small_topology(), deployment(1, 1), qos_on(), SimSpec{});
+TEST_P(SimDriver, SameTimeCallbacksRunInStartOrder) {
+  auto bp = make(small_topology(), deployment(1, 1), qos_on(), SimSpec{});
+  Simulator& b = *bp;
   std::string order;
   b.run([&] {
     // Two equal transfers on separate nodes finish at the same instant as a timer and a compute.
@@ -58,8 +63,9 @@ TEST(SimDriver, SameTimeCallbacksRunInStartOrder) {
   EXPECT_EQ(order, "zabcd");
 }
 
-TEST(SimDriver, ZeroByteTransferCompletesAfterTheCallReturns) {
-  SimBackend b(small_topology(), deployment(1, 1), qos_on(), SimSpec{});
+TEST_P(SimDriver, ZeroByteTransferCompletesAfterTheCallReturns) {
+  auto bp = make(small_topology(), deployment(1, 1), qos_on(), SimSpec{});
+  Simulator& b = *bp;
   bool returned = false, done_after_return = false;
   double at = -1;
   b.run([&] {
@@ -75,8 +81,9 @@ TEST(SimDriver, ZeroByteTransferCompletesAfterTheCallReturns) {
   EXPECT_DOUBLE_EQ(at, 0.25);
 }
 
-TEST(SimDriver, CallbackExceptionStopsTheRunAndIsRethrown) {
-  SimBackend b(small_topology(), deployment(1, 1), qos_on(), SimSpec{});
+TEST_P(SimDriver, CallbackExceptionStopsTheRunAndIsRethrown) {
+  auto bp = make(small_topology(), deployment(1, 1), qos_on(), SimSpec{});
+  Simulator& b = *bp;
   bool later_ran = false;
   EXPECT_THROW(b.run([&] {
     b.storage_read(0, 1e9, [&] { later_ran = true; });
@@ -86,10 +93,11 @@ TEST(SimDriver, CallbackExceptionStopsTheRunAndIsRethrown) {
   EXPECT_FALSE(later_ran);
 }
 
-TEST(SimDriver, TimeLimitDropsPendingWork) {
+TEST_P(SimDriver, TimeLimitDropsPendingWork) {
   SimSpec spec;
   spec.time_limit = 0.010;
-  SimBackend b(small_topology(), deployment(1, 1), qos_on(), spec);
+  auto bp = make(small_topology(), deployment(1, 1), qos_on(), spec);
+  Simulator& b = *bp;
   bool read_done = false, early = false;
   b.run([&] {
     b.storage_read(0, 1e9, [&] { read_done = true; });  // needs 20 ms
@@ -103,27 +111,42 @@ TEST(SimDriver, TimeLimitDropsPendingWork) {
   EXPECT_TRUE(near_rel(link_named(b.links(), "snic0_down").bytes(), 0.5e9, 1e-6));
 }
 
-TEST(SimDriver, WorkOutsideRunIsRejected) {
-  SimBackend b(small_topology(), deployment(1, 1), qos_on(), SimSpec{});
+TEST_P(SimDriver, WorkOutsideRunIsRejected) {
+  auto bp = make(small_topology(), deployment(1, 1), qos_on(), SimSpec{});
+  Simulator& b = *bp;
   EXPECT_THROW(b.timer(1, [] {}), std::logic_error);
   EXPECT_THROW(b.storage_read(0, 1, [] {}), std::logic_error);
 }
 
-TEST(SimDriver, InvalidTopologyIsRejectedBeforeSimGridStarts) {
+TEST_P(SimDriver, InvalidTopologyIsRejectedBeforeSimGridStarts) {
   Topology t = small_topology();
   t.snic_bw = 0;
-  EXPECT_THROW(SimBackend(t, deployment(1, 1), qos_on(), SimSpec{}), std::invalid_argument);
+  EXPECT_THROW(make(t, deployment(1, 1), qos_on(), SimSpec{}), std::invalid_argument);
   // The engine was not consumed: a valid backend can still be built in this process.
-  SimBackend b(small_topology(), deployment(1, 1), qos_on(), SimSpec{});
+  auto bp = make(small_topology(), deployment(1, 1), qos_on(), SimSpec{});
+  Simulator& b = *bp;
   double at = -1;
   b.run([&] { b.timer(0.5, [&] { at = b.now(); }); });
   EXPECT_DOUBLE_EQ(at, 0.5);
 }
 
-TEST(SimDriver, SecondBackendInOneProcessIsRejected) {
+// SimGrid's engine is a singleton; the native engine has no such limit.
+TEST(SimDriverSimGrid, SecondBackendInOneProcessIsRejected) {
   SimBackend b(small_topology(), deployment(1, 1), qos_on(), SimSpec{});
   EXPECT_THROW(SimBackend(small_topology(), deployment(1, 1), qos_on(), SimSpec{}), std::logic_error);
 }
+
+TEST(SimDriverNative, ManyBackendsInOneProcess) {
+  for (int i = 0; i < 3; ++i) {
+    auto b = make_simulator("native", small_topology(), deployment(1, 1), qos_on(), SimSpec{});
+    double at = -1;
+    b->run([&] { b->storage_read(0, 1e9, [&] { at = b->now(); }); });
+    EXPECT_TRUE(near_rel(at, 0.020, 1e-9)) << at;
+  }
+  EXPECT_THROW(make_simulator("ns3", small_topology(), deployment(1, 1), qos_on(), SimSpec{}), std::invalid_argument);
+}
+
+DUALPATH_BOTH_ENGINES(SimDriver);
 
 }  // namespace
 }  // namespace dualpath::sim::test

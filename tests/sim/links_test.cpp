@@ -18,12 +18,15 @@
 namespace dualpath::sim::test {
 namespace {
 
-TEST(SimLinks, IntervalAveragesSplitAStepExactly) {
+class SimLinks : public EngineTest {};
+
+TEST_P(SimLinks, IntervalAveragesSplitAStepExactly) {
   // 1 GB over a free 50 GB/s SNIC from 0 to 20 ms, run ending at 30 ms, 7 ms intervals:
   // [0,7) full, [7,14) full, [14,21) busy 6 of 7 ms, [21,28) and [28,30) idle (no rows).
   SimOptions o;
   o.link_sample_interval = 0.007;
-  SimBackend b(small_topology(), deployment(1, 0), qos_on(), SimSpec{}, o);
+  auto bp = make(small_topology(), deployment(1, 0), qos_on(), SimSpec{}, o);
+  Simulator& b = *bp;
   b.run([&] {
     b.storage_read(0, 1e9, [] {});
     b.timer(0.030, [] {});
@@ -42,7 +45,7 @@ TEST(SimLinks, IntervalAveragesSplitAStepExactly) {
   EXPECT_NEAR(link_named(r, "snic0_down").mean_utilisation, 20.0 / 30.0, 1e-9);
 }
 
-TEST(SimLinks, MeterFlushesPartialLastInterval) {
+TEST_P(SimLinks, MeterFlushesPartialLastInterval) {
   LinkMeter m({10.0}, 1.0);
   m.add_rate(0, TrafficClass::Model, 5.0);
   m.close_step(0.0, 2.5);
@@ -57,7 +60,7 @@ TEST(SimLinks, MeterFlushesPartialLastInterval) {
 }
 
 // A busy 2P4D cluster: many overlapping transfers of every kind with pseudo-random sizes and start times.
-void random_workload(SimBackend& b, int transfers, uint32_t seed) {
+void random_workload(Simulator& b, int transfers, uint32_t seed) {
   auto rng = std::make_shared<std::mt19937>(seed);
   const int gpus = 6 * 2, nodes = 6;
   auto one = [&b, rng, gpus, nodes] {
@@ -94,10 +97,11 @@ Topology busy_topology() {
   return t;
 }
 
-TEST(SimLinks, UtilisationNeverExceedsOneAndSamplesAddUpToTotals) {
+TEST_P(SimLinks, UtilisationNeverExceedsOneAndSamplesAddUpToTotals) {
   SimOptions o;
   o.link_sample_interval = 0.01;
-  SimBackend b(busy_topology(), deployment(2, 4), qos_on(), SimSpec{}, o);
+  auto bp = make(busy_topology(), deployment(2, 4), qos_on(), SimSpec{}, o);
+  Simulator& b = *bp;
   random_workload(b, 2000, 7);
   const LinkReport& r = b.links();
   ASSERT_FALSE(r.samples.empty());
@@ -126,7 +130,7 @@ TEST(SimLinks, UtilisationNeverExceedsOneAndSamplesAddUpToTotals) {
 }
 
 // Serialises a report bit-exactly (doubles as raw bytes).
-std::string fingerprint(const SimBackend& b) {
+std::string fingerprint(const Simulator& b) {
   std::string out;
   auto put = [&out](double v) { out.append(reinterpret_cast<const char*>(&v), sizeof v); };
   const LinkReport& r = b.links();
@@ -172,11 +176,12 @@ std::string in_child(const std::function<std::string()>& body) {
   return out;
 }
 
-TEST(SimLinks, IdenticalRunsGiveIdenticalReports) {
+TEST_P(SimLinks, IdenticalRunsGiveIdenticalReports) {
   auto run = [] {
     SimOptions o;
     o.link_sample_interval = 0.01;
-    SimBackend b(busy_topology(), deployment(2, 4), qos_on(), SimSpec{}, o);
+    auto bp = make(busy_topology(), deployment(2, 4), qos_on(), SimSpec{}, o);
+    Simulator& b = *bp;
     random_workload(b, 1000, 11);
     return fingerprint(b);
   };
@@ -185,6 +190,8 @@ TEST(SimLinks, IdenticalRunsGiveIdenticalReports) {
   ASSERT_GT(a.size(), 1000u);
   EXPECT_TRUE(a == c);
 }
+
+DUALPATH_BOTH_ENGINES(SimLinks);
 
 }  // namespace
 }  // namespace dualpath::sim::test

@@ -6,10 +6,13 @@
 namespace dualpath::sim::test {
 namespace {
 
+class SimLoopback : public EngineTest {};
+
 constexpr double GB = 1e9;
 
 double h2d_time(Topology t) {
-  SimBackend b(t, deployment(1, 0), qos_on(), SimSpec{});
+  auto bp = make(t, deployment(1, 0), qos_on(), SimSpec{});
+  Simulator& b = *bp;
   double done_at = -1;
   b.run([&] {
     b.transfer(Hop::H2D, {Loc::Dram, 1}, {Loc::Hbm, 1}, 1 * GB, TrafficClass::Kv, [&] { done_at = b.now(); });
@@ -17,25 +20,26 @@ double h2d_time(Topology t) {
   return done_at;
 }
 
-TEST(SimLoopback, H2dLimitedByPcieWhenItIsSlowest) {
+TEST_P(SimLoopback, H2dLimitedByPcieWhenItIsSlowest) {
   Topology t = small_topology();
   t.pcie_bw = 30e9;  // cnic 50, dram 500
   EXPECT_TRUE(near_rel(h2d_time(t), 1 / 30.0, 1e-6));
 }
 
-TEST(SimLoopback, H2dLimitedByCnicWhenItIsSlowest) {
+TEST_P(SimLoopback, H2dLimitedByCnicWhenItIsSlowest) {
   Topology t = small_topology();  // cnic 50, pcie 64, dram 500
   EXPECT_TRUE(near_rel(h2d_time(t), 1 / 50.0, 1e-6));
 }
 
-TEST(SimLoopback, H2dLimitedByDramWhenItIsSlowest) {
+TEST_P(SimLoopback, H2dLimitedByDramWhenItIsSlowest) {
   Topology t = small_topology();
   t.dram_bw = 20e9;
   EXPECT_TRUE(near_rel(h2d_time(t), 1 / 20.0, 1e-6));
 }
 
-TEST(SimLoopback, H2dCrossesDramPcieAndBothCnicSides) {
-  SimBackend b(small_topology(), deployment(1, 0), qos_on(), SimSpec{});
+TEST_P(SimLoopback, H2dCrossesDramPcieAndBothCnicSides) {
+  auto bp = make(small_topology(), deployment(1, 0), qos_on(), SimSpec{});
+  Simulator& b = *bp;
   b.run([&] { b.transfer(Hop::H2D, {Loc::Dram, 1}, {Loc::Hbm, 1}, 1 * GB, TrafficClass::Kv, [] {}); });
   const LinkReport& r = b.links();
   for (const char* name : {"dram0", "pcie1_h2d", "cnic1_rd", "cnic1_wr"})
@@ -44,12 +48,13 @@ TEST(SimLoopback, H2dCrossesDramPcieAndBothCnicSides) {
     EXPECT_EQ(link_named(r, name).bytes(), 0) << name;
 }
 
-TEST(SimLoopback, ConcurrentH2dAndD2hShareHalfDuplexDram) {
+TEST_P(SimLoopback, ConcurrentH2dAndD2hShareHalfDuplexDram) {
   // DRAM at 40 GB/s binds (CNIC 50, PCIe 64). H2D on GPU 0 and D2H on GPU 1 share only dram0: 20 GB/s each
   // until the 0.5 GB D2H ends at 25 ms; the H2D's remaining 0.5 GB then runs at 40 GB/s: 12.5 ms more.
   Topology t = small_topology();
   t.dram_bw = 40e9;
-  SimBackend b(t, deployment(1, 0), qos_on(), SimSpec{});
+  auto bp = make(t, deployment(1, 0), qos_on(), SimSpec{});
+  Simulator& b = *bp;
   double h2d_done = -1, d2h_done = -1;
   b.run([&] {
     b.transfer(Hop::H2D, {Loc::Dram, 0}, {Loc::Hbm, 0}, 1 * GB, TrafficClass::Kv, [&] { h2d_done = b.now(); });
@@ -61,9 +66,10 @@ TEST(SimLoopback, ConcurrentH2dAndD2hShareHalfDuplexDram) {
   EXPECT_TRUE(near_rel(link_named(b.links(), "pcie1_d2h").bytes(), 0.5 * GB, 1e-9));
 }
 
-TEST(SimLoopback, H2dAndD2hOnOneGpuShareItsCnic) {
+TEST_P(SimLoopback, H2dAndD2hOnOneGpuShareItsCnic) {
   // Both directions of a loopback use the CNIC's read and write sides: 1 GB each at 25 GB/s = 40 ms.
-  SimBackend b(small_topology(), deployment(1, 0), qos_on(), SimSpec{});
+  auto bp = make(small_topology(), deployment(1, 0), qos_on(), SimSpec{});
+  Simulator& b = *bp;
   double h2d_done = -1, d2h_done = -1;
   b.run([&] {
     b.transfer(Hop::H2D, {Loc::Dram, 0}, {Loc::Hbm, 0}, 1 * GB, TrafficClass::Kv, [&] { h2d_done = b.now(); });
@@ -73,11 +79,13 @@ TEST(SimLoopback, H2dAndD2hOnOneGpuShareItsCnic) {
   EXPECT_TRUE(near_rel(d2h_done, 0.040, 1e-6));
 }
 
-TEST(SimLoopback, LatencyIsOneNicHopAfterTheLastByte) {
+TEST_P(SimLoopback, LatencyIsOneNicHopAfterTheLastByte) {
   Topology t = small_topology();
   t.nic_latency = 5e-6;
   EXPECT_NEAR(h2d_time(t), 0.020 + 5e-6, 1e-9);
 }
+
+DUALPATH_BOTH_ENGINES(SimLoopback);
 
 }  // namespace
 }  // namespace dualpath::sim::test

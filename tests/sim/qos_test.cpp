@@ -9,10 +9,12 @@
 namespace dualpath::sim::test {
 namespace {
 
+class SimQos : public EngineTest {};
+
 constexpr double GB = 1e9;
 
 struct Race {
-  std::unique_ptr<SimBackend> backend;
+  std::unique_ptr<Simulator> backend;
   double model = -1, kv = -1;
 };
 
@@ -21,8 +23,8 @@ Race race(const QosSpec& q, double interval = 1.0) {
   SimOptions o;
   o.link_sample_interval = interval;
   Race r;
-  r.backend = std::make_unique<SimBackend>(small_topology(), deployment(1, 1), q, SimSpec{}, o);
-  SimBackend& b = *r.backend;
+  r.backend = make(small_topology(), deployment(1, 1), q, SimSpec{}, o);
+  Simulator& b = *r.backend;
   b.run([&] {
     b.transfer(Hop::Collective, {Loc::Hbm, 0}, {Loc::Hbm, 2}, 1 * GB, TrafficClass::Model, [&] { r.model = b.now(); });
     b.transfer(Hop::HbmToRemoteDram, {Loc::Hbm, 0}, {Loc::Dram, 3}, 1 * GB, TrafficClass::Kv,
@@ -31,7 +33,7 @@ Race race(const QosSpec& q, double interval = 1.0) {
   return r;
 }
 
-TEST(SimQos, ModelGets99PercentAndKvFinishesWorkConserving) {
+TEST_P(SimQos, ModelGets99PercentAndKvFinishesWorkConserving) {
   const Race f = race(qos_on(), 0.010);
   // Model at 99% of 50 GB/s: 1 GB / 49.5 GB/s = 20.20 ms. KV moved 1% meanwhile and then gets the whole link,
   // so both gigabytes leave the link by 2 GB / 50 GB/s = 40 ms.
@@ -54,13 +56,13 @@ TEST(SimQos, ModelGets99PercentAndKvFinishesWorkConserving) {
   EXPECT_TRUE(seen);
 }
 
-TEST(SimQos, DisabledSharesEqually) {
+TEST_P(SimQos, DisabledSharesEqually) {
   const Race f = race(qos_off());
   EXPECT_TRUE(near_rel(f.model, 0.040, 1e-6)) << f.model;
   EXPECT_TRUE(near_rel(f.kv, 0.040, 1e-6)) << f.kv;
 }
 
-TEST(SimQos, WeightsAreConfigurable) {
+TEST_P(SimQos, WeightsAreConfigurable) {
   QosSpec q;
   q.model_weight = 3;
   q.kv_weight = 1;
@@ -69,12 +71,13 @@ TEST(SimQos, WeightsAreConfigurable) {
   EXPECT_TRUE(near_rel(f.kv, 0.040, 1e-6)) << f.kv;
 }
 
-TEST(SimQos, KvTakesWhatACappedModelFlowLeaves) {
+TEST_P(SimQos, KvTakesWhatACappedModelFlowLeaves) {
   // The model flow is capped at 10 GB/s elsewhere on its route (its destination's PCIe), so KV gets the other
   // 40 GB/s of cnic0_rd: QoS shares a link by weight but never idles it.
   Topology t = small_topology();
   t.pcie_bw = 10e9;
-  SimBackend b(t, deployment(1, 1), qos_on(), SimSpec{});
+  auto bp = make(t, deployment(1, 1), qos_on(), SimSpec{});
+  Simulator& b = *bp;
   double model = -1, kv = -1;
   b.run([&] {
     b.transfer(Hop::HbmToRemoteDram, {Loc::Hbm, 0}, {Loc::Dram, 2}, 1 * GB, TrafficClass::Model,
@@ -85,11 +88,13 @@ TEST(SimQos, KvTakesWhatACappedModelFlowLeaves) {
   EXPECT_TRUE(near_rel(model, 0.100, 1e-6)) << model;  // 1 GB at 10 GB/s throughout
 }
 
-TEST(SimQos, RejectsNonPositiveWeights) {
+TEST_P(SimQos, RejectsNonPositiveWeights) {
   QosSpec q;
   q.kv_weight = 0;
-  EXPECT_THROW(SimBackend(small_topology(), deployment(1, 1), q, SimSpec{}), std::invalid_argument);
+  EXPECT_THROW(make(small_topology(), deployment(1, 1), q, SimSpec{}), std::invalid_argument);
 }
+
+DUALPATH_BOTH_ENGINES(SimQos);
 
 }  // namespace
 }  // namespace dualpath::sim::test

@@ -7,13 +7,16 @@
 namespace dualpath::sim::test {
 namespace {
 
+class SimRemote : public EngineTest {};
+
 constexpr double GB = 1e9;
 
-TEST(SimRemote, PeHbmToDeBufferUsesPeCnicReadAndDeWritePath) {
+TEST_P(SimRemote, PeHbmToDeBufferUsesPeCnicReadAndDeWritePath) {
   // PE path steps 5-7: PE CNIC reads PE HBM, DE CNIC writes DE DRAM through the DE PCIe. PCIe 30 GB/s binds.
   Topology t = small_topology();
   t.pcie_bw = 30e9;
-  SimBackend b(t, deployment(1, 1), qos_on(), SimSpec{});
+  auto bp = make(t, deployment(1, 1), qos_on(), SimSpec{});
+  Simulator& b = *bp;
   double done_at = -1;
   b.run([&] {
     b.transfer(Hop::HbmToRemoteDram, {Loc::Hbm, 0}, {Loc::Dram, 2}, 1 * GB, TrafficClass::Kv,
@@ -27,11 +30,12 @@ TEST(SimRemote, PeHbmToDeBufferUsesPeCnicReadAndDeWritePath) {
     EXPECT_EQ(link_named(r, name).bytes(), 0) << name;
 }
 
-TEST(SimRemote, DeBufferToPeHbmUsesDeReadPathAndPeCnicWrite) {
+TEST_P(SimRemote, DeBufferToPeHbmUsesDeReadPathAndPeCnicWrite) {
   // DE path steps 3-5: DE CNIC reads DE DRAM through the DE PCIe, PE CNIC writes PE HBM. DRAM 25 GB/s binds.
   Topology t = small_topology();
   t.dram_bw = 25e9;
-  SimBackend b(t, deployment(1, 1), qos_on(), SimSpec{});
+  auto bp = make(t, deployment(1, 1), qos_on(), SimSpec{});
+  Simulator& b = *bp;
   double done_at = -1;
   b.run([&] {
     b.transfer(Hop::RemoteDramToHbm, {Loc::Dram, 3}, {Loc::Hbm, 1}, 1 * GB, TrafficClass::Kv,
@@ -45,11 +49,12 @@ TEST(SimRemote, DeBufferToPeHbmUsesDeReadPathAndPeCnicWrite) {
     EXPECT_EQ(link_named(r, name).bytes(), 0) << name;
 }
 
-TEST(SimRemote, CollectiveCrossesOnlyTheTwoCnics) {
+TEST_P(SimRemote, CollectiveCrossesOnlyTheTwoCnics) {
   Topology t = small_topology();
   t.pcie_bw = 1e9;  // would dominate if the collective touched PCIe
   t.dram_bw = 1e9;
-  SimBackend b(t, deployment(1, 1), qos_on(), SimSpec{});
+  auto bp = make(t, deployment(1, 1), qos_on(), SimSpec{});
+  Simulator& b = *bp;
   double done_at = -1;
   b.run([&] {
     b.transfer(Hop::Collective, {Loc::Hbm, 0}, {Loc::Hbm, 3}, 1 * GB, TrafficClass::Model,
@@ -61,10 +66,11 @@ TEST(SimRemote, CollectiveCrossesOnlyTheTwoCnics) {
   EXPECT_EQ(link_named(b.links(), "cnic0_rd").bytes_kv, 0);
 }
 
-TEST(SimRemote, DeCnicReadSharedByDePathReadAndDecodeHandoff) {
+TEST_P(SimRemote, DeCnicReadSharedByDePathReadAndDecodeHandoff) {
   // Table row (4)(5): the DE CNIC read side carries DE path step 3 (DE buffer -> PE HBM) and the decode
   // handoff H2D (DE buffer -> DE HBM). Both on GPU 2: 1 GB each at 25 GB/s = 40 ms.
-  SimBackend b(small_topology(), deployment(1, 1), qos_on(), SimSpec{});
+  auto bp = make(small_topology(), deployment(1, 1), qos_on(), SimSpec{});
+  Simulator& b = *bp;
   double a = -1, h = -1;
   b.run([&] {
     b.transfer(Hop::RemoteDramToHbm, {Loc::Dram, 2}, {Loc::Hbm, 0}, 1 * GB, TrafficClass::Kv, [&] { a = b.now(); });
@@ -75,8 +81,9 @@ TEST(SimRemote, DeCnicReadSharedByDePathReadAndDecodeHandoff) {
   EXPECT_TRUE(near_rel(link_named(b.links(), "cnic2_rd").bytes(), 2 * GB, 1e-9));
 }
 
-TEST(SimRemote, RejectsHopsThatContradictTheirPlaces) {
-  SimBackend b(small_topology(), deployment(1, 1), qos_on(), SimSpec{});
+TEST_P(SimRemote, RejectsHopsThatContradictTheirPlaces) {
+  auto bp = make(small_topology(), deployment(1, 1), qos_on(), SimSpec{});
+  Simulator& b = *bp;
   int rejected = 0;
   b.run([&] {
     auto expect_reject = [&](Hop hop, Place s, Place d) {
@@ -94,6 +101,8 @@ TEST(SimRemote, RejectsHopsThatContradictTheirPlaces) {
   });
   EXPECT_EQ(rejected, 5);
 }
+
+DUALPATH_BOTH_ENGINES(SimRemote);
 
 }  // namespace
 }  // namespace dualpath::sim::test

@@ -1,14 +1,19 @@
-// Shared helpers for the simulator tests. Every TEST builds its own SimBackend: SimGrid allows one engine per
-// process, and ctest runs each test as its own process (gtest_discover_tests).
+// Shared helpers for the simulator tests. Every test builds its own simulator: SimGrid allows one engine per
+// process, and ctest runs each test as its own process (gtest_discover_tests). Tests that hold for both network
+// engines (sim/simulator.hpp) are TEST_P over EngineTest and run once per engine.
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <cmath>
+#include <memory>
 #include <stdexcept>
 #include <string>
 
 #include "core/config/scenario.hpp"
 #include "sim/link_report.hpp"
 #include "sim/sim_backend.hpp"
+#include "sim/simulator.hpp"
 
 namespace dualpath::sim::test {
 
@@ -56,5 +61,25 @@ inline const LinkInfo& link_named(const LinkReport& r, const std::string& name) 
 inline bool near_rel(double actual, double expected, double rel) {
   return std::abs(actual - expected) <= rel * std::abs(expected);
 }
+
+// The engine of the running test (set by EngineTest) and a simulator of it, for tests and their helpers.
+inline std::string& current_engine() {
+  static std::string engine = "simgrid";
+  return engine;
+}
+inline std::unique_ptr<Simulator> make(const Topology& t, const Deployment& d, const QosSpec& q, const SimSpec& s,
+                                       const SimOptions& o = {}) {
+  return make_simulator(current_engine(), t, d, q, s, o);
+}
+
+// A test run once per network engine: GetParam() is "simgrid" or "native".
+class EngineTest : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override { current_engine() = GetParam(); }
+};
+inline std::string engine_name(const ::testing::TestParamInfo<std::string>& info) { return info.param; }
+#define DUALPATH_BOTH_ENGINES(suite) \
+  INSTANTIATE_TEST_SUITE_P(Engines, suite, ::testing::Values(std::string("simgrid"), std::string("native")), \
+                           ::dualpath::sim::test::engine_name)
 
 }  // namespace dualpath::sim::test

@@ -8,13 +8,16 @@
 namespace dualpath::sim::test {
 namespace {
 
+class SimStorage : public EngineTest {};
+
 constexpr double GB = 1e9;
 
-TEST(SimStorage, OneReadTakesBytesOverSnicPlusLatency) {
+TEST_P(SimStorage, OneReadTakesBytesOverSnicPlusLatency) {
   Topology t = small_topology();
   t.nic_latency = 2e-6;
   t.storage.latency = 100e-6;
-  SimBackend b(t, deployment(1, 1), qos_on(), SimSpec{});
+  auto bp = make(t, deployment(1, 1), qos_on(), SimSpec{});
+  Simulator& b = *bp;
   double done_at = -1;
   b.run([&] { b.storage_read(0, 1 * GB, [&] { done_at = b.now(); }); });
   // 1 GB / 50 GB/s = 20 ms, then the SNIC hop and the storage request latency.
@@ -25,8 +28,9 @@ TEST(SimStorage, OneReadTakesBytesOverSnicPlusLatency) {
   EXPECT_EQ(link_named(b.links(), "snic0_up").bytes(), 0);
 }
 
-TEST(SimStorage, TwoReadsOnOneNodeShareItsSnic) {
-  SimBackend b(small_topology(), deployment(1, 1), qos_on(), SimSpec{});
+TEST_P(SimStorage, TwoReadsOnOneNodeShareItsSnic) {
+  auto bp = make(small_topology(), deployment(1, 1), qos_on(), SimSpec{});
+  Simulator& b = *bp;
   std::vector<double> done;
   b.run([&] {
     for (int i = 0; i < 2; ++i) b.storage_read(0, 1 * GB, [&] { done.push_back(b.now()); });
@@ -36,8 +40,9 @@ TEST(SimStorage, TwoReadsOnOneNodeShareItsSnic) {
   EXPECT_TRUE(near_rel(done[1], 0.040, 1e-6));
 }
 
-TEST(SimStorage, SplitAcrossTwoNodesUsesBothSnics) {
-  SimBackend b(small_topology(), deployment(1, 1), qos_on(), SimSpec{});
+TEST_P(SimStorage, SplitAcrossTwoNodesUsesBothSnics) {
+  auto bp = make(small_topology(), deployment(1, 1), qos_on(), SimSpec{});
+  Simulator& b = *bp;
   std::vector<double> done;
   b.run([&] {
     b.storage_read(0, 1 * GB, [&] { done.push_back(b.now()); });
@@ -48,12 +53,13 @@ TEST(SimStorage, SplitAcrossTwoNodesUsesBothSnics) {
   EXPECT_TRUE(near_rel(done[1], 0.020, 1e-6));
 }
 
-TEST(SimStorage, SharedStorageServerNicBinds) {
+TEST_P(SimStorage, SharedStorageServerNicBinds) {
   // One storage server for two nodes, its NIC as fast as one SNIC: the two reads share it.
   Topology t = small_topology();
   t.storage.servers = 1;
   t.storage.server_nic_bw = 50e9;
-  SimBackend b(t, deployment(1, 1), qos_on(), SimSpec{});
+  auto bp = make(t, deployment(1, 1), qos_on(), SimSpec{});
+  Simulator& b = *bp;
   std::vector<double> done;
   b.run([&] {
     b.storage_read(0, 1 * GB, [&] { done.push_back(b.now()); });
@@ -64,19 +70,21 @@ TEST(SimStorage, SharedStorageServerNicBinds) {
   EXPECT_TRUE(near_rel(link_named(b.links(), "stor0_nic_up").bytes(), 2 * GB, 1e-9));
 }
 
-TEST(SimStorage, SsdReadBandwidthBindsBelowTheSnic) {
+TEST_P(SimStorage, SsdReadBandwidthBindsBelowTheSnic) {
   Topology t = small_topology();
   t.storage.ssd_read_bw = 20e9;
-  SimBackend b(t, deployment(1, 0), qos_on(), SimSpec{});
+  auto bp = make(t, deployment(1, 0), qos_on(), SimSpec{});
+  Simulator& b = *bp;
   double done_at = -1;
   b.run([&] { b.storage_read(0, 1 * GB, [&] { done_at = b.now(); }); });
   EXPECT_TRUE(near_rel(done_at, 0.050, 1e-6));
 }
 
-TEST(SimStorage, WriteUsesSnicUpAndSsdWrite) {
+TEST_P(SimStorage, WriteUsesSnicUpAndSsdWrite) {
   Topology t = small_topology();
   t.storage.ssd_write_bw = 25e9;
-  SimBackend b(t, deployment(1, 1), qos_on(), SimSpec{});
+  auto bp = make(t, deployment(1, 1), qos_on(), SimSpec{});
+  Simulator& b = *bp;
   double done_at = -1;
   b.run([&] { b.storage_write(1, 1 * GB, [&] { done_at = b.now(); }); });
   EXPECT_TRUE(near_rel(done_at, 0.040, 1e-6));  // SSD write 25 GB/s binds
@@ -84,6 +92,8 @@ TEST(SimStorage, WriteUsesSnicUpAndSsdWrite) {
   EXPECT_TRUE(near_rel(link_named(b.links(), "stor1_ssd_write").bytes(), 1 * GB, 1e-9));
   EXPECT_EQ(link_named(b.links(), "snic1_down").bytes(), 0);
 }
+
+DUALPATH_BOTH_ENGINES(SimStorage);
 
 }  // namespace
 }  // namespace dualpath::sim::test

@@ -1,0 +1,80 @@
+// The cluster's network as plain data: which links exist, which links each memory endpoint sends and receives
+// through, and the route (links + latency) of a transfer between two endpoints. No SimGrid here: both network
+// engines (SimGrid's, sim/platform.hpp, and the native one, sim/fluid_backend.hpp) are built from this table,
+// so they share link names, indices and routes by construction.
+//
+// One star. Each endpoint has an UP link list (used by everything it sends) and a DOWN list (everything it
+// receives); a transfer a -> b crosses up(a) then down(b), duplicates dropped (SimGrid's StarZone rule).
+//   hbm_g   GPU g's HBM:                  up [cnic_g_rd]                         down [cnic_g_wr]
+//   dram_g  node DRAM via GPU g's CNIC:    up [dram_n, pcie_g_h2d, cnic_g_rd]     down [cnic_g_wr, pcie_g_d2h, dram_n]
+//   sdram_n node DRAM via the node's SNIC: up [dram_n, snic_n_up]                down [snic_n_down, dram_n]
+//   stor_k  storage server k:             up [ssd_k_read, stor_k_nic_up]        down [stor_k_nic_down, ssd_k_write]
+// so that, e.g., H2D dram_g -> hbm_g = [dram_n, pcie_g_h2d, cnic_g_rd, cnic_g_wr] (the CNIC loopback of the
+// paper, steps 3-4), and a storage read stor_k -> sdram_n = [ssd_k_read, stor_k_nic_up, snic_n_down, dram_n].
+// There is no shared core link (the compute and storage fabrics are non-blocking), which keeps flows of
+// different nodes in separate max-min components (simgrid notes §3.3).
+//
+// Each link carries its latency here; a route's latency is the sum over its links plus the endpoints' own
+// (the storage request latency), paid by the engines after a transfer's last byte. nic_latency sits on each
+// CNIC write side and each SNIC direction (one NIC hop per transfer).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/config/scenario.hpp"
+#include "sim/link_report.hpp"
+
+namespace dualpath::sim {
+
+// The links a transfer crosses (indices into Fabric::links()) and their summed latency.
+struct Route {
+  static constexpr int kMaxLinks = 8;
+  std::array<int32_t, kMaxLinks> link{};
+  int n = 0;
+  double latency = 0;
+};
+
+class Fabric {
+ public:
+  struct Endpoint {
+    std::string name;
+    std::vector<int> up, down;
+    double latency = 0;  // added to every route starting or ending here (storage request latency)
+  };
+
+  // Throws std::invalid_argument on a topology or deployment that cannot be simulated (non-positive
+  // bandwidths, no nodes, ...).
+  Fabric(const Topology& topo, const Deployment& dep);
+  // The checks of the constructor alone.
+  static void validate(const Topology& topo, const Deployment& dep);
+
+  int nodes() const { return nodes_; }
+  int gpus() const { return nodes_ * gpus_per_node_; }
+  int gpus_per_node() const { return gpus_per_node_; }
+  int servers() const { return servers_; }
+  int server_of(int node) const { return node % servers_; }
+
+  // Endpoint ids, used with endpoints() and route().
+  int hbm(int gpu) const { return gpu; }
+  int dram(int gpu) const { return gpus() + gpu; }
+  int sdram(int node) const { return 2 * gpus() + node; }
+  int storage(int server) const { return 2 * gpus() + nodes_ + server; }
+
+  Route route(int src, int dst) const;
+  const std::vector<LinkInfo>& links() const { return links_; }
+  const std::vector<Endpoint>& endpoints() const { return endpoints_; }
+
+ private:
+  int add_link(LinkInfo info);
+
+  int nodes_ = 0;
+  int gpus_per_node_ = 0;
+  int servers_ = 0;
+  std::vector<LinkInfo> links_;
+  std::vector<Endpoint> endpoints_;
+};
+
+}  // namespace dualpath::sim

@@ -1,0 +1,87 @@
+#include "sim/simulator.hpp"
+
+#include <cmath>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+#include "sim/fluid_backend.hpp"
+#include "sim/sim_backend.hpp"
+
+namespace dualpath::sim {
+
+namespace {
+
+void require(bool ok, const std::string& msg) {
+  if (!ok) throw std::invalid_argument("simulator: " + msg);
+}
+
+}  // namespace
+
+void Simulator::storage_read(int node, const BlockRanges&, double bytes, Done done, Failed) {
+  const Fabric& f = fabric();
+  require(node >= 0 && node < f.nodes(), "storage_read: node " + std::to_string(node) + " out of range");
+  transfer_checked(f.storage(f.server_of(node)), f.sdram(node), bytes, TrafficClass::Kv, std::move(done));
+}
+
+void Simulator::storage_write(int node, const BlockRanges&, double bytes, Done done) {
+  const Fabric& f = fabric();
+  require(node >= 0 && node < f.nodes(), "storage_write: node " + std::to_string(node) + " out of range");
+  transfer_checked(f.sdram(node), f.storage(f.server_of(node)), bytes, TrafficClass::Kv, std::move(done));
+}
+
+void Simulator::transfer(Hop hop, Place src, Place dst, double bytes, TrafficClass cls, Done done) {
+  const Fabric& f = fabric();
+  auto endpoint = [&f](Place pl) {
+    require(pl.gpu >= 0 && pl.gpu < f.gpus(), "transfer: gpu " + std::to_string(pl.gpu) + " out of range");
+    return pl.loc == Loc::Hbm ? f.hbm(pl.gpu) : f.dram(pl.gpu);
+  };
+  const int s = endpoint(src);
+  const int d = endpoint(dst);
+  require(s != d, "transfer: source and destination are the same memory");
+  // The hop names what the core believes it is moving; a mismatch with the places is a core bug.
+  const bool from_hbm = src.loc == Loc::Hbm, to_hbm = dst.loc == Loc::Hbm;
+  switch (hop) {
+    case Hop::H2D: require(!from_hbm && to_hbm && src.gpu == dst.gpu, "H2D must be DRAM -> HBM of one GPU"); break;
+    case Hop::D2H: require(from_hbm && !to_hbm && src.gpu == dst.gpu, "D2H must be HBM -> DRAM of one GPU"); break;
+    case Hop::HbmToRemoteDram: require(from_hbm && !to_hbm, "HbmToRemoteDram must be HBM -> DRAM"); break;
+    case Hop::RemoteDramToHbm: require(!from_hbm && to_hbm, "RemoteDramToHbm must be DRAM -> HBM"); break;
+    case Hop::Collective: require(from_hbm && to_hbm, "Collective must be HBM -> HBM"); break;
+  }
+  transfer_checked(s, d, bytes, cls, std::move(done));
+}
+
+void Simulator::compute(int gpu, const ComputeWork& work, Done done) {
+  require(gpu >= 0 && gpu < fabric().gpus(), "compute: gpu " + std::to_string(gpu) + " out of range");
+  timer(work.seconds, std::move(done));
+}
+
+void Simulator::timer(double delay, Done done) {
+  require_running();
+  require(std::isfinite(delay) && delay >= 0, "timer delay must be a finite number >= 0");
+  require(static_cast<bool>(done), "empty completion callback");
+  add_timer(delay, std::move(done));
+}
+
+void Simulator::transfer_checked(int src, int dst, double bytes, TrafficClass cls, Done done) {
+  require_running();
+  require(std::isfinite(bytes) && bytes >= 0, "transfer size must be a finite number >= 0");
+  require(static_cast<bool>(done), "empty completion callback");
+  start_flow(src, dst, bytes, cls, std::move(done));
+}
+
+void Simulator::require_running() const {
+  if (!in_run_)
+    throw std::logic_error("simulator: work can only be started from run()'s start or completion callbacks");
+}
+
+bool is_simulator_engine(const std::string& engine) { return engine == "simgrid" || engine == "native"; }
+
+std::unique_ptr<Simulator> make_simulator(const std::string& engine, const Topology& topo, const Deployment& dep,
+                                          const QosSpec& qos, const SimSpec& spec, const SimOptions& options) {
+  if (engine == "simgrid") return std::make_unique<SimBackend>(topo, dep, qos, spec, options);
+  if (engine == "native") return std::make_unique<FluidBackend>(topo, dep, qos, spec, options);
+  throw std::invalid_argument("simulator: unknown engine \"" + engine + "\" (expected simgrid or native)");
+}
+
+}  // namespace dualpath::sim

@@ -1,0 +1,103 @@
+// A simulated cluster: the Backend the core runs on, with one of two network engines behind it.
+//  - "simgrid" (sim/sim_backend.hpp): SimGrid 3.32's max-min (LMM) solver, the engine of record;
+//  - "native" (sim/fluid_backend.hpp): dualpath's own weighted max-min fluid solver (sim/maxmin.hpp) over the
+//    same fabric, with no SimGrid actors, simcalls or per-flow kernel objects; several times cheaper per event.
+// Both share the fabric (sim/fabric.hpp), the event queue (sim/event_queue.hpp), the link meter and the checks
+// below, so they differ only in how flow rates are solved and time advances.
+//
+// Execution model (both engines). run() calls `start` at t = 0, then loops: find the next transfer completion or
+// timer deadline, advance the clock to it, run the callbacks that are due, repeat until nothing is pending. All
+// core code runs single-threaded inside run().
+//  - Transfers are fluid flows over their route's links, shared by weighted max-min (weights per traffic class,
+//    sim/qos.hpp). A transfer's route latency is paid after its last byte: the flow occupies its links for
+//    bytes/rate, and `done` fires `latency` later. 1 GB over a free 50 GB/s SNIC with nic_latency l completes at
+//    20 ms + l (+ storage latency for storage).
+//  - compute(gpu, work) is a timer of work.seconds. The cost model already predicts the time, one engine runs
+//    per GPU, and the core serialises a GPU's work, so there is nothing to share.
+//  - Zero-byte transfers complete through a zero-delay timer, never synchronously inside the call.
+//  - Callbacks due at the same simulated time run in the order their work was started.
+//  - Work may only be started from inside run() (the start callback or a completion callback).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "core/backend/backend.hpp"
+#include "core/config/scenario.hpp"
+#include "sim/fabric.hpp"
+#include "sim/link_report.hpp"
+
+namespace dualpath::sim {
+
+// Knobs of the simulator itself (not of the modelled system).
+struct SimOptions {
+  double link_sample_interval = 1.0;  // seconds per links.csv interval (OutputSpec::link_sample_interval)
+  int stack_kib = 8192;               // SimGrid: the driver actor's stack; the core's callbacks run on it
+  bool full_lmm_update = false;       // SimGrid: network/optim:Full instead of Lazy (SimSpec::lmm_update)
+};
+
+// Counters for budgeting and progress reports.
+struct SimStats {
+  uint64_t transfers = 0;       // transfers and storage reads/writes started (zero-byte ones included)
+  uint64_t timers = 0;          // timer() and compute() calls
+  uint64_t callbacks = 0;       // completion callbacks run
+  uint64_t solver_steps = 0;    // clock advances (each ends with the flow rates of the step solved)
+  double bytes = 0;             // bytes moved by transfers
+};
+
+class Simulator : public Backend {
+ public:
+  // Runs the simulation: `start` at t = 0, then until no work is pending or SimSpec::time_limit is reached
+  // (work still pending then is dropped, its callbacks never run). Callable once. An exception thrown by a
+  // callback stops the simulation and is rethrown here.
+  virtual void run(Done start) = 0;
+  // Whether run() stopped at SimSpec::time_limit with work still pending.
+  virtual bool hit_time_limit() const = 0;
+  // Whether run() ended because the engine called stop() (the online stop rule).
+  virtual bool stopped_early() const = 0;
+  // Per-link totals and utilisation samples; link descriptions are available before run(), the rest after.
+  virtual const LinkReport& links() const = 0;
+  virtual const SimStats& stats() const = 0;
+  // Called with the clock after every clock advance (progress lines). It must not start work.
+  void set_step_hook(std::function<void(double)> hook) { step_hook_ = std::move(hook); }
+  bool can_stop() const override { return true; }
+
+  // Argument checks and the mapping of places to fabric endpoints, the same for both engines; the flows and
+  // timers they start go to start_flow / add_timer. Throw std::invalid_argument on a bad argument.
+  using Backend::storage_read;
+  using Backend::storage_write;
+  void storage_read(int node, const BlockRanges& blocks, double bytes, Done done, Failed failed) final;
+  void storage_write(int node, const BlockRanges& blocks, double bytes, Done done) final;
+  void transfer(Hop hop, Place src, Place dst, double bytes, TrafficClass cls, Done done) final;
+  void compute(int gpu, const ComputeWork& work, Done done) final;
+  void timer(double delay, Done done) final;
+
+ protected:
+  virtual const Fabric& fabric() const = 0;
+  // A flow of `bytes` (finite, >= 0) from fabric endpoint src to dst; `done` is not empty.
+  virtual void start_flow(int src, int dst, double bytes, TrafficClass cls, Done done) = 0;
+  // A timer `delay` (finite, >= 0) seconds from now; `done` is not empty.
+  virtual void add_timer(double delay, Done done) = 0;
+  void step_hook(double now) const {
+    if (step_hook_) step_hook_(now);
+  }
+  // Set by the engine while run() is running callbacks: work may only be started then.
+  bool in_run_ = false;
+
+ private:
+  void require_running() const;
+  void transfer_checked(int src, int dst, double bytes, TrafficClass cls, Done done);
+  std::function<void(double)> step_hook_;
+};
+
+// The network engines SimSpec::engine names.
+bool is_simulator_engine(const std::string& engine);
+// Creates the simulator of `engine` ("simgrid" or "native"). Throws std::invalid_argument on an unknown engine or
+// an invalid topology, deployment or QoS spec. Only one "simgrid" simulator may exist per process (SimGrid's
+// engine is a singleton; a second throws std::logic_error).
+std::unique_ptr<Simulator> make_simulator(const std::string& engine, const Topology& topo, const Deployment& dep,
+                                          const QosSpec& qos, const SimSpec& spec, const SimOptions& options = {});
+
+}  // namespace dualpath::sim
