@@ -26,7 +26,8 @@ std::vector<double> capacities(const Fabric& f) {
 
 struct FluidBackend::Impl {
   struct Flow {
-    MaxMin::Flow mm;   // links point into route
+    int id = -1;  // in the solver, whose link array points into route
+    double rate = 0;
     Route route;
     double remaining = 0;  // bytes
     TrafficClass cls{};
@@ -46,7 +47,6 @@ struct FluidBackend::Impl {
 
   std::vector<std::unique_ptr<Flow>> flows;  // running flows (stable addresses: the solver holds pointers)
   std::vector<std::unique_ptr<Flow>> spare;  // finished flows kept for reuse
-  std::vector<MaxMin::Flow*> solve_set;
   bool dirty = false;  // the set of running flows changed since the last solve
   bool ran = false;
   bool hit_limit = false;
@@ -85,9 +85,7 @@ struct FluidBackend::Impl {
       spare.pop_back();
     }
     f->route = fabric.route(src, dst);
-    f->mm.links = f->route.link.data();
-    f->mm.n = f->route.n;
-    f->mm.weight = 1.0 / qos.penalty(cls);
+    f->id = maxmin.add(f->route.link.data(), f->route.n, 1.0 / qos.penalty(cls));
     f->remaining = size;
     f->cls = cls;
     f->seq = seq;
@@ -97,14 +95,13 @@ struct FluidBackend::Impl {
   }
 
   void solve() {
-    solve_set.clear();
-    for (auto& f : flows) solve_set.push_back(&f->mm);
-    maxmin.solve(solve_set);
+    maxmin.solve();
+    for (auto& f : flows) f->rate = maxmin.rate(f->id);
     dirty = false;
   }
 
   // What is left would take less than the clock's resolution (kTimeEps) at the flow's rate: rounding, not data.
-  static bool done_sending(const Flow& f) { return f.remaining <= f.mm.rate * kTimeEps; }
+  static bool done_sending(const Flow& f) { return f.remaining <= f.rate * kTimeEps; }
 
   // Moves the clock to t: every running flow sends rate x (t - clock); the ones with nothing left complete at t
   // plus their route latency, in start order (flows_ is kept in start order).
@@ -113,7 +110,7 @@ struct FluidBackend::Impl {
     const double dt = t - clock;
     bool any_done = false;
     for (auto& f : flows) {
-      const double rate = f->mm.rate;
+      const double rate = f->rate;
       for (int i = 0; i < f->route.n; ++i) meter.add_rate(f->route.link[static_cast<size_t>(i)], f->cls, rate);
       f->remaining -= rate * dt;
       if (done_sending(*f)) any_done = true;
@@ -127,6 +124,7 @@ struct FluidBackend::Impl {
         if (done_sending(f)) {
           events.push(t + f.route.latency, f.seq, std::move(f.done));
           f.done = nullptr;
+          maxmin.remove(f.id);
           spare.push_back(std::move(flows[i]));
         } else {
           flows[keep++] = std::move(flows[i]);
@@ -138,7 +136,10 @@ struct FluidBackend::Impl {
   }
 
   void drop_pending() {
-    for (auto& f : flows) f->done = nullptr;
+    for (auto& f : flows) {
+      f->done = nullptr;
+      maxmin.remove(f->id);
+    }
     flows.clear();
     events.clear();
   }
@@ -161,7 +162,7 @@ struct FluidBackend::Impl {
       }
       if (dirty) solve();
       double next = std::numeric_limits<double>::infinity();
-      for (const auto& f : flows) next = std::min(next, clock + f->remaining / f->mm.rate);
+      for (const auto& f : flows) next = std::min(next, clock + f->remaining / f->rate);
       if (!events.empty()) next = std::min(next, events.next_time());
       if (spec.time_limit > 0) next = std::min(next, spec.time_limit);
       if (!(next >= clock)) throw std::logic_error("simulator: the native engine's clock would go backwards");

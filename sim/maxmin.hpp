@@ -6,9 +6,14 @@
 // with remaining capacity R_l and unfixed flows F_l offers the level R_l / sum_{f in F_l} w_f; the link with the
 // lowest level is a bottleneck, each of its unfixed flows is fixed at rate level x w_f, and that rate is taken
 // from every link the flow crosses. Repeat until every flow is fixed. The result is the unique weighted max-min
-// allocation: no flow's rate can grow without lowering that of a flow with an equal or lower level.
+// allocation: every flow crosses a saturated link on which no flow has a higher rate per unit of weight.
+//
+// Incremental. The allocation of one connected component (flows linked through shared links) does not depend on
+// any other, so solve() re-solves only the components that contain a link whose flow set changed since the last
+// solve; the others keep their rates.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -18,25 +23,44 @@ class MaxMin {
  public:
   explicit MaxMin(std::vector<double> capacity);  // bytes/s per link, all > 0
 
-  struct Flow {
-    const int32_t* links = nullptr;  // the links the flow crosses (no repeats)
-    int n = 0;
-    double weight = 1;  // > 0
-    double rate = 0;    // output of solve()
-  };
-  // Sets every flow's rate. Links not crossed by any flow are ignored.
-  void solve(std::vector<Flow*>& flows);
+  // A flow over `n` distinct links (the array must outlive the flow) with weight > 0. Returns its id; ids of
+  // removed flows are reused.
+  int add(const int32_t* links, int n, double weight);
+  void remove(int id);
+  // Brings every flow's rate up to date.
+  void solve();
+  double rate(int id) const { return flows_[static_cast<size_t>(id)].rate; }
+  // Flows and links in the components re-solved by the last solve() (for cost accounting).
+  uint64_t solved_flows() const { return solved_flows_; }
 
  private:
-  struct LinkState {
+  struct FlowRec {
+    const int32_t* links = nullptr;
+    int n = 0;
+    double weight = 1;
+    double rate = 0;  // < 0 while unfixed during a solve
+    uint32_t mark = 0;
+  };
+  struct LinkRec {
+    double capacity = 0;
     double remaining = 0;
-    double weight = 0;   // sum of the weights of its unfixed flows
-    int unfixed = 0;     // how many of its flows are unfixed
+    double weight = 0;  // sum of the weights of its unfixed flows
+    int unfixed = 0;
+    uint32_t mark = 0;
+    bool dirty = false;
+    int slot = 0;  // its index in cand_ during a solve
     std::vector<int> flows;
   };
-  std::vector<double> capacity_;
-  std::vector<LinkState> state_;
-  std::vector<int> active_;  // links crossed by at least one flow in this solve
+  void touch(int link);
+
+  std::vector<FlowRec> flows_;
+  std::vector<int> free_;
+  std::vector<LinkRec> links_;
+  std::vector<int> dirty_;
+  uint32_t epoch_ = 0;
+  std::vector<int> comp_links_, comp_flows_, stack_, cand_;
+  std::vector<double> levels_;  // level of cand_[i] during a solve
+  uint64_t solved_flows_ = 0;
 };
 
 }  // namespace dualpath::sim

@@ -13,23 +13,23 @@
 namespace dualpath::sim {
 namespace {
 
+struct FlowOut {
+  double weight = 1;
+  double rate = 0;
+};
 struct Instance {
   std::vector<std::vector<int32_t>> routes;
-  std::vector<MaxMin::Flow> flows;
-  std::vector<MaxMin::Flow*> ptrs;
+  std::vector<FlowOut> flows;
+  std::vector<int> ids;
   void add(std::vector<int32_t> links, double weight = 1) {
     routes.push_back(std::move(links));
-    flows.push_back(MaxMin::Flow{});
-    flows.back().weight = weight;
+    flows.push_back(FlowOut{weight, 0});
   }
   void solve(MaxMin& m) {
-    ptrs.clear();
-    for (size_t i = 0; i < flows.size(); ++i) {
-      flows[i].links = routes[i].data();
-      flows[i].n = static_cast<int>(routes[i].size());
-      ptrs.push_back(&flows[i]);
-    }
-    m.solve(ptrs);
+    for (size_t i = ids.size(); i < flows.size(); ++i)
+      ids.push_back(m.add(routes[i].data(), static_cast<int>(routes[i].size()), flows[i].weight));
+    m.solve();
+    for (size_t i = 0; i < flows.size(); ++i) flows[i].rate = m.rate(ids[i]);
   }
 };
 
@@ -76,6 +76,32 @@ TEST(MaxMin, WeightedFlowCappedElsewhereIsWorkConserving) {
   in.solve(m);
   EXPECT_DOUBLE_EQ(in.flows[0].rate, 1);
   EXPECT_DOUBLE_EQ(in.flows[1].rate, 9);
+}
+
+TEST(MaxMin, OnlyTheChangedComponentIsResolvedAndRemovalFreesCapacity) {
+  MaxMin m({10, 10, 6});
+  Instance in;
+  in.add({0});
+  in.add({0});
+  in.add({1, 2});
+  in.solve(m);
+  EXPECT_EQ(m.solved_flows(), 3u);
+  EXPECT_DOUBLE_EQ(in.flows[0].rate, 5);
+  EXPECT_DOUBLE_EQ(in.flows[2].rate, 6);
+  // A flow on link 2 joins: only the component {links 1, 2} is re-solved.
+  in.add({2});
+  in.solve(m);
+  EXPECT_EQ(m.solved_flows(), 2u);
+  EXPECT_DOUBLE_EQ(in.flows[2].rate, 3);
+  EXPECT_DOUBLE_EQ(in.flows[3].rate, 3);
+  EXPECT_DOUBLE_EQ(in.flows[0].rate, 5);
+  // One of link 0's flows leaves: the other gets the whole link.
+  m.remove(in.ids[1]);
+  m.solve();
+  EXPECT_EQ(m.solved_flows(), 1u);
+  EXPECT_DOUBLE_EQ(m.rate(in.ids[0]), 10);
+  m.solve();
+  EXPECT_EQ(m.solved_flows(), 0u);  // nothing changed
 }
 
 TEST(MaxMin, RandomInstancesAreFeasibleAndBottlenecked) {
