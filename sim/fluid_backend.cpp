@@ -25,11 +25,15 @@ std::vector<double> capacities(const Fabric& f) {
 }  // namespace
 
 struct FluidBackend::Impl {
+  // A running flow. Its rate changes only when the solver re-solves its component; `remaining` is the bytes left
+  // at time `since`, so progress is settled only when the rate changes, and `finish` is when its last byte leaves.
   struct Flow {
     int id = -1;  // in the solver, whose link array points into route
     double rate = 0;
+    double remaining = 0;  // bytes, at `since`
+    double since = 0;
+    double finish = std::numeric_limits<double>::infinity();
     Route route;
-    double remaining = 0;  // bytes
     TrafficClass cls{};
     uint64_t seq = 0;
     Done done;
@@ -45,12 +49,14 @@ struct FluidBackend::Impl {
   EventQueue events;
   double clock = 0;
 
-  std::vector<std::unique_ptr<Flow>> flows;  // running flows (stable addresses: the solver holds pointers)
+  std::vector<std::unique_ptr<Flow>> flows;  // running flows in start order (stable addresses: see Flow::id)
   std::vector<std::unique_ptr<Flow>> spare;  // finished flows kept for reuse
+  std::vector<Flow*> by_id;                  // solver id -> running flow
   bool dirty = false;  // the set of running flows changed since the last solve
   bool ran = false;
   bool hit_limit = false;
   bool stop_requested = false;
+  std::function<void(double)> hook;
 
   Impl(const Topology& topo, const Deployment& dep, const QosSpec& q, const SimSpec& s, const SimOptions& o)
       : qos(q),
@@ -86,59 +92,76 @@ struct FluidBackend::Impl {
     }
     f->route = fabric.route(src, dst);
     f->id = maxmin.add(f->route.link.data(), f->route.n, 1.0 / qos.penalty(cls));
+    f->rate = 0;
     f->remaining = size;
+    f->since = clock;
+    f->finish = std::numeric_limits<double>::infinity();
     f->cls = cls;
     f->seq = seq;
     f->done = std::move(done);
+    if (by_id.size() <= static_cast<size_t>(f->id)) by_id.resize(static_cast<size_t>(f->id) + 1, nullptr);
+    by_id[static_cast<size_t>(f->id)] = f.get();
+    for (int i = 0; i < f->route.n; ++i) meter.change_rate(f->route.link[static_cast<size_t>(i)], cls, 0, +1);
     flows.push_back(std::move(f));
     dirty = true;
   }
 
+  // Settles a flow's progress at the clock and gives it a new rate (also in the meter).
+  void set_rate(Flow& f, double rate) {
+    f.remaining -= f.rate * (clock - f.since);
+    f.since = clock;
+    for (int i = 0; i < f.route.n; ++i) meter.change_rate(f.route.link[static_cast<size_t>(i)], f.cls, rate - f.rate, 0);
+    f.rate = rate;
+    f.finish = clock + f.remaining / rate;
+  }
+
   void solve() {
     maxmin.solve();
-    for (auto& f : flows) f->rate = maxmin.rate(f->id);
+    for (int id : maxmin.solved()) {
+      Flow& f = *by_id[static_cast<size_t>(id)];
+      const double rate = maxmin.rate(id);
+      if (rate != f.rate) set_rate(f, rate);
+    }
     dirty = false;
   }
 
   // What is left would take less than the clock's resolution (kTimeEps) at the flow's rate: rounding, not data.
-  static bool done_sending(const Flow& f) { return f.remaining <= f.rate * kTimeEps; }
+  bool done_sending(const Flow& f) const { return f.finish <= clock + kTimeEps; }
 
-  // Moves the clock to t: every running flow sends rate x (t - clock); the ones with nothing left complete at t
-  // plus their route latency, in start order (flows_ is kept in start order).
+  // Moves the clock to t; the flows whose last byte has left by then complete at t plus their route latency, in
+  // start order.
   void advance(double t) {
     ++stats.solver_steps;
-    const double dt = t - clock;
-    bool any_done = false;
-    for (auto& f : flows) {
-      const double rate = f->rate;
-      for (int i = 0; i < f->route.n; ++i) meter.add_rate(f->route.link[static_cast<size_t>(i)], f->cls, rate);
-      f->remaining -= rate * dt;
-      if (done_sending(*f)) any_done = true;
-    }
-    meter.close_step(clock, t);
+    meter.advance_to(t);
     clock = t;
-    if (any_done) {
-      size_t keep = 0;
-      for (size_t i = 0; i < flows.size(); ++i) {
-        Flow& f = *flows[i];
-        if (done_sending(f)) {
-          events.push(t + f.route.latency, f.seq, std::move(f.done));
-          f.done = nullptr;
-          maxmin.remove(f.id);
-          spare.push_back(std::move(flows[i]));
-        } else {
-          flows[keep++] = std::move(flows[i]);
-        }
+    size_t keep = 0;
+    for (size_t i = 0; i < flows.size(); ++i) {
+      Flow& f = *flows[i];
+      if (done_sending(f)) {
+        events.push(t + f.route.latency, f.seq, std::move(f.done));
+        f.done = nullptr;
+        for (int k = 0; k < f.route.n; ++k)
+          meter.change_rate(f.route.link[static_cast<size_t>(k)], f.cls, -f.rate, -1);
+        maxmin.remove(f.id);
+        by_id[static_cast<size_t>(f.id)] = nullptr;
+        spare.push_back(std::move(flows[i]));
+        dirty = true;
+      } else {
+        if (keep != i) flows[keep] = std::move(flows[i]);
+        ++keep;
       }
-      flows.resize(keep);
-      dirty = true;
     }
+    flows.resize(keep);
   }
 
+  // Work still pending is dropped (time limit, stop rule, error); what the flows sent so far stays in the meter.
   void drop_pending() {
     for (auto& f : flows) {
       f->done = nullptr;
+      for (int k = 0; k < f->route.n; ++k)
+        meter.change_rate(f->route.link[static_cast<size_t>(k)], f->cls, -f->rate, -1);
       maxmin.remove(f->id);
+      by_id[static_cast<size_t>(f->id)] = nullptr;
     }
     flows.clear();
     events.clear();
@@ -162,18 +185,13 @@ struct FluidBackend::Impl {
       }
       if (dirty) solve();
       double next = std::numeric_limits<double>::infinity();
-      for (const auto& f : flows) next = std::min(next, clock + f->remaining / f->rate);
+      for (const auto& f : flows) next = std::min(next, f->finish);
       if (!events.empty()) next = std::min(next, events.next_time());
       if (spec.time_limit > 0) next = std::min(next, spec.time_limit);
       if (!(next >= clock)) throw std::logic_error("simulator: the native engine's clock would go backwards");
       advance(next);
-      step_hook_now();
+      if (hook) hook(clock);
     }
-  }
-
-  std::function<void(double)> hook;
-  void step_hook_now() const {
-    if (hook) hook(clock);
   }
 };
 
@@ -194,6 +212,7 @@ void FluidBackend::run(Done start) {
     m.loop();
   } catch (...) {
     in_run_ = false;
+    m.meter.advance_to(m.clock);
     m.drop_pending();
     m.meter.finish(m.clock, m.report);
     throw;

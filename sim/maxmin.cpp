@@ -61,12 +61,11 @@ void MaxMin::remove(int id) {
 }
 
 void MaxMin::solve() {
-  solved_flows_ = 0;
+  comp_links_.clear();
+  comp_flows_.clear();
   if (dirty_.empty()) return;
   // The components of the changed links: links and flows reachable through shared links.
   ++epoch_;
-  comp_links_.clear();
-  comp_flows_.clear();
   stack_.clear();
   for (int l : dirty_) {
     links_[static_cast<size_t>(l)].dirty = false;
@@ -94,7 +93,6 @@ void MaxMin::solve() {
       }
     }
   }
-  solved_flows_ = comp_flows_.size();
 
   // Progressive filling over those components.
   for (int l : comp_links_) {

@@ -30,8 +30,9 @@ class MaxMin {
   // Brings every flow's rate up to date.
   void solve();
   double rate(int id) const { return flows_[static_cast<size_t>(id)].rate; }
-  // Flows and links in the components re-solved by the last solve() (for cost accounting).
-  uint64_t solved_flows() const { return solved_flows_; }
+  // The flows of the components re-solved by the last solve(): the only ones whose rate may have changed.
+  const std::vector<int>& solved() const { return comp_flows_; }
+  uint64_t solved_flows() const { return comp_flows_.size(); }
 
  private:
   struct FlowRec {
@@ -60,7 +61,6 @@ class MaxMin {
   uint32_t epoch_ = 0;
   std::vector<int> comp_links_, comp_flows_, stack_, cand_;
   std::vector<double> levels_;  // level of cand_[i] during a solve
-  uint64_t solved_flows_ = 0;
 };
 
 }  // namespace dualpath::sim
