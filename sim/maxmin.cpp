@@ -13,11 +13,23 @@ MaxMin::MaxMin(std::vector<double> capacity) : links_(capacity.size()) {
   }
 }
 
-void MaxMin::touch(int link) {
+void MaxMin::touch_link(int link) {
   LinkRec& l = links_[static_cast<size_t>(link)];
   if (!l.dirty) {
     l.dirty = true;
-    dirty_.push_back(link);
+    dirty_links_.push_back(link);
+  }
+}
+
+// A link binds when two or more flows' bounds exceed its capacity. A link whose status flips is touched, so its
+// flows are re-solved with or without it; a binding link whose flow set changed is touched by the caller.
+void MaxMin::update_binding(int link) {
+  LinkRec& l = links_[static_cast<size_t>(link)];
+  if (l.flows.empty()) l.bound_sum = 0;  // no rounding residue on an empty link
+  const bool binding = l.flows.size() >= 2 && l.bound_sum > l.capacity;
+  if (binding != l.binding) {
+    l.binding = binding;
+    touch_link(link);
   }
 }
 
@@ -37,122 +49,155 @@ int MaxMin::add(const int32_t* links, int n, double weight) {
   f.n = n;
   f.weight = weight;
   f.rate = 0;
+  f.bound = links_[static_cast<size_t>(links[0])].capacity;
+  for (int k = 1; k < n; ++k) f.bound = std::min(f.bound, links_[static_cast<size_t>(links[k])].capacity);
   for (int k = 0; k < n; ++k) {
-    links_[static_cast<size_t>(links[k])].flows.push_back(id);
-    touch(links[k]);
+    LinkRec& l = links_[static_cast<size_t>(links[k])];
+    l.flows.push_back(id);
+    l.bound_sum += f.bound;
+    update_binding(links[k]);
+    if (l.binding) touch_link(links[k]);
   }
+  f.dirty = true;
+  dirty_flows_.push_back(id);
   return id;
 }
 
 void MaxMin::remove(int id) {
   FlowRec& f = flows_[static_cast<size_t>(id)];
   for (int k = 0; k < f.n; ++k) {
-    auto& v = links_[static_cast<size_t>(f.links[k])].flows;
-    auto it = std::find(v.begin(), v.end(), id);
-    if (it != v.end()) {
-      *it = v.back();
-      v.pop_back();
+    LinkRec& l = links_[static_cast<size_t>(f.links[k])];
+    auto it = std::find(l.flows.begin(), l.flows.end(), id);
+    if (it != l.flows.end()) {
+      *it = l.flows.back();
+      l.flows.pop_back();
     }
-    touch(f.links[k]);
+    l.bound_sum -= f.bound;
+    if (l.binding) touch_link(f.links[k]);  // its other flows gain the capacity this one leaves
+    update_binding(f.links[k]);
   }
   f.links = nullptr;
   f.n = 0;
+  if (f.dirty) {  // added and removed between two solves
+    f.dirty = false;
+    dirty_flows_.erase(std::find(dirty_flows_.begin(), dirty_flows_.end(), id));
+  }
   free_.push_back(id);
+}
+
+// Adds `flow` and everything reachable from it through binding links to the component being collected.
+void MaxMin::visit(int flow) {
+  if (flows_[static_cast<size_t>(flow)].mark == epoch_) return;
+  flows_[static_cast<size_t>(flow)].mark = epoch_;
+  stack_.push_back(flow);
+  while (!stack_.empty()) {
+    const int fi = stack_.back();
+    stack_.pop_back();
+    comp_flows_.push_back(fi);
+    const FlowRec& f = flows_[static_cast<size_t>(fi)];
+    for (int k = 0; k < f.n; ++k) {
+      LinkRec& l = links_[static_cast<size_t>(f.links[k])];
+      if (!l.binding || l.mark == epoch_) continue;
+      l.mark = epoch_;
+      comp_links_.push_back(f.links[k]);
+      for (int gi : l.flows) {
+        FlowRec& g = flows_[static_cast<size_t>(gi)];
+        if (g.mark == epoch_) continue;
+        g.mark = epoch_;
+        stack_.push_back(gi);
+      }
+    }
+  }
 }
 
 void MaxMin::solve() {
   comp_links_.clear();
   comp_flows_.clear();
-  if (dirty_.empty()) return;
-  // The components of the changed links: links and flows reachable through shared links.
+  if (dirty_links_.empty() && dirty_flows_.empty()) return;
+  // The components of what changed: new flows, and every flow of a touched link.
   ++epoch_;
-  stack_.clear();
-  for (int l : dirty_) {
-    links_[static_cast<size_t>(l)].dirty = false;
-    if (links_[static_cast<size_t>(l)].mark != epoch_) {
-      links_[static_cast<size_t>(l)].mark = epoch_;
-      stack_.push_back(l);
-    }
+  for (int fi : dirty_flows_) {
+    flows_[static_cast<size_t>(fi)].dirty = false;
+    visit(fi);
   }
-  dirty_.clear();
-  while (!stack_.empty()) {
-    const int l = stack_.back();
-    stack_.pop_back();
-    comp_links_.push_back(l);
-    for (int fi : links_[static_cast<size_t>(l)].flows) {
-      FlowRec& f = flows_[static_cast<size_t>(fi)];
-      if (f.mark == epoch_) continue;
-      f.mark = epoch_;
-      comp_flows_.push_back(fi);
-      for (int k = 0; k < f.n; ++k) {
-        LinkRec& m = links_[static_cast<size_t>(f.links[k])];
-        if (m.mark != epoch_) {
-          m.mark = epoch_;
-          stack_.push_back(f.links[k]);
-        }
-      }
-    }
+  dirty_flows_.clear();
+  for (int li : dirty_links_) {
+    LinkRec& l = links_[static_cast<size_t>(li)];
+    l.dirty = false;
+    for (int fi : l.flows) visit(fi);
   }
+  dirty_links_.clear();
 
-  // Progressive filling over those components.
-  for (int l : comp_links_) {
-    LinkRec& r = links_[static_cast<size_t>(l)];
-    r.remaining = r.capacity;
-    r.weight = 0;
-    r.unfixed = 0;
+  // Progressive filling over those components: binding links and the flows' own bounds.
+  cand_.clear();
+  levels_.clear();
+  for (int li : comp_links_) {
+    LinkRec& l = links_[static_cast<size_t>(li)];
+    l.remaining = l.capacity;
+    l.weight = 0;
+    l.unfixed = 0;
   }
   for (int fi : comp_flows_) {
     FlowRec& f = flows_[static_cast<size_t>(fi)];
     f.rate = -1;
+    f.slot = static_cast<int>(cand_.size());
+    cand_.push_back(-(fi + 1));
+    levels_.push_back(f.bound / f.weight);
     for (int k = 0; k < f.n; ++k) {
-      LinkRec& r = links_[static_cast<size_t>(f.links[k])];
-      r.weight += f.weight;
-      ++r.unfixed;
+      LinkRec& l = links_[static_cast<size_t>(f.links[k])];
+      if (!l.binding) continue;
+      l.weight += f.weight;
+      ++l.unfixed;
     }
   }
-  // Components are small (tens of links), so the bottleneck is found by scanning a contiguous array of the
-  // levels of the links that still have unfixed flows; a link's level is recomputed only when a flow crossing it
-  // is fixed, and the link leaves the array when its last flow is fixed.
-  cand_.clear();
-  levels_.clear();
-  for (int l : comp_links_) {
-    LinkRec& r = links_[static_cast<size_t>(l)];
-    if (r.unfixed == 0) continue;  // a link whose flows all left
-    r.slot = static_cast<int>(cand_.size());
-    cand_.push_back(l);
-    levels_.push_back(r.remaining / r.weight);
+  for (int li : comp_links_) {
+    LinkRec& l = links_[static_cast<size_t>(li)];
+    l.slot = static_cast<int>(cand_.size());
+    cand_.push_back(li);
+    levels_.push_back(l.remaining / l.weight);
   }
-  size_t left = comp_flows_.size();
-  while (left > 0) {
-    if (cand_.empty()) throw std::logic_error("maxmin: unfixed flows but no link to fix them");
-    size_t best = 0;
-    for (size_t i = 1; i < levels_.size(); ++i)
-      if (levels_[i] < levels_[best] || (levels_[i] == levels_[best] && cand_[i] < cand_[best])) best = i;
-    const double level = levels_[best];
-    const int bottleneck = cand_[best];
-    for (int fi : links_[static_cast<size_t>(bottleneck)].flows) {
-      FlowRec& f = flows_[static_cast<size_t>(fi)];
-      if (f.rate >= 0) continue;
-      f.rate = level * f.weight;
-      --left;
-      for (int k = 0; k < f.n; ++k) {
-        LinkRec& r = links_[static_cast<size_t>(f.links[k])];
-        r.remaining -= f.rate;
-        // Re-zero when the last flow leaves so a rounding residue cannot make a level out of nothing.
-        if (--r.unfixed == 0) {
-          r.weight = 0;
-          const auto slot = static_cast<size_t>(r.slot);
-          cand_[slot] = cand_.back();
-          levels_[slot] = levels_.back();
-          links_[static_cast<size_t>(cand_[slot])].slot = r.slot;
-          cand_.pop_back();
-          levels_.pop_back();
-        } else {
-          r.weight -= f.weight;
-          levels_[static_cast<size_t>(r.slot)] = (r.remaining > 0 ? r.remaining : 0) / r.weight;
-        }
+  auto drop = [this](size_t slot) {  // swap-remove constraint `slot` from the scan
+    cand_[slot] = cand_.back();
+    levels_[slot] = levels_.back();
+    const int moved = cand_[slot];
+    if (moved >= 0) links_[static_cast<size_t>(moved)].slot = static_cast<int>(slot);
+    else flows_[static_cast<size_t>(-moved - 1)].slot = static_cast<int>(slot);
+    cand_.pop_back();
+    levels_.pop_back();
+  };
+  auto fix = [this, &drop](int fi, double level) {
+    FlowRec& f = flows_[static_cast<size_t>(fi)];
+    f.rate = std::min(level * f.weight, f.bound);
+    drop(static_cast<size_t>(f.slot));
+    for (int k = 0; k < f.n; ++k) {
+      LinkRec& l = links_[static_cast<size_t>(f.links[k])];
+      if (!l.binding) continue;
+      l.remaining -= f.rate;
+      // Re-zero when the last flow leaves so a rounding residue cannot make a level out of nothing.
+      if (--l.unfixed == 0) {
+        l.weight = 0;
+        drop(static_cast<size_t>(l.slot));
+      } else {
+        l.weight -= f.weight;
+        levels_[static_cast<size_t>(l.slot)] = (l.remaining > 0 ? l.remaining : 0) / l.weight;
       }
     }
+  };
+  // Ties between equal levels go to the constraint first in cand_ order, which only decides the order in which
+  // equal levels are fixed.
+  while (!cand_.empty()) {
+    size_t best = 0;
+    for (size_t i = 1; i < levels_.size(); ++i)
+      if (levels_[i] < levels_[best]) best = i;
+    const double level = levels_[best];
+    const int c = cand_[best];
+    if (c < 0) {
+      fix(-c - 1, level);
+      continue;
+    }
+    // Copy: fixing flows edits cand_, not the link's flow list, but keep the loop independent of that.
+    for (int fi : links_[static_cast<size_t>(c)].flows)
+      if (flows_[static_cast<size_t>(fi)].rate < 0) fix(fi, level);
   }
 }
 

@@ -8,9 +8,15 @@
 // from every link the flow crosses. Repeat until every flow is fixed. The result is the unique weighted max-min
 // allocation: every flow crosses a saturated link on which no flow has a higher rate per unit of weight.
 //
-// Incremental. The allocation of one connected component (flows linked through shared links) does not depend on
-// any other, so solve() re-solves only the components that contain a link whose flow set changed since the last
-// solve; the others keep their rates.
+// Two exact reductions keep each solve small:
+//  - Redundant links are left out. A flow can never exceed u_f, the smallest capacity on its route, so each flow
+//    carries u_f as its own bound (a private link of capacity u_f); then a link whose flows' bounds add up to no
+//    more than its capacity (in particular any link with a single flow) can never bind, and dropping a
+//    constraint the others imply leaves the feasible set, hence the unique max-min allocation, unchanged. On a
+//    DS 660B node most PCIe links, many CNIC directions and usually the DRAM are redundant at any moment.
+//  - Incremental solves. The allocation of one connected component (flows linked through non-redundant links)
+//    does not depend on any other, so solve() re-solves only the components touched by flows added or removed
+//    (and by links that became or stopped being redundant) since the last solve; the others keep their rates.
 #pragma once
 
 #include <cstddef>
@@ -39,28 +45,38 @@ class MaxMin {
     const int32_t* links = nullptr;
     int n = 0;
     double weight = 1;
-    double rate = 0;  // < 0 while unfixed during a solve
+    double bound = 0;  // u_f: the smallest capacity on its route
+    double rate = 0;   // < 0 while unfixed during a solve
     uint32_t mark = 0;
+    bool dirty = false;
+    int slot = -1;  // its bound's index in cand_ during a solve
   };
   struct LinkRec {
     double capacity = 0;
+    double bound_sum = 0;  // sum of its flows' bounds
     double remaining = 0;
     double weight = 0;  // sum of the weights of its unfixed flows
     int unfixed = 0;
     uint32_t mark = 0;
     bool dirty = false;
-    int slot = 0;  // its index in cand_ during a solve
+    bool binding = false;  // not redundant: two or more flows whose bounds exceed its capacity
+    int slot = -1;         // its index in cand_ during a solve
     std::vector<int> flows;
   };
-  void touch(int link);
+  void touch_link(int link);
+  void update_binding(int link);
+  void visit(int flow);
 
   std::vector<FlowRec> flows_;
   std::vector<int> free_;
   std::vector<LinkRec> links_;
-  std::vector<int> dirty_;
+  std::vector<int> dirty_links_, dirty_flows_;
   uint32_t epoch_ = 0;
-  std::vector<int> comp_links_, comp_flows_, stack_, cand_;
-  std::vector<double> levels_;  // level of cand_[i] during a solve
+  std::vector<int> comp_links_, comp_flows_, stack_;
+  // The constraints scanned for the bottleneck during a solve: a link id >= 0, or -(flow id + 1) for a flow's
+  // own bound; levels_[i] is the level of cand_[i].
+  std::vector<int> cand_;
+  std::vector<double> levels_;
 };
 
 }  // namespace dualpath::sim
