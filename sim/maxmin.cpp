@@ -21,12 +21,30 @@ void MaxMin::touch_link(int link) {
   }
 }
 
-// A link binds when two or more flows' bounds exceed its capacity. A link whose status flips is touched, so its
-// flows are re-solved with or without it; a binding link whose flow set changed is touched by the caller.
+// Adds (delta +1) or removes (-1) flow f in link's B_l bookkeeping and recomputes B_l.
+void MaxMin::count_group(int link, const FlowRec& f, int delta) {
+  LinkRec& l = links_[static_cast<size_t>(link)];
+  if (f.narrowest == link) {
+    l.self += delta;
+  } else {
+    auto it = std::find_if(l.groups.begin(), l.groups.end(), [&f](const auto& g) { return g.first == f.narrowest; });
+    if (it == l.groups.end()) {
+      l.groups.emplace_back(f.narrowest, delta);
+    } else if ((it->second += delta) == 0) {
+      *it = l.groups.back();
+      l.groups.pop_back();
+    }
+  }
+  double b = l.self * l.capacity;
+  for (const auto& g : l.groups) b += links_[static_cast<size_t>(g.first)].capacity;
+  l.load_bound = b;
+}
+
+// A link binds when it has two or more flows and B_l > C_l. A link whose status flips is touched, so its flows
+// are re-solved with or without it; a binding link whose flow set changed is touched by the caller.
 void MaxMin::update_binding(int link) {
   LinkRec& l = links_[static_cast<size_t>(link)];
-  if (l.flows.empty()) l.bound_sum = 0;  // no rounding residue on an empty link
-  const bool binding = l.flows.size() >= 2 && l.bound_sum > l.capacity;
+  const bool binding = l.flows.size() >= 2 && l.load_bound > l.capacity;
   if (binding != l.binding) {
     l.binding = binding;
     touch_link(link);
@@ -49,12 +67,15 @@ int MaxMin::add(const int32_t* links, int n, double weight) {
   f.n = n;
   f.weight = weight;
   f.rate = 0;
-  f.bound = links_[static_cast<size_t>(links[0])].capacity;
-  for (int k = 1; k < n; ++k) f.bound = std::min(f.bound, links_[static_cast<size_t>(links[k])].capacity);
+  f.narrowest = links[0];
+  for (int k = 1; k < n; ++k)
+    if (links_[static_cast<size_t>(links[k])].capacity < links_[static_cast<size_t>(f.narrowest)].capacity)
+      f.narrowest = links[k];
+  f.bound = links_[static_cast<size_t>(f.narrowest)].capacity;
   for (int k = 0; k < n; ++k) {
     LinkRec& l = links_[static_cast<size_t>(links[k])];
     l.flows.push_back(id);
-    l.bound_sum += f.bound;
+    count_group(links[k], f, +1);
     update_binding(links[k]);
     if (l.binding) touch_link(links[k]);
   }
@@ -72,7 +93,7 @@ void MaxMin::remove(int id) {
       *it = l.flows.back();
       l.flows.pop_back();
     }
-    l.bound_sum -= f.bound;
+    count_group(f.links[k], f, -1);
     if (l.binding) touch_link(f.links[k]);  // its other flows gain the capacity this one leaves
     update_binding(f.links[k]);
   }

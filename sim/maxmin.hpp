@@ -9,11 +9,15 @@
 // allocation: every flow crosses a saturated link on which no flow has a higher rate per unit of weight.
 //
 // Two exact reductions keep each solve small:
-//  - Redundant links are left out. A flow can never exceed u_f, the smallest capacity on its route, so each flow
-//    carries u_f as its own bound (a private link of capacity u_f); then a link whose flows' bounds add up to no
-//    more than its capacity (in particular any link with a single flow) can never bind, and dropping a
-//    constraint the others imply leaves the feasible set, hence the unique max-min allocation, unchanged. On a
-//    DS 660B node most PCIe links, many CNIC directions and usually the DRAM are redundant at any moment.
+//  - Redundant links are left out. A flow can never exceed u_f, the capacity of its narrowest link a_f (the
+//    first of the smallest on its route), so each flow carries u_f as its own bound (a private link of capacity
+//    u_f). The flows of a link l that share a narrowest link a != l can together never exceed C_a, so l's load is
+//    at most B_l = (flows whose narrowest link is l) x C_l + sum over the distinct other narrowest links a of C_a.
+//    A link with one flow, or with B_l <= C_l, can never bind, and dropping a constraint the others imply leaves
+//    the feasible set, hence the unique max-min allocation, unchanged. (No circularity: a link that another
+//    link's bound relies on is the narrowest link of some of its flows, so it is either kept or carries a single
+//    flow, whose own bound covers it.) On a DS 660B node most PCIe links, many CNIC directions and usually the
+//    DRAM are redundant at any moment.
 //  - Incremental solves. The allocation of one connected component (flows linked through non-redundant links)
 //    does not depend on any other, so solve() re-solves only the components touched by flows added or removed
 //    (and by links that became or stopped being redundant) since the last solve; the others keep their rates.
@@ -21,6 +25,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 namespace dualpath::sim {
@@ -46,6 +51,7 @@ class MaxMin {
     int n = 0;
     double weight = 1;
     double bound = 0;  // u_f: the smallest capacity on its route
+    int narrowest = -1;  // a_f: the first link on its route with that capacity
     double rate = 0;   // < 0 while unfixed during a solve
     uint32_t mark = 0;
     bool dirty = false;
@@ -53,18 +59,22 @@ class MaxMin {
   };
   struct LinkRec {
     double capacity = 0;
-    double bound_sum = 0;  // sum of its flows' bounds
+    // B_l: `self` flows whose narrowest link is this one, and per other narrowest link, how many of its flows.
+    int self = 0;
+    std::vector<std::pair<int, int>> groups;
+    double load_bound = 0;
     double remaining = 0;
     double weight = 0;  // sum of the weights of its unfixed flows
     int unfixed = 0;
     uint32_t mark = 0;
     bool dirty = false;
-    bool binding = false;  // not redundant: two or more flows whose bounds exceed its capacity
+    bool binding = false;  // not redundant: two or more flows and B_l > C_l
     int slot = -1;         // its index in cand_ during a solve
     std::vector<int> flows;
   };
   void touch_link(int link);
   void update_binding(int link);
+  void count_group(int link, const FlowRec& f, int delta);
   void visit(int flow);
 
   std::vector<FlowRec> flows_;
