@@ -2,24 +2,27 @@
 # Simulator speed: wall time, peak memory and simulated seconds per wall second for the paper-scale runs.
 #   bench/sim_speed.sh [BIN] [small|2p4d|48p96d|ladder|all] [REPEATS]
 # small : DS 660B 2P4D, 512 agents (a quick proxy)
-# 2p4d  : DS 660B 2P4D, 64K, 2048 agents offline (issue 4 target: <= 60 s wall on 2 cores)
+# 2p4d  : DS 660B 2P4D, 64K, 2048 agents offline, DualPath, Basic and Oracle (issue 13 target: DualPath <= 30 s)
 # 48p96d: DS 660B 48P96D (1,152 GPUs), 48K agents (target <= 15 min, <= 8 GiB)
 # ladder: DS 660B DualPath at 2P4D, 6P12D, 12P24D, 24P48D, 48P96D with 1,024 agents per 2P4D unit, each cut at
 #         LADDER_SIM_S simulated seconds (default 600; LADDER_MAX_UNITS, default 24, skips larger sizes): wall time
 #         and rounds per wall second per size, so the growth of cost with scale shows (linear in rounds is the goal).
+# Every run uses the network engine SIM_ENGINE (default native; simgrid for the engine of record).
 # Prints one line per run and the median of the repeats. Run on a quiet machine (the figures are wall times).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 bin="${1:-$root/build/release/cli/dualpath}"
 which="${2:-small}"
 repeats="${3:-3}"
+engine="${SIM_ENGINE:-native}"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 
 run_case() {  # name, extra args...
   local name=$1; shift
   local walls=()
   for i in $(seq "$repeats"); do
-    /usr/bin/time -f "%e %M" -o "$tmp/time" "$bin" run "$root/scenarios/ds660b-2p4d.json" --quiet --out "$tmp/$name" "$@"
+    /usr/bin/time -f "%e %M" -o "$tmp/time" "$bin" run "$root/scenarios/ds660b-2p4d.json" --quiet --out "$tmp/$name" \
+      --set "sim.engine=$engine" "$@"
     read -r wall kb < "$tmp/time"
     sim=$(/usr/bin/python3 -c "import json; print(json.load(open('$tmp/$name/perf.json'))['simulated_s'])")
     ev=$(/usr/bin/python3 -c "import json; p=json.load(open('$tmp/$name/perf.json')); print(p['transfers'])")
@@ -40,7 +43,7 @@ ladder() {
     for i in $(seq "$repeats"); do
       /usr/bin/time -f "%e %M" -o "$tmp/time" "$bin" run "$root/scenarios/ds660b-2p4d.json" --quiet --out "$out" \
         --set policy.name=dualpath --set deployment.prefill_nodes=$p --set deployment.decode_nodes=$d \
-        --set workload.agents=$agents --set "sim.time_limit=$sim_s s"
+        --set workload.agents=$agents --set "sim.time_limit=$sim_s s" --set "sim.engine=$engine"
       read -r wall kb < "$tmp/time"
       walls+=("$wall")
     done
@@ -53,11 +56,12 @@ ladder() {
 }
 
 case "$which" in
-  small) run_case small --set workload.agents=512 ;;
-  2p4d) run_case 2p4d ;;
+  small) run_case small --set workload.agents=512 --policy dualpath ;;
+  2p4d) for p in dualpath basic oracle; do run_case "2p4d-$p" --policy "$p"; done ;;
   48p96d) run_case 48p96d --set deployment.prefill_nodes=48 --set deployment.decode_nodes=96 --set workload.agents=49152 ;;
   ladder) ladder ;;
-  all) run_case small --set workload.agents=512; run_case 2p4d
+  all) run_case small --set workload.agents=512
+       for p in dualpath basic oracle; do run_case "2p4d-$p" --policy "$p"; done
        run_case 48p96d --set deployment.prefill_nodes=48 --set deployment.decode_nodes=96 --set workload.agents=49152 ;;
   *) echo "usage: $0 [BIN] [small|2p4d|48p96d|ladder|all] [REPEATS]" >&2; exit 2 ;;
 esac

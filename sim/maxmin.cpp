@@ -45,10 +45,14 @@ void MaxMin::count_group(int link, const FlowRec& f, int delta) {
 void MaxMin::update_binding(int link) {
   LinkRec& l = links_[static_cast<size_t>(link)];
   const bool binding = l.flows.size() >= 2 && l.load_bound > l.capacity;
-  if (binding != l.binding) {
-    l.binding = binding;
+  if (binding == l.binding) return;
+  l.binding = binding;
+  if (!binding && l.active) {  // it leaves the constraint set: its flows are re-solved without it
+    l.active = false;
     touch_link(link);
   }
+  // A link that may now bind starts inactive; the flow that made it so is new, hence re-solved, and the link is
+  // checked after the solve.
 }
 
 int MaxMin::add(const int32_t* links, int n, double weight) {
@@ -77,7 +81,7 @@ int MaxMin::add(const int32_t* links, int n, double weight) {
     l.flows.push_back(id);
     count_group(links[k], f, +1);
     update_binding(links[k]);
-    if (l.binding) touch_link(links[k]);
+    if (l.active) touch_link(links[k]);
   }
   f.dirty = true;
   dirty_flows_.push_back(id);
@@ -94,7 +98,7 @@ void MaxMin::remove(int id) {
       l.flows.pop_back();
     }
     count_group(f.links[k], f, -1);
-    if (l.binding) touch_link(f.links[k]);  // its other flows gain the capacity this one leaves
+    if (l.active) touch_link(f.links[k]);  // its other flows gain the capacity this one leaves
     update_binding(f.links[k]);
   }
   f.links = nullptr;
@@ -106,7 +110,7 @@ void MaxMin::remove(int id) {
   free_.push_back(id);
 }
 
-// Adds `flow` and everything reachable from it through binding links to the component being collected.
+// Adds `flow` and everything reachable from it through active links to the component being collected.
 void MaxMin::visit(int flow) {
   if (flows_[static_cast<size_t>(flow)].mark == epoch_) return;
   flows_[static_cast<size_t>(flow)].mark = epoch_;
@@ -118,7 +122,7 @@ void MaxMin::visit(int flow) {
     const FlowRec& f = flows_[static_cast<size_t>(fi)];
     for (int k = 0; k < f.n; ++k) {
       LinkRec& l = links_[static_cast<size_t>(f.links[k])];
-      if (!l.binding || l.mark == epoch_) continue;
+      if (!l.active || l.mark == epoch_) continue;
       l.mark = epoch_;
       comp_links_.push_back(f.links[k]);
       for (int gi : l.flows) {
@@ -132,9 +136,21 @@ void MaxMin::visit(int flow) {
 }
 
 void MaxMin::solve() {
+  changed_.clear();
+  ++solve_id_;
+  bool first = true;
+  while (!dirty_links_.empty() || !dirty_flows_.empty()) {
+    solve_pass(first);
+    first = false;
+  }
+}
+
+// One pass of the active-set method: solve the changed components with the active links, then drop the active
+// links left with slack (first pass only, so passes cannot cycle) and activate, for the next pass, every
+// inactive link that may bind and that the new rates overload.
+void MaxMin::solve_pass(bool first) {
   comp_links_.clear();
   comp_flows_.clear();
-  if (dirty_links_.empty() && dirty_flows_.empty()) return;
   // The components of what changed: new flows, and every flow of a touched link.
   ++epoch_;
   for (int fi : dirty_flows_) {
@@ -148,7 +164,36 @@ void MaxMin::solve() {
     for (int fi : l.flows) visit(fi);
   }
   dirty_links_.clear();
+  fill();
+  for (int fi : comp_flows_) {
+    FlowRec& f = flows_[static_cast<size_t>(fi)];
+    if (f.solve_mark != solve_id_) {
+      f.solve_mark = solve_id_;
+      changed_.push_back(fi);
+    }
+  }
+  if (first)
+    for (int li : comp_links_) {
+      LinkRec& l = links_[static_cast<size_t>(li)];
+      if (l.remaining > kSlack * l.capacity) l.active = false;
+    }
+  for (int fi : comp_flows_) {
+    const FlowRec& f = flows_[static_cast<size_t>(fi)];
+    for (int k = 0; k < f.n; ++k) {
+      LinkRec& l = links_[static_cast<size_t>(f.links[k])];
+      if (!l.binding || l.active || l.checked == epoch_) continue;
+      l.checked = epoch_;
+      double load = 0;
+      for (int gi : l.flows) load += flows_[static_cast<size_t>(gi)].rate;
+      if (load > l.capacity * (1 + kOverload)) {
+        l.active = true;
+        touch_link(f.links[k]);
+      }
+    }
+  }
+}
 
+void MaxMin::fill() {
   // Progressive filling over those components: binding links and the flows' own bounds.
   cand_.clear();
   levels_.clear();
@@ -166,7 +211,7 @@ void MaxMin::solve() {
     levels_.push_back(f.bound / f.weight);
     for (int k = 0; k < f.n; ++k) {
       LinkRec& l = links_[static_cast<size_t>(f.links[k])];
-      if (!l.binding) continue;
+      if (!l.active) continue;
       l.weight += f.weight;
       ++l.unfixed;
     }
@@ -192,7 +237,7 @@ void MaxMin::solve() {
     drop(static_cast<size_t>(f.slot));
     for (int k = 0; k < f.n; ++k) {
       LinkRec& l = links_[static_cast<size_t>(f.links[k])];
-      if (!l.binding) continue;
+      if (!l.active) continue;
       l.remaining -= f.rate;
       // Re-zero when the last flow leaves so a rounding residue cannot make a level out of nothing.
       if (--l.unfixed == 0) {

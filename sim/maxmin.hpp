@@ -18,9 +18,14 @@
 //    link's bound relies on is the narrowest link of some of its flows, so it is either kept or carries a single
 //    flow, whose own bound covers it.) On a DS 660B node most PCIe links, many CNIC directions and usually the
 //    DRAM are redundant at any moment.
-//  - Incremental solves. The allocation of one connected component (flows linked through non-redundant links)
-//    does not depend on any other, so solve() re-solves only the components touched by flows added or removed
-//    (and by links that became or stopped being redundant) since the last solve; the others keep their rates.
+//  - Active set. Of the links that may bind, only the active ones are constraints: a link joins when the rates
+//    solved without it overload it, and leaves when a solve leaves it with slack. If the allocation solved with
+//    a subset of the constraints satisfies all of them, it is the max-min allocation of all of them (every flow
+//    still has a saturated link on which its level is highest), so this is exact; it keeps a link that binds
+//    only now and then (a node's DRAM) from coupling the whole cluster into one component the rest of the time.
+//  - Incremental solves. The allocation of one connected component (flows linked through active links) does not
+//    depend on any other, so solve() re-solves only the components touched by flows added or removed (and by
+//    links that joined or left the constraint set) since the last solve; the others keep their rates.
 #pragma once
 
 #include <cstddef>
@@ -41,9 +46,9 @@ class MaxMin {
   // Brings every flow's rate up to date.
   void solve();
   double rate(int id) const { return flows_[static_cast<size_t>(id)].rate; }
-  // The flows of the components re-solved by the last solve(): the only ones whose rate may have changed.
-  const std::vector<int>& solved() const { return comp_flows_; }
-  uint64_t solved_flows() const { return comp_flows_.size(); }
+  // The flows re-solved by the last solve(): the only ones whose rate may have changed.
+  const std::vector<int>& solved() const { return changed_; }
+  uint64_t solved_flows() const { return changed_.size(); }
 
  private:
   struct FlowRec {
@@ -54,6 +59,7 @@ class MaxMin {
     int narrowest = -1;  // a_f: the first link on its route with that capacity
     double rate = 0;   // < 0 while unfixed during a solve
     uint32_t mark = 0;
+    uint32_t solve_mark = 0;  // listed in changed_ by the solve() of this id
     bool dirty = false;
     int slot = -1;  // its bound's index in cand_ during a solve
   };
@@ -68,7 +74,9 @@ class MaxMin {
     int unfixed = 0;
     uint32_t mark = 0;
     bool dirty = false;
-    bool binding = false;  // not redundant: two or more flows and B_l > C_l
+    bool binding = false;  // may bind (not redundant): two or more flows and B_l > C_l
+    bool active = false;   // in the constraint set (implies binding)
+    uint32_t checked = 0;  // epoch of its last overload check
     int slot = -1;         // its index in cand_ during a solve
     std::vector<int> flows;
   };
@@ -76,12 +84,20 @@ class MaxMin {
   void update_binding(int link);
   void count_group(int link, const FlowRec& f, int delta);
   void visit(int flow);
+  void solve_pass(bool first);
+  void fill();
+  // An active link with more than this fraction of its capacity left leaves the set; an inactive one loaded
+  // beyond capacity x (1 + kOverload) joins it. Neither changes the allocation, only the work per solve.
+  static constexpr double kSlack = 1e-3;
+  static constexpr double kOverload = 1e-9;
 
   std::vector<FlowRec> flows_;
   std::vector<int> free_;
   std::vector<LinkRec> links_;
   std::vector<int> dirty_links_, dirty_flows_;
   uint32_t epoch_ = 0;
+  uint32_t solve_id_ = 0;
+  std::vector<int> changed_;
   std::vector<int> comp_links_, comp_flows_, stack_;
   // The constraints scanned for the bottleneck during a solve: a link id >= 0, or -(flow id + 1) for a flow's
   // own bound; levels_[i] is the level of cand_[i].

@@ -75,8 +75,6 @@ void Simulator::require_running() const {
     throw std::logic_error("simulator: work can only be started from run()'s start or completion callbacks");
 }
 
-bool is_simulator_engine(const std::string& engine) { return engine == "simgrid" || engine == "native"; }
-
 std::unique_ptr<Simulator> make_simulator(const std::string& engine, const Topology& topo, const Deployment& dep,
                                           const QosSpec& qos, const SimSpec& spec, const SimOptions& options) {
   if (engine == "simgrid") return std::make_unique<SimBackend>(topo, dep, qos, spec, options);

@@ -186,10 +186,11 @@ struct SimSpec {
   // DE DRAM and CNICs with PE CNICs into one system where lazy's bookkeeping costs more than it saves: DS 660B
   // 2P4D DualPath 146 s -> 124 s wall) and lazy otherwise (Basic 34 s vs 36 s). Results agree to ~1e-6.
   std::string lmm_update = "auto";
-  // The network engine: "simgrid" (SimGrid's max-min solver, the engine of record) or "native" (dualpath's own
-  // weighted max-min over the same fabric, sim/fluid_backend.hpp; same rates to solver precision, several times
-  // cheaper per event). lmm_update applies to "simgrid" only.
-  std::string engine = "simgrid";
+  // The network engine: "native" (dualpath's own weighted max-min over the fabric, sim/fluid_backend.hpp) or
+  // "simgrid" (SimGrid's LMM solver, the engine of record the native one is checked against: same results to
+  // ~1e-12, tests/cli/sim_engines.sh). Native is the default because it is 4-7x cheaper per run.
+  // lmm_update applies to "simgrid" only.
+  std::string engine = "native";
 };
 
 struct Scenario {
