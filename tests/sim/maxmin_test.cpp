@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "sim/maxmin.hpp"
@@ -32,6 +33,35 @@ struct Instance {
     for (size_t i = 0; i < flows.size(); ++i) flows[i].rate = m.rate(ids[i]);
   }
 };
+
+// Feasibility (no link over capacity) and the bottleneck property of weighted max-min (every flow crosses a
+// saturated link on which no flow has a higher rate per unit of weight). Returns "" or what is wrong.
+std::string check_maxmin(const std::vector<double>& cap, const std::vector<std::vector<int32_t>>& routes,
+                         const std::vector<double>& weights, const std::vector<double>& rates) {
+  std::vector<double> load(cap.size(), 0);
+  for (size_t f = 0; f < routes.size(); ++f) {
+    if (!(rates[f] > 0)) return "flow " + std::to_string(f) + " has no rate";
+    for (int32_t l : routes[f]) load[static_cast<size_t>(l)] += rates[f];
+  }
+  for (size_t l = 0; l < cap.size(); ++l)
+    if (load[l] > cap[l] * (1 + 1e-9)) return "link " + std::to_string(l) + " over capacity";
+  for (size_t f = 0; f < routes.size(); ++f) {
+    const double level = rates[f] / weights[f];
+    bool bottlenecked = false;
+    for (int32_t l : routes[f]) {
+      if (load[static_cast<size_t>(l)] < cap[static_cast<size_t>(l)] * (1 - 1e-9)) continue;
+      bool highest = true;
+      for (size_t g = 0; g < routes.size(); ++g) {
+        const auto& r = routes[g];
+        if (std::find(r.begin(), r.end(), l) != r.end() && rates[g] / weights[g] > level * (1 + 1e-9))
+          highest = false;
+      }
+      bottlenecked = bottlenecked || highest;
+    }
+    if (!bottlenecked) return "flow " + std::to_string(f) + " has no bottleneck";
+  }
+  return "";
+}
 
 TEST(MaxMin, EqualFlowsSplitALink) {
   MaxMin m({50e9});
@@ -123,29 +153,72 @@ TEST(MaxMin, RandomInstancesAreFeasibleAndBottlenecked) {
       in.add(route, (rng() % 3 == 0) ? 99.0 : 1.0);
     }
     in.solve(m);
-    std::vector<double> load(cap.size(), 0);
-    for (size_t f = 0; f < in.flows.size(); ++f) {
-      ASSERT_GT(in.flows[f].rate, 0);
-      for (int32_t l : in.routes[f]) load[static_cast<size_t>(l)] += in.flows[f].rate;
-    }
-    for (size_t l = 0; l < cap.size(); ++l) ASSERT_LE(load[l], cap[l] * (1 + 1e-9)) << "trial " << trial;
-    for (size_t f = 0; f < in.flows.size(); ++f) {
-      const double level = in.flows[f].rate / in.flows[f].weight;
-      bool bottlenecked = false;
-      for (int32_t l : in.routes[f]) {
-        if (load[static_cast<size_t>(l)] < cap[static_cast<size_t>(l)] * (1 - 1e-9)) continue;
-        bool highest = true;
-        for (size_t g = 0; g < in.flows.size(); ++g) {
-          const auto& r = in.routes[g];
-          if (std::find(r.begin(), r.end(), l) != r.end() &&
-              in.flows[g].rate / in.flows[g].weight > level * (1 + 1e-9))
-            highest = false;
-        }
-        bottlenecked = bottlenecked || highest;
-      }
-      ASSERT_TRUE(bottlenecked) << "trial " << trial << " flow " << f;
-    }
+    std::vector<double> w, rates;
+    for (const auto& f : in.flows) w.push_back(f.weight), rates.push_back(f.rate);
+    const std::string bad = check_maxmin(cap, in.routes, w, rates);
+    ASSERT_EQ(bad, "") << "trial " << trial;
   }
+}
+
+// The incremental solver (components, redundant links, active set) against the max-min conditions and against
+TEST(MaxMin, IncrementalSolvesMatchFromScratch) {
+  std::mt19937 rng(3);
+  // Links 0-7: narrow per-port links (50); 8-9: two "DRAM" links (220) that 5+ ports can overload; 10-13: wider
+  // links (64) that rarely bind.
+  std::vector<double> cap = {50, 50, 50, 50, 50, 50, 50, 50, 220, 220, 64, 64, 64, 64};
+  MaxMin inc(cap);
+  std::vector<std::vector<int32_t>> routes(400);
+  std::vector<double> weights(400);
+  std::vector<int> live;  // indices into routes of flows in `inc`
+  std::vector<int> id_of(400, -1);
+  int joined = 0;
+  for (int step = 0; step < 400; ++step) {
+    const bool arrive = live.size() < 3 || (live.size() < 40 && rng() % 3 != 0);
+    if (arrive) {
+      const int i = step;
+      auto& r = routes[static_cast<size_t>(i)];
+      r = {static_cast<int32_t>(rng() % 8), static_cast<int32_t>(8 + rng() % 2)};
+      if (rng() % 2) r.push_back(static_cast<int32_t>(10 + rng() % 4));
+      if (rng() % 3 == 0) {
+        const auto other = static_cast<int32_t>(rng() % 8);
+        if (other != r[0]) r.push_back(other);
+      }
+      weights[static_cast<size_t>(i)] = rng() % 4 == 0 ? 99 : 1;
+      id_of[static_cast<size_t>(i)] = inc.add(r.data(), static_cast<int>(r.size()), weights[static_cast<size_t>(i)]);
+      live.push_back(i);
+    } else {
+      const size_t k = rng() % live.size();
+      inc.remove(id_of[static_cast<size_t>(live[k])]);
+      live.erase(live.begin() + static_cast<long>(k));
+    }
+    if (rng() % 4 == 0 && step + 1 < 400) continue;  // several changes between solves, too
+    inc.solve();
+    MaxMin fresh(cap);
+    std::vector<int> fresh_id;
+    for (int i : live)
+      fresh_id.push_back(fresh.add(routes[static_cast<size_t>(i)].data(),
+                                   static_cast<int>(routes[static_cast<size_t>(i)].size()),
+                                   weights[static_cast<size_t>(i)]));
+    fresh.solve();
+    std::vector<std::vector<int32_t>> live_routes;
+    std::vector<double> live_w, live_rates;
+    for (int i : live) {
+      live_routes.push_back(routes[static_cast<size_t>(i)]);
+      live_w.push_back(weights[static_cast<size_t>(i)]);
+      live_rates.push_back(inc.rate(id_of[static_cast<size_t>(i)]));
+    }
+    const std::string bad = check_maxmin(cap, live_routes, live_w, live_rates);
+    ASSERT_EQ(bad, "") << "step " << step;
+    std::vector<double> dram(2, 0);
+    for (size_t k = 0; k < live.size(); ++k) {
+      const double a = inc.rate(id_of[static_cast<size_t>(live[k])]), b = fresh.rate(fresh_id[k]);
+      ASSERT_NEAR(a, b, 1e-9 * b) << "step " << step << " flow " << live[k];
+      for (int32_t l : routes[static_cast<size_t>(live[k])])
+        if (l == 8 || l == 9) dram[static_cast<size_t>(l - 8)] += a;
+    }
+    for (double d : dram) joined += d >= 220 * (1 - 1e-9);
+  }
+  EXPECT_GT(joined, 0) << "the DRAM-like links never bound: the test does not exercise the active set";
 }
 
 }  // namespace
