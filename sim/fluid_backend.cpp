@@ -37,7 +37,19 @@ struct FluidBackend::Impl {
     TrafficClass cls{};
     uint64_t seq = 0;
     Done done;
+    int index = -1;      // in `flows`
+    uint32_t stamp = 0;  // bumped when `finish` changes or the flow ends: older Due entries are stale
   };
+  // A flow's finish time in the heap of next completions; stale when its stamp is behind the flow's.
+  struct Due {
+    double finish;
+    uint64_t seq;
+    Flow* flow;
+    uint32_t stamp;
+  };
+  static bool due_later(const Due& a, const Due& b) {
+    return a.finish > b.finish || (a.finish == b.finish && a.seq > b.seq);
+  }
 
   Qos qos;
   Fabric fabric;
@@ -49,7 +61,8 @@ struct FluidBackend::Impl {
   EventQueue events;
   double clock = 0;
 
-  std::vector<std::unique_ptr<Flow>> flows;  // running flows in start order (stable addresses: see Flow::id)
+  std::vector<std::unique_ptr<Flow>> flows;  // running flows (stable addresses: see Flow::id and Due)
+  std::vector<Due> due;                      // min-heap of finish times, with stale entries
   std::vector<std::unique_ptr<Flow>> spare;  // finished flows kept for reuse
   std::vector<Flow*> by_id;                  // solver id -> running flow
   bool dirty = false;  // the set of running flows changed since the last solve
@@ -102,6 +115,8 @@ struct FluidBackend::Impl {
     if (by_id.size() <= static_cast<size_t>(f->id)) by_id.resize(static_cast<size_t>(f->id) + 1, nullptr);
     by_id[static_cast<size_t>(f->id)] = f.get();
     for (int i = 0; i < f->route.n; ++i) meter.change_rate(f->route.link[static_cast<size_t>(i)], cls, 0, +1);
+    f->index = static_cast<int>(flows.size());
+    ++f->stamp;
     flows.push_back(std::move(f));
     dirty = true;
   }
@@ -113,6 +128,40 @@ struct FluidBackend::Impl {
     for (int i = 0; i < f.route.n; ++i) meter.change_rate(f.route.link[static_cast<size_t>(i)], f.cls, rate - f.rate, 0);
     f.rate = rate;
     f.finish = clock + f.remaining / rate;
+    ++f.stamp;
+    due.push_back(Due{f.finish, f.seq, &f, f.stamp});
+    std::push_heap(due.begin(), due.end(), due_later);
+  }
+
+  // Drops stale entries from the top of the heap, and rebuilds it when stale entries dominate.
+  void prune_due() {
+    while (!due.empty() && due.front().stamp != due.front().flow->stamp) {
+      std::pop_heap(due.begin(), due.end(), due_later);
+      due.pop_back();
+    }
+    if (due.size() > 4 * flows.size() + 64) {
+      due.clear();
+      for (const auto& f : flows)
+        if (f->rate > 0) due.push_back(Due{f->finish, f->seq, f.get(), f->stamp});
+      std::make_heap(due.begin(), due.end(), due_later);
+    }
+  }
+
+  // Removes a running flow (completed or dropped) from the solver, the meter and `flows`.
+  std::unique_ptr<Flow> retire(Flow& f) {
+    for (int k = 0; k < f.route.n; ++k) meter.change_rate(f.route.link[static_cast<size_t>(k)], f.cls, -f.rate, -1);
+    maxmin.remove(f.id);
+    by_id[static_cast<size_t>(f.id)] = nullptr;
+    ++f.stamp;
+    const auto i = static_cast<size_t>(f.index);
+    std::unique_ptr<Flow> owned = std::move(flows[i]);
+    if (i + 1 != flows.size()) {
+      flows[i] = std::move(flows.back());
+      flows[i]->index = static_cast<int>(i);
+    }
+    flows.pop_back();
+    f.index = -1;
+    return owned;
   }
 
   void solve() {
@@ -125,45 +174,33 @@ struct FluidBackend::Impl {
     dirty = false;
   }
 
-  // What is left would take less than the clock's resolution (kTimeEps) at the flow's rate: rounding, not data.
-  bool done_sending(const Flow& f) const { return f.finish <= clock + kTimeEps; }
-
-  // Moves the clock to t; the flows whose last byte has left by then complete at t plus their route latency, in
-  // start order.
+  // Moves the clock to t; the flows whose last byte has left by then (what is left would take less than the
+  // clock's resolution, kTimeEps, at their rate: rounding, not data) complete at t plus their route latency.
+  // Their callbacks run in start order whatever the order found here (the event queue orders by start).
   void advance(double t) {
     ++stats.solver_steps;
     meter.advance_to(t);
     clock = t;
-    size_t keep = 0;
-    for (size_t i = 0; i < flows.size(); ++i) {
-      Flow& f = *flows[i];
-      if (done_sending(f)) {
-        events.push(t + f.route.latency, f.seq, std::move(f.done));
-        f.done = nullptr;
-        for (int k = 0; k < f.route.n; ++k)
-          meter.change_rate(f.route.link[static_cast<size_t>(k)], f.cls, -f.rate, -1);
-        maxmin.remove(f.id);
-        by_id[static_cast<size_t>(f.id)] = nullptr;
-        spare.push_back(std::move(flows[i]));
-        dirty = true;
-      } else {
-        if (keep != i) flows[keep] = std::move(flows[i]);
-        ++keep;
-      }
+    while (true) {
+      prune_due();
+      if (due.empty() || due.front().finish > clock + kTimeEps) break;
+      Flow& f = *due.front().flow;
+      std::pop_heap(due.begin(), due.end(), due_later);
+      due.pop_back();
+      events.push(t + f.route.latency, f.seq, std::move(f.done));
+      f.done = nullptr;
+      spare.push_back(retire(f));
+      dirty = true;
     }
-    flows.resize(keep);
   }
 
   // Work still pending is dropped (time limit, stop rule, error); what the flows sent so far stays in the meter.
   void drop_pending() {
-    for (auto& f : flows) {
-      f->done = nullptr;
-      for (int k = 0; k < f->route.n; ++k)
-        meter.change_rate(f->route.link[static_cast<size_t>(k)], f->cls, -f->rate, -1);
-      maxmin.remove(f->id);
-      by_id[static_cast<size_t>(f->id)] = nullptr;
+    while (!flows.empty()) {
+      flows.back()->done = nullptr;
+      retire(*flows.back());
     }
-    flows.clear();
+    due.clear();
     events.clear();
   }
 
@@ -184,8 +221,8 @@ struct FluidBackend::Impl {
         return;
       }
       if (dirty) solve();
-      double next = std::numeric_limits<double>::infinity();
-      for (const auto& f : flows) next = std::min(next, f->finish);
+      prune_due();
+      double next = due.empty() ? std::numeric_limits<double>::infinity() : due.front().finish;
       if (!events.empty()) next = std::min(next, events.next_time());
       if (spec.time_limit > 0) next = std::min(next, spec.time_limit);
       if (!(next >= clock)) throw std::logic_error("simulator: the native engine's clock would go backwards");
