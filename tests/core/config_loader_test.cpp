@@ -291,3 +291,14 @@ TEST_F(config_loader, Table2ReadingAcceptsBothReadings) {
   EXPECT_NE(err.find("/workload/table2_reading"), std::string::npos) << err;
   EXPECT_NE(err.find("\"rounds\" | \"trajectories\""), std::string::npos) << err;
 }
+
+// Both network engines are accepted (native by default, docs/configuration.md); anything else names the key.
+TEST_F(config_loader, SimEngineAcceptsNativeAndSimGrid) {
+  const std::string file = scenario();
+  EXPECT_EQ(load_scenario(file).sim.engine, "native");
+  EXPECT_EQ(load_scenario(file, {"sim.engine=simgrid"}).sim.engine, "simgrid");
+  EXPECT_EQ(load_scenario(file, {"sim.engine=native"}).sim.engine, "native");
+  const std::string err = error_of(file, {"sim.engine=ns3"});
+  EXPECT_NE(err.find("/sim/engine"), std::string::npos) << err;
+  EXPECT_NE(err.find("\"simgrid\" | \"native\""), std::string::npos) << err;
+}
