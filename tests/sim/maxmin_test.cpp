@@ -160,6 +160,33 @@ TEST(MaxMin, RandomInstancesAreFeasibleAndBottlenecked) {
   }
 }
 
+// Large, densely coupled components (a hundred flows and more over tens of links).
+TEST(MaxMin, LargeComponentsAreMaxMinToo) {
+  std::mt19937 rng(11);
+  for (int trial = 0; trial < 30; ++trial) {
+    const int links = 30 + static_cast<int>(rng() % 30);
+    std::vector<double> cap;
+    for (int l = 0; l < links; ++l) cap.push_back(10 + static_cast<double>(rng() % 90));
+    MaxMin m(cap);
+    Instance in;
+    const int flows = 80 + static_cast<int>(rng() % 60);
+    for (int f = 0; f < flows; ++f) {
+      std::vector<int32_t> route;
+      const int len = 2 + static_cast<int>(rng() % 4);
+      for (int k = 0; k < len; ++k) {
+        const auto l = static_cast<int32_t>(rng() % static_cast<unsigned>(links));
+        if (std::find(route.begin(), route.end(), l) == route.end()) route.push_back(l);
+      }
+      in.add(route, (rng() % 3 == 0) ? 99.0 : 1.0);
+    }
+    in.solve(m);
+    std::vector<double> w, rates;
+    for (const auto& f : in.flows) w.push_back(f.weight), rates.push_back(f.rate);
+    const std::string bad = check_maxmin(cap, in.routes, w, rates);
+    ASSERT_EQ(bad, "") << "trial " << trial;
+  }
+}
+
 // The incremental solver (components, redundant links, active set) against the max-min conditions and against
 TEST(MaxMin, IncrementalSolvesMatchFromScratch) {
   std::mt19937 rng(3);
