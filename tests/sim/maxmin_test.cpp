@@ -134,20 +134,25 @@ TEST(MaxMin, OnlyTheChangedComponentIsResolvedAndRemovalFreesCapacity) {
   EXPECT_EQ(m.solved_flows(), 0u);  // nothing changed
 }
 
-TEST(MaxMin, RandomInstancesAreFeasibleAndBottlenecked) {
-  std::mt19937 rng(7);
-  for (int trial = 0; trial < 200; ++trial) {
-    const int links = 2 + static_cast<int>(rng() % 12);
+// Random instances: `links` in [links_lo, links_lo + links_n), capacities in [cap_lo, cap_lo + cap_n), flows in
+// [flows_lo, flows_lo + flows_n) over [len_lo, len_lo + 4) links each (repeats dropped), a third of them weighted
+// 99; every solve must meet the max-min conditions.
+void check_random_instances(uint32_t seed, int trials, int links_lo, int links_n, int cap_lo, int cap_n,
+                            int flows_lo, int flows_n, int len_lo) {
+  std::mt19937 rng(seed);
+  auto draw = [&rng](int lo, int n) { return lo + static_cast<int>(rng() % static_cast<unsigned>(n)); };
+  for (int trial = 0; trial < trials; ++trial) {
+    const int links = draw(links_lo, links_n);
     std::vector<double> cap;
-    for (int l = 0; l < links; ++l) cap.push_back(1 + static_cast<double>(rng() % 100));
+    for (int l = 0; l < links; ++l) cap.push_back(draw(cap_lo, cap_n));
     MaxMin m(cap);
     Instance in;
-    const int flows = 1 + static_cast<int>(rng() % 20);
+    const int flows = draw(flows_lo, flows_n);
     for (int f = 0; f < flows; ++f) {
       std::vector<int32_t> route;
-      const int len = 1 + static_cast<int>(rng() % 4);
+      const int len = draw(len_lo, 4);
       for (int k = 0; k < len; ++k) {
-        const auto l = static_cast<int32_t>(rng() % static_cast<unsigned>(links));
+        const auto l = static_cast<int32_t>(draw(0, links));
         if (std::find(route.begin(), route.end(), l) == route.end()) route.push_back(l);
       }
       in.add(route, (rng() % 3 == 0) ? 99.0 : 1.0);
@@ -156,38 +161,18 @@ TEST(MaxMin, RandomInstancesAreFeasibleAndBottlenecked) {
     std::vector<double> w, rates;
     for (const auto& f : in.flows) w.push_back(f.weight), rates.push_back(f.rate);
     const std::string bad = check_maxmin(cap, in.routes, w, rates);
-    ASSERT_EQ(bad, "") << "trial " << trial;
+    ASSERT_EQ(bad, "") << "seed " << seed << " trial " << trial;
   }
 }
+
+TEST(MaxMin, RandomInstancesAreFeasibleAndBottlenecked) { check_random_instances(7, 200, 2, 12, 1, 100, 1, 20, 1); }
 
 // Large, densely coupled components (a hundred flows and more over tens of links).
-TEST(MaxMin, LargeComponentsAreMaxMinToo) {
-  std::mt19937 rng(11);
-  for (int trial = 0; trial < 30; ++trial) {
-    const int links = 30 + static_cast<int>(rng() % 30);
-    std::vector<double> cap;
-    for (int l = 0; l < links; ++l) cap.push_back(10 + static_cast<double>(rng() % 90));
-    MaxMin m(cap);
-    Instance in;
-    const int flows = 80 + static_cast<int>(rng() % 60);
-    for (int f = 0; f < flows; ++f) {
-      std::vector<int32_t> route;
-      const int len = 2 + static_cast<int>(rng() % 4);
-      for (int k = 0; k < len; ++k) {
-        const auto l = static_cast<int32_t>(rng() % static_cast<unsigned>(links));
-        if (std::find(route.begin(), route.end(), l) == route.end()) route.push_back(l);
-      }
-      in.add(route, (rng() % 3 == 0) ? 99.0 : 1.0);
-    }
-    in.solve(m);
-    std::vector<double> w, rates;
-    for (const auto& f : in.flows) w.push_back(f.weight), rates.push_back(f.rate);
-    const std::string bad = check_maxmin(cap, in.routes, w, rates);
-    ASSERT_EQ(bad, "") << "trial " << trial;
-  }
-}
+TEST(MaxMin, LargeComponentsAreMaxMinToo) { check_random_instances(11, 30, 30, 30, 10, 90, 80, 60, 2); }
 
 // The incremental solver (components, redundant links, active set) against the max-min conditions and against
+// a from-scratch solve of the same flows after every change, over random sequences of arrivals and departures
+// on a fabric-like instance where a wide shared link (a node's DRAM) binds only sometimes.
 TEST(MaxMin, IncrementalSolvesMatchFromScratch) {
   std::mt19937 rng(3);
   // Links 0-7: narrow per-port links (50); 8-9: two "DRAM" links (220) that 5+ ports can overload; 10-13: wider
