@@ -1,12 +1,13 @@
-// dualpath plan SCENARIO --nodes N [--objective jct|capacity] [--policy P] [--jobs J] [--overlay F]... [--set k=v]...
-//               --out DIR
+// dualpath plan SCENARIO (--nodes N | --budget GPUS) [--objective jct|capacity] [--policy P] [--vary KEY=V1,V2]...
+//               [--jobs J] [--overlay F]... [--set k=v]... [--no-plot] --out DIR
 // Evaluates every P/D split with P + D = N (core/analysis/plan_splits.hpp: EP groups that fit each side, splits
-// whose weights do not fit a GPU reported as infeasible) and recommends the best: the lowest JCT of an offline
-// scenario (objective jct: one `dualpath run` child per split, --jobs at a time), or the highest SLO capacity of
-// an online one (objective capacity: one `dualpath capacity` child per split, each with --jobs probes). Explains
-// the choice with the binding resource and the §4.2 bottleneck-free P/D range. Splits already evaluated in DIR
-// (same scenario, overlays, --set, objective, policy) are reused. Writes DIR/plan.json. Exit 0, 1 when a split
-// failed to run, 2 on bad input.
+// whose weights do not fit a GPU reported as infeasible), for every combination of the --vary values
+// (core/analysis/plan_variants.hpp; --budget gives N per variant from its GPUs per node), and recommends the best:
+// the lowest JCT of an offline scenario (objective jct: one `dualpath run` child per candidate, --jobs at a time),
+// or the highest SLO capacity of an online one (objective capacity: one `dualpath capacity` child per candidate,
+// each with --jobs probes). Explains the choice with the binding resource and the §4.2 bottleneck-free P/D range.
+// Candidates already evaluated in DIR (same identity) are reused. Writes DIR/plan.json and DIR/plan.png
+// (analysis/plot_plan.py). Exit 0, 1 when a candidate failed to run, 2 on bad input.
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -14,6 +15,7 @@
 #include <iomanip>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -23,9 +25,11 @@
 #include "cli/child_runs.hpp"
 #include "cli/commands.hpp"
 #include "cli/output_folder.hpp"
+#include "cli/plot_script.hpp"
 #include "cli/scenario_options.hpp"
 #include "core/analysis/bandwidth_model.hpp"
 #include "core/analysis/plan_splits.hpp"
+#include "core/analysis/plan_variants.hpp"
 #include "core/config/input_error.hpp"
 #include "core/config/loader.hpp"
 #include "core/sched/policy_registry.hpp"
@@ -37,10 +41,12 @@ namespace fs = std::filesystem;
 
 struct PlanArgs {
   std::string scenario, out, objective = "jct", policy;
-  int nodes = 0;
+  std::optional<int> nodes;
+  std::optional<long long> budget;  // GPUs
   unsigned jobs = 0;
   double resolution = 0.02;
-  std::vector<std::string> overrides, overlays;
+  bool no_plot = false;
+  std::vector<std::string> overrides, overlays, vary;
 };
 
 struct Outcome {
@@ -48,6 +54,26 @@ struct Outcome {
   double value = NAN;  // JCT (s) or capacity (APS)
   std::string binds;
 };
+
+// One cluster variant (a combination of --vary values) and the splits evaluated for it.
+struct VariantPlan {
+  analysis::Variant variant;
+  std::string folder;  // DIR/splits[/<variant folder>]
+  int nodes = 0;
+  std::vector<analysis::PdSplit> splits;
+  std::vector<Outcome> outcomes;
+  analysis::BandwidthRange range;
+  bool have_range = false;
+};
+
+// Keys that plan itself sets for each split; a --set or --vary of them would be overridden.
+const char* const kSplitKeys[] = {"deployment.prefill_nodes", "deployment.decode_nodes", "deployment.pe_group_gpus",
+                                  "deployment.de_group_gpus"};
+
+void refuse_split_keys(const std::string& option, const std::string& key) {
+  for (const char* k : kSplitKeys)
+    if (key == k) throw InputError(option + " " + key, "plan sets this for each P/D split; it cannot be set or varied");
+}
 
 std::string split_name(const analysis::PdSplit& s) { return std::to_string(s.P) + "P" + std::to_string(s.D) + "D"; }
 
@@ -74,14 +100,43 @@ Outcome read_outcome(const std::string& dir, const std::string& objective, const
   return o;
 }
 
+void check_objective(const Scenario& sc, const std::string& objective, const std::string& where) {
+  const bool online = sc.workload.mode == ArrivalMode::Online;
+  if (objective == "jct" && online)
+    throw InputError(where + ": /workload/mode",
+                     "objective jct needs an offline scenario (all agents at t = 0); use --objective capacity for an "
+                     "online one");
+  if (objective == "capacity" && !online)
+    throw InputError(where + ": /workload/mode",
+                     "objective capacity needs an online scenario (--set workload.mode=online --set workload.aps=A "
+                     "--set workload.duration=T)");
+}
+
+nlohmann::json range_json(const VariantPlan& v) {
+  auto num = [](double x) { return std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(); };
+  return v.have_range ? nlohmann::json{{"lower", num(v.range.lower)}, {"upper", num(v.range.upper)}}
+                      : nlohmann::json{{"lower", nullptr}, {"upper", nullptr}};
+}
+
 void plan(const PlanArgs& a) {
-  if (a.nodes < 2) throw InputError("--nodes " + std::to_string(a.nodes), "expected at least 2 nodes (one P, one D)");
+  if (!a.nodes && !a.budget) throw InputError("plan", "expected the cluster size: --nodes N or --budget GPUS");
+  if (a.nodes && *a.nodes < 2)
+    throw InputError("--nodes " + std::to_string(*a.nodes), "expected at least 2 nodes (one P, one D)");
+  if (a.budget && *a.budget <= 0) throw InputError("--budget " + std::to_string(*a.budget), "expected a GPU count > 0");
   if (!(a.resolution > 0 && a.resolution < 1))
     throw InputError("--resolution", "expected a fraction in (0, 1), e.g. 0.02, found " + std::to_string(a.resolution));
-  const Scenario sc = load_scenario(a.scenario, a.overrides, a.overlays);
-  const std::string policy = a.policy.empty() ? sc.policy.name : a.policy;
+  for (const auto& o : a.overrides) refuse_split_keys("--set", o.substr(0, o.find('=')));
+  std::vector<analysis::VaryAxis> axes;
+  for (const auto& v : a.vary) {
+    axes.push_back(analysis::parse_vary(v));
+    refuse_split_keys("--vary", axes.back().key);
+  }
+  const auto grid = analysis::variant_grid(axes);
+
+  const Scenario base = load_scenario(a.scenario, a.overrides, a.overlays);
+  const std::string policy = a.policy.empty() ? base.policy.name : a.policy;
   {
-    PolicySpec spec = sc.policy;
+    PolicySpec spec = base.policy;
     spec.name = policy;
     try {
       effective_features(spec);
@@ -90,23 +145,55 @@ void plan(const PlanArgs& a) {
       throw InputError("--policy " + policy, what.substr(what.find(": ") + 2));
     }
   }
-  const bool online = sc.workload.mode == ArrivalMode::Online;
-  if (a.objective == "jct" && online)
-    throw InputError(a.scenario + ": /workload/mode",
-                     "objective jct needs an offline scenario (all agents at t = 0); use --objective capacity for an "
-                     "online one");
-  if (a.objective == "capacity" && !online)
-    throw InputError(a.scenario + ": /workload/mode",
-                     "objective capacity needs an online scenario (--set workload.mode=online --set workload.aps=A "
-                     "--set workload.duration=T)");
-  const auto splits = analysis::enumerate_splits(sc, a.nodes);
+  check_objective(base, a.objective, a.scenario);
 
-  const nlohmann::json identity = {{"scenario", fs::absolute(a.scenario).lexically_normal().string()},
-                                   {"overlays", a.overlays},
-                                   {"set", a.overrides},
-                                   {"objective", a.objective},
-                                   {"resolution", a.objective == "capacity" ? nlohmann::json(a.resolution) : nlohmann::json()},
-                                   {"policy", policy}};
+  // Every variant's scenario is loaded (and so validated) before anything runs.
+  std::vector<VariantPlan> plans;
+  for (size_t vi = 0; vi < grid.size(); ++vi) {
+    VariantPlan vp;
+    vp.variant = grid[vi];
+    vp.folder = a.out + "/splits" + (axes.empty() ? "" : "/" + analysis::variant_folder(vi, vp.variant));
+    auto overrides = a.overrides;
+    overrides.insert(overrides.end(), vp.variant.overrides.begin(), vp.variant.overrides.end());
+    // A variant may change the GPUs per node so that the scenario's own groups no longer fit its own P and D;
+    // groups of one GPU always do. The splits then take the scenario's group sizes where they fit.
+    overrides.insert(overrides.end(), {"deployment.pe_group_gpus=1", "deployment.de_group_gpus=1"});
+    Scenario sc = base;
+    if (!axes.empty()) {
+      try {
+        sc = load_scenario(a.scenario, overrides, a.overlays);
+      } catch (const InputError& e) {
+        // Name the option the user typed: the variant's values reach the loader as --set overrides.
+        const std::string m = e.what();
+        for (const auto& o : vp.variant.overrides)
+          if (m.rfind("--set " + o + ": ", 0) == 0) throw InputError("--vary " + o, m.substr(o.size() + 8));
+        throw;
+      }
+    }
+    sc.deployment.pe_group_gpus = base.deployment.pe_group_gpus;
+    sc.deployment.de_group_gpus = base.deployment.de_group_gpus;
+    check_objective(sc, a.objective, axes.empty() ? a.scenario : "--vary " + vp.variant.label);
+    vp.nodes = a.budget ? analysis::budget_nodes(*a.budget, sc.topology.gpus_per_node) : *a.nodes;
+    vp.splits = analysis::enumerate_splits(sc, vp.nodes);
+    vp.outcomes.resize(vp.splits.size());
+    analysis::BandwidthParams bp{sc.topology.gpus_per_node, sc.topology.snic_bw / sc.topology.cnic_bw,
+                                 sc.topology.cnic_bw, sc.topology.dram_bw, 0};
+    try {
+      vp.range = analysis::bottleneck_free_range(bp);
+      vp.have_range = !vp.range.empty;
+    } catch (const std::invalid_argument&) {
+    }
+    plans.push_back(std::move(vp));
+  }
+
+  nlohmann::json identity = {{"scenario", fs::absolute(a.scenario).lexically_normal().string()},
+                             {"overlays", a.overlays},
+                             {"set", a.overrides},
+                             {"objective", a.objective},
+                             {"resolution", a.objective == "capacity" ? nlohmann::json(a.resolution) : nlohmann::json()},
+                             {"policy", policy}};
+  if (!a.vary.empty()) identity["vary"] = a.vary;
+  if (a.budget) identity["budget_gpus"] = *a.budget;
   claim_output_folder(a.out, "plan.json", identity, "a plan");
   const std::string plan_path = a.out + "/plan.json";
 
@@ -114,123 +201,147 @@ void plan(const PlanArgs& a) {
   char res_buf[32];
   std::snprintf(res_buf, sizeof res_buf, "%.6g", a.resolution);
   const std::string res_text = res_buf;
-  std::vector<Outcome> outcomes(splits.size());
   std::vector<ChildJob> cj;
-  std::vector<size_t> which;
-  for (size_t i = 0; i < splits.size(); ++i) {
-    const auto& s = splits[i];
-    if (!s.feasible) continue;
-    const std::string dir = a.out + "/splits/" + split_name(s);
-    outcomes[i] = read_outcome(dir, a.objective, policy);
-    if (outcomes[i].ok) continue;  // evaluated by an earlier plan with the same identity
-    fs::create_directories(dir);
-    ChildJob j;
-    j.args = {a.objective == "jct" ? "run" : "capacity", a.scenario, "--out", dir};
-    if (a.objective == "jct") j.args.insert(j.args.end(), {"--quiet", "--policy", policy});
-    else
-      j.args.insert(j.args.end(), {"--policy", policy, "--jobs", std::to_string(jobs), "--resolution", res_text});
-    for (const auto& f : a.overlays) j.args.insert(j.args.end(), {"--overlay", f});
-    for (const auto& o : a.overrides) j.args.insert(j.args.end(), {"--set", o});
-    for (const std::string& o : std::vector<std::string>{
-             "deployment.prefill_nodes=" + std::to_string(s.P), "deployment.decode_nodes=" + std::to_string(s.D),
-             "deployment.pe_group_gpus=" + std::to_string(s.pe_group_gpus),
-             "deployment.de_group_gpus=" + std::to_string(s.de_group_gpus)})
-      j.args.insert(j.args.end(), {"--set", o});
-    j.log_path = dir + "/plan.log";
-    cj.push_back(std::move(j));
-    which.push_back(i);
+  std::vector<std::pair<size_t, size_t>> which;  // (variant, split) of each child
+  for (size_t vi = 0; vi < plans.size(); ++vi) {
+    auto& vp = plans[vi];
+    for (size_t i = 0; i < vp.splits.size(); ++i) {
+      const auto& s = vp.splits[i];
+      if (!s.feasible) continue;
+      const std::string dir = vp.folder + "/" + split_name(s);
+      vp.outcomes[i] = read_outcome(dir, a.objective, policy);
+      if (vp.outcomes[i].ok) continue;  // evaluated by an earlier plan with the same identity
+      fs::create_directories(dir);
+      ChildJob j;
+      j.args = {a.objective == "jct" ? "run" : "capacity", a.scenario, "--out", dir};
+      if (a.objective == "jct") j.args.insert(j.args.end(), {"--quiet", "--policy", policy});
+      else
+        j.args.insert(j.args.end(), {"--policy", policy, "--jobs", std::to_string(jobs), "--resolution", res_text,
+                                     "--no-plot"});
+      for (const auto& f : a.overlays) j.args.insert(j.args.end(), {"--overlay", f});
+      std::vector<std::string> sets = a.overrides;
+      sets.insert(sets.end(), vp.variant.overrides.begin(), vp.variant.overrides.end());
+      sets.insert(sets.end(), {"deployment.prefill_nodes=" + std::to_string(s.P),
+                               "deployment.decode_nodes=" + std::to_string(s.D),
+                               "deployment.pe_group_gpus=" + std::to_string(s.pe_group_gpus),
+                               "deployment.de_group_gpus=" + std::to_string(s.de_group_gpus)});
+      for (const auto& o : sets) j.args.insert(j.args.end(), {"--set", o});
+      j.log_path = dir + "/plan.log";
+      cj.push_back(std::move(j));
+      which.emplace_back(vi, i);
+    }
   }
+  auto candidate_name = [&](size_t vi, size_t i) {
+    return (axes.empty() ? "" : plans[vi].variant.label + " ") + split_name(plans[vi].splits[i]);
+  };
   bool any_failed = false;
   if (!cj.empty()) {
-    std::cerr << "plan: evaluating " << cj.size() << " split(s) of " << a.nodes << " nodes by " << a.objective << "\n";
+    std::cerr << "plan: evaluating " << cj.size() << " candidate(s) by " << a.objective << "\n";
     // Capacity searches run their own probes in parallel, so they go one at a time.
     run_child_jobs(cj, a.objective == "jct" ? jobs : 1, [](size_t) {}, [&](size_t k, int code) {
-      const size_t i = which[k];
-      const std::string dir = a.out + "/splits/" + split_name(splits[i]);
-      outcomes[i] = code == 0 ? read_outcome(dir, a.objective, policy) : Outcome{};
-      if (!outcomes[i].ok) {
+      const auto [vi, i] = which[k];
+      auto& vp = plans[vi];
+      const std::string dir = vp.folder + "/" + split_name(vp.splits[i]);
+      vp.outcomes[i] = code == 0 ? read_outcome(dir, a.objective, policy) : Outcome{};
+      if (!vp.outcomes[i].ok) {
         any_failed = true;
-        std::cerr << "plan: " << split_name(splits[i]) << " failed (exit " << code
+        std::cerr << "plan: " << candidate_name(vi, i) << " failed (exit " << code
                   << "): " << log_tail(cj[k].log_path, 300) << "\n";
       } else {
-        std::cerr << "plan: " << split_name(splits[i]) << ": " << outcomes[i].value << "\n";
+        std::cerr << "plan: " << candidate_name(vi, i) << ": " << vp.outcomes[i].value << "\n";
       }
     });
   }
 
-  // Best and runner-up among the evaluated splits.
   const bool lower_better = a.objective == "jct";
-  int best = -1, second = -1;
-  for (size_t i = 0; i < splits.size(); ++i) {
-    if (!outcomes[i].ok) continue;
-    auto better = [&](int x) { return x < 0 || (lower_better ? outcomes[i].value < outcomes[x].value
-                                                              : outcomes[i].value > outcomes[x].value); };
-    if (better(best)) second = best, best = static_cast<int>(i);
-    else if (better(second)) second = static_cast<int>(i);
-  }
-  analysis::BandwidthParams bp{sc.topology.gpus_per_node, sc.topology.snic_bw / sc.topology.cnic_bw,
-                               sc.topology.cnic_bw, sc.topology.dram_bw, 0};
-  double lo = NAN, hi = NAN;
-  bool have_range = false;
-  analysis::BandwidthRange range;
-  try {
-    range = analysis::bottleneck_free_range(bp);
-    lo = range.lower, hi = range.upper, have_range = !range.empty;
-  } catch (const std::invalid_argument&) {
+  const std::string unit = lower_better ? "JCT (s)" : "capacity (APS)";
+  auto margin_of = [&](double best, double next) { return lower_better ? next / best - 1 : best / next - 1; };
+  nlohmann::json out = {{"identity", identity}, {"objective", a.objective}, {"splits", nlohmann::json::array()}};
+  if (a.budget) out["budget_gpus"] = *a.budget;
+  if (plans.size() == 1) out["nodes"] = plans[0].nodes;
+  out["analytic_pd_range"] = range_json(plans[0]);
+  std::vector<std::optional<double>> all_values;
+  std::vector<std::pair<size_t, size_t>> all_index;
+  std::cout << "plan for " << (a.budget ? std::to_string(*a.budget) + " GPUs" : std::to_string(*a.nodes) + " nodes")
+            << " of " << base.name << ", policy " << policy << ", objective " << a.objective << "\n";
+  for (size_t vi = 0; vi < plans.size(); ++vi) {
+    const auto& vp = plans[vi];
+    std::cout << "\n";
+    if (!axes.empty()) std::cout << "variant " << vp.variant.label << ": ";
+    std::cout << vp.nodes << " nodes; §4.2 bottleneck-free range " << std::setprecision(3) << vp.range.lower
+              << " <= P/D <= " << vp.range.upper << (vp.have_range ? "" : " (empty)") << "\n";
+    std::cout << std::left << std::setw(8) << "split" << std::setw(10) << "P/D" << std::setw(10) << "in range"
+              << std::setw(14) << "EP groups" << std::setw(16) << unit << "binds\n";
+    std::vector<std::optional<double>> values;
+    for (size_t i = 0; i < vp.splits.size(); ++i) {
+      const auto& s = vp.splits[i];
+      const auto& o = vp.outcomes[i];
+      const bool inside = vp.have_range && analysis::in_range(vp.range, s.P, s.D);
+      nlohmann::json e = {{"P", s.P},
+                          {"D", s.D},
+                          {"pe_group_gpus", s.pe_group_gpus},
+                          {"de_group_gpus", s.de_group_gpus},
+                          {"in_analytic_range", inside},
+                          {"feasible", s.feasible}};
+      if (!axes.empty()) e["variant"] = vp.variant.label;
+      std::ostringstream groups, val;
+      groups << "EP" << s.pe_group_gpus << "/EP" << s.de_group_gpus;
+      if (!s.feasible) {
+        e["why"] = s.why;
+        val << "infeasible";
+      } else if (!o.ok) {
+        val << "failed";
+      } else {
+        e[lower_better ? "jct_s" : "capacity_aps"] = o.value;
+        e["binds"] = o.binds;
+        val << std::setprecision(lower_better ? 5 : 4) << o.value;
+      }
+      out["splits"].push_back(e);
+      values.push_back(o.ok ? std::optional<double>(o.value) : std::nullopt);
+      all_values.push_back(values.back());
+      all_index.emplace_back(vi, i);
+      std::cout << std::left << std::setw(8) << split_name(s) << std::setw(10) << std::setprecision(3)
+                << static_cast<double>(s.P) / s.D << std::setw(10) << (inside ? "yes" : "no") << std::setw(14)
+                << groups.str() << std::setw(16) << val.str() << (o.ok ? o.binds : s.why) << "\n";
+    }
+    if (!axes.empty()) {
+      const auto bt = analysis::best_two(values, lower_better);
+      nlohmann::json v = {{"label", vp.variant.label}, {"set", vp.variant.overrides}, {"nodes", vp.nodes},
+                          {"analytic_pd_range", range_json(vp)}};
+      if (bt.best) {
+        v["best"] = split_name(vp.splits[*bt.best]);
+        std::cout << "best for this variant: " << split_name(vp.splits[*bt.best]);
+        if (bt.runner_up) {
+          const double m = margin_of(*values[*bt.best], *values[*bt.runner_up]);
+          v["runner_up"] = split_name(vp.splits[*bt.runner_up]);
+          v["margin"] = m;
+          std::cout << ", " << std::setprecision(3) << 100 * m << "% ahead of " << split_name(vp.splits[*bt.runner_up]);
+        }
+        std::cout << "\n";
+      }
+      out["variants"].push_back(v);
+    }
   }
 
-  nlohmann::json out = {{"identity", identity}, {"nodes", a.nodes}, {"splits", nlohmann::json::array()}};
-  out["analytic_pd_range"] = {{"lower", std::isfinite(lo) ? nlohmann::json(lo) : nlohmann::json()},
-                              {"upper", std::isfinite(hi) ? nlohmann::json(hi) : nlohmann::json()}};
-  const std::string unit = lower_better ? "JCT (s)" : "capacity (APS)";
-  std::cout << "plan for " << a.nodes << " nodes of " << sc.name << ", policy " << policy << ", objective "
-            << a.objective << "; §4.2 bottleneck-free range " << std::setprecision(3) << lo << " <= P/D <= " << hi
-            << "\n";
-  std::cout << std::left << std::setw(8) << "split" << std::setw(10) << "P/D" << std::setw(10) << "in range"
-            << std::setw(14) << "EP groups" << std::setw(16) << unit << "binds\n";
-  for (size_t i = 0; i < splits.size(); ++i) {
-    const auto& s = splits[i];
-    const bool inside = have_range && analysis::in_range(range, s.P, s.D);
-    nlohmann::json e = {{"P", s.P},
-                        {"D", s.D},
-                        {"pe_group_gpus", s.pe_group_gpus},
-                        {"de_group_gpus", s.de_group_gpus},
-                        {"in_analytic_range", inside},
-                        {"feasible", s.feasible}};
-    std::ostringstream groups;
-    groups << "EP" << s.pe_group_gpus << "/EP" << s.de_group_gpus;
-    std::ostringstream val;
-    if (!s.feasible) {
-      e["why"] = s.why;
-      val << "infeasible";
-    } else if (!outcomes[i].ok) {
-      val << "failed";
-    } else {
-      e[lower_better ? "jct_s" : "capacity_aps"] = outcomes[i].value;
-      e["binds"] = outcomes[i].binds;
-      val << std::setprecision(lower_better ? 5 : 4) << outcomes[i].value;
-    }
-    out["splits"].push_back(e);
-    std::cout << std::left << std::setw(8) << split_name(s) << std::setw(10) << std::setprecision(3)
-              << static_cast<double>(s.P) / s.D << std::setw(10) << (inside ? "yes" : "no") << std::setw(14)
-              << groups.str() << std::setw(16) << val.str() << (outcomes[i].ok ? outcomes[i].binds : s.why) << "\n";
-  }
-  if (best >= 0) {
-    const auto& b = splits[static_cast<size_t>(best)];
-    nlohmann::json rec = {{"split", split_name(b)}, {"value", outcomes[static_cast<size_t>(best)].value},
-                          {"binds", outcomes[static_cast<size_t>(best)].binds}};
-    std::cout << "\nrecommended: " << split_name(b) << " (" << unit << " " << std::setprecision(5)
-              << outcomes[static_cast<size_t>(best)].value
-              << ", binds on " << outcomes[static_cast<size_t>(best)].binds << "; "
-              << (have_range && analysis::in_range(range, b.P, b.D) ? "inside" : "outside")
+  const auto bt = analysis::best_two(all_values, lower_better);
+  if (bt.best) {
+    const auto [bv, bi] = all_index[*bt.best];
+    const auto& b = plans[bv];
+    const Outcome& bo = b.outcomes[bi];
+    nlohmann::json rec = {{"split", split_name(b.splits[bi])}, {"value", bo.value}, {"binds", bo.binds}};
+    if (!axes.empty()) rec["variant"] = b.variant.label;
+    std::cout << "\nrecommended: " << candidate_name(bv, bi) << " (" << unit << " " << std::setprecision(5) << bo.value
+              << ", binds on " << bo.binds << "; "
+              << (b.have_range && analysis::in_range(b.range, b.splits[bi].P, b.splits[bi].D) ? "inside" : "outside")
               << " the §4.2 bottleneck-free range)";
-    if (second >= 0) {
-      const double vb = outcomes[static_cast<size_t>(best)].value, vs = outcomes[static_cast<size_t>(second)].value;
-      const double margin = lower_better ? vs / vb - 1 : vb / vs - 1;
-      rec["runner_up"] = split_name(splits[static_cast<size_t>(second)]);
+    if (bt.runner_up) {
+      const auto [rv, ri] = all_index[*bt.runner_up];
+      const double margin = margin_of(bo.value, plans[rv].outcomes[ri].value);
+      rec["runner_up"] = split_name(plans[rv].splits[ri]);
+      if (!axes.empty()) rec["runner_up_variant"] = plans[rv].variant.label;
       rec["margin"] = margin;
       std::cout << ", " << std::setprecision(3) << 100 * margin << "% better than the runner-up "
-                << split_name(splits[static_cast<size_t>(second)]);
+                << candidate_name(rv, ri);
     }
     std::cout << "\n";
     out["recommendation"] = rec;
@@ -239,6 +350,8 @@ void plan(const PlanArgs& a) {
   }
   std::ofstream(plan_path) << std::setw(2) << out << "\n";
   std::cout << "results in " << plan_path << "\n";
+  const std::string png = a.out + "/plan.png";
+  if (!a.no_plot && bt.best) run_plot_script("plan", "plot_plan.py", {plan_path, png}, png);
   if (any_failed) throw CLI::RuntimeError(kExitFailure);
 }
 
@@ -248,14 +361,20 @@ void register_plan_command(CLI::App& app) {
   auto args = std::make_shared<PlanArgs>();
   CLI::App* cmd = app.add_subcommand("plan", "Evaluate every P/D split of N nodes and recommend the best");
   cmd->add_option("scenario", args->scenario, "Scenario JSON file (offline for jct, online for capacity)")->required();
-  cmd->add_option("--nodes", args->nodes, "Nodes to split into P prefill + D decode (>= 2)")->required();
+  auto* nodes = cmd->add_option("--nodes", args->nodes, "Nodes to split into P prefill + D decode (>= 2)");
+  cmd->add_option("--budget", args->budget,
+                  "GPU budget instead of --nodes: as many whole nodes as it makes (per variant's GPUs per node)")
+      ->excludes(nodes);
   cmd->add_option("--objective", args->objective, "jct (offline, lowest JCT) | capacity (online, highest APS)")
       ->check(CLI::IsMember({"jct", "capacity"}));
   cmd->add_option("--policy", args->policy, "Policy (default: the scenario's)");
+  cmd->add_option("--vary", args->vary,
+                  "KEY=V1,V2,...: also try each value of a --set path (repeatable; every combination is evaluated)");
   cmd->add_option("--resolution", args->resolution, "Capacity objective: the searches' resolution (default 0.02)");
   add_scenario_options(cmd, args->overrides, args->overlays, "Override a field for every split: path=value");
-  cmd->add_option("--out", args->out, "Output folder (plan.json, splits/)")->required();
+  cmd->add_option("--out", args->out, "Output folder (plan.json, plan.png, splits/)")->required();
   cmd->add_option("--jobs", args->jobs, "Runs at once (default: the core count)")->check(CLI::Range(1u, 1024u));
+  cmd->add_flag("--no-plot", args->no_plot, "Do not draw plan.png");
   cmd->callback([args] { plan(*args); });
 }
 

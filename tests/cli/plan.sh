@@ -2,7 +2,9 @@
 # `dualpath plan` (docs/capacity.md, "Plan") on DS 27B with 3 nodes (128 agents, offline, objective jct): every
 # split is evaluated, the recommendation is the lowest JCT with its margin over the runner-up, each split's JCT is
 # the one its own `dualpath run` gives, a rerun reuses the splits; DS 660B on 6 nodes marks the one-node sides as
-# infeasible without running them; the capacity objective runs `capacity` per split; bad input gets exit 2.
+# infeasible without running them; the capacity objective runs `capacity` per split; --vary evaluates every split
+# of every variant and recommends per variant and overall; --budget gives each variant as many nodes as its GPUs per
+# node make; bad input gets exit 2.
 # Usage: plan.sh <dualpath-binary> <repo-root>
 set -u
 bin="$1"; root="$2"
@@ -13,6 +15,13 @@ sc27="$root/scenarios/ds27b-1p1d.json"
 "$bin" plan "$sc27" --nodes 3 --set workload.agents=128 --out "$tmp/p" --jobs 2 > "$tmp/again.out" 2>&1 || exit 1
 "$bin" run "$sc27" --set workload.agents=128 --set deployment.prefill_nodes=2 --set deployment.decode_nodes=1 \
   --quiet --out "$tmp/direct" || exit 1
+# Two SNIC bandwidths (--vary), and a 24-GPU budget on 4- or 8-GPU nodes (6 or 3 nodes).
+"$bin" plan "$sc27" --nodes 3 --set workload.agents=64 --vary "topology.snic_bw=200 Gbps,400 Gbps" --out "$tmp/v" \
+  --jobs 2 > "$tmp/v.out" 2>&1 || { cat "$tmp/v.out"; exit 1; }
+"$bin" run "$sc27" --set workload.agents=64 --set "topology.snic_bw=200 Gbps" --set deployment.prefill_nodes=2 \
+  --set deployment.decode_nodes=1 --quiet --out "$tmp/direct200" || exit 1
+"$bin" plan "$sc27" --budget 24 --set workload.agents=64 --vary topology.gpus_per_node=4,8 --no-plot --out "$tmp/g" \
+  --jobs 2 > "$tmp/g.out" 2>&1 || { cat "$tmp/g.out"; exit 1; }
 # Capacity objective on a tight TTFT SLO so that the searches are short.
 "$bin" plan "$sc27" --nodes 3 --objective capacity --policy basic --resolution 0.1 --set workload.mode=online \
   --set workload.aps=0.5 --set workload.duration=300s --set slo.ttft=0.3s --out "$tmp/cap" --jobs 2 > "$tmp/cap.out" 2>&1 \
@@ -36,6 +45,35 @@ check("evaluating" not in open(f"{t}/again.out").read() and json.load(open(f"{t}
       "a rerun reuses both splits and recommends the same")
 check(p["analytic_pd_range"]["lower"] is not None and all("in_analytic_range" in s for s in p["splits"]),
       "each split is placed against the §4.2 range")
+import os
+check(open(f"{t}/p/plan.png", "rb").read(8) == b"\x89PNG\r\n\x1a\n", "plan.png is drawn (JCT against P/D)")
+v = json.load(open(f"{t}/v/plan.json"))
+vs = {(s["variant"], f"{s['P']}P{s['D']}D"): s["jct_s"] for s in v["splits"]}
+check(sorted(vs) == [(f"topology.snic_bw={b} Gbps", n) for b in (200, 400) for n in ("1P2D", "2P1D")],
+      "--vary: both splits of both SNIC bandwidths evaluated")
+for var in v["variants"]:
+    own = {n: j for (lab, n), j in vs.items() if lab == var["label"]}
+    check(var["best"] == min(own, key=own.get) and var["nodes"] == 3, f"{var['label']}: best split {var['best']}")
+for n in ("1P2D", "2P1D"):
+    check(vs[("topology.snic_bw=400 Gbps", n)] <= vs[("topology.snic_bw=200 Gbps", n)],
+          f"{n}: a faster SNIC does not lengthen the JCT")
+best = min(vs, key=vs.get)
+check((v["recommendation"]["variant"], v["recommendation"]["split"]) == best, f"overall recommendation {best}")
+d200 = json.load(open(f"{t}/direct200/summary.json"))["results"]["jct_s"]
+check(abs(d200 - vs[("topology.snic_bw=200 Gbps", "2P1D")]) < 1e-9 * d200,
+      "the 200 Gbps 2P1D candidate equals a direct run with that SNIC and split")
+check(os.path.isdir(f"{t}/v/splits/0-topology.snic_bw=200_Gbps/2P1D"), "each variant runs in its own folder")
+g = json.load(open(f"{t}/g/plan.json"))
+nodes = {var["label"]: var["nodes"] for var in g["variants"]}
+check(nodes == {"topology.gpus_per_node=4": 6, "topology.gpus_per_node=8": 3} and g["budget_gpus"] == 24,
+      f"--budget 24: 6 nodes of 4 GPUs, 3 of 8: {nodes}")
+gs = [s for s in g["splits"] if "jct_s" in s]
+check(len(g["splits"]) == 7 and all(s["P"] + s["D"] == nodes[s["variant"]] for s in g["splits"]),
+      "every split of each variant's node count")
+gb = min(gs, key=lambda s: s["jct_s"])
+check(g["recommendation"]["split"] == f"{gb['P']}P{gb['D']}D" and g["recommendation"]["variant"] == gb["variant"],
+      "the recommendation is the lowest JCT over every variant")
+check(not os.path.exists(f"{t}/g/plan.png"), "--no-plot draws nothing")
 c = json.load(open(f"{t}/cap/plan.json"))
 cs = {f"{s['P']}P{s['D']}D": s for s in c["splits"]}
 check(all(s["capacity_aps"] > 0 for s in cs.values()), "capacity objective: both splits have a capacity")
@@ -54,6 +92,16 @@ bad "capacity on an offline scenario" "objective capacity needs an online scenar
 bad "jct on an online scenario" "objective jct needs an offline scenario" "$root/scenarios/ds660b-2p4d-online.json" \
   --nodes 6 --out "$tmp/b4"
 bad "unknown policy" "--policy nope" "$sc27" --nodes 3 --policy nope --out "$tmp/b5"
+bad "no cluster size" "expected the cluster size: --nodes N or --budget GPUS" "$sc27" --out "$tmp/b7"
+bad "a budget under two nodes" "--budget 12: expected at least 2 nodes' worth of GPUs" "$sc27" --budget 12 --out "$tmp/b8"
+bad "both --nodes and --budget" "excludes" "$sc27" --nodes 3 --budget 24 --out "$tmp/b9"
+bad "--vary without values" "--vary topology.snic_bw: expected KEY=V1,V2" "$sc27" --nodes 3 --vary topology.snic_bw \
+  --out "$tmp/b10"
+bad "--vary of a key plan sets" "--vary deployment.prefill_nodes: plan sets this for each P/D split" "$sc27" --nodes 3 \
+  --vary deployment.prefill_nodes=1,2 --out "$tmp/b11"
+bad "--set of a key plan sets" "--set deployment.decode_nodes: plan sets this" "$sc27" --nodes 3 \
+  --set deployment.decode_nodes=2 --out "$tmp/b12"
+bad "--vary of an invalid value" "--vary topology.snic_bw=fast: /topology/snic_bw" "$sc27" --nodes 3 --vary "topology.snic_bw=fast" --out "$tmp/b13"
 bad "another plan in the same folder" "Use another --out" "$sc27" --nodes 3 --set workload.agents=64 --out "$tmp/p"
 # DS 660B on 6 nodes (2 agents, to be quick): 1P5D and 5P1D put 99 GB of weights on an 80 GB GPU and are
 # reported infeasible, not run; 2P4D, 3P3D and 4P2D are.

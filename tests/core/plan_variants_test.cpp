@@ -1,0 +1,80 @@
+// `dualpath plan`'s --vary grid, GPU budget and best/runner-up choice (core/analysis/plan_variants.hpp).
+#include <gtest/gtest.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/analysis/plan_variants.hpp"
+#include "core/config/input_error.hpp"
+
+using namespace dualpath;
+using namespace dualpath::analysis;
+
+namespace {
+std::string error_of(const auto& f) {
+  try {
+    f();
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+}  // namespace
+
+TEST(PlanVariants, ParsesAKeyAndItsValuesKeepingSpacesInsideValues) {
+  const auto a = parse_vary("topology.snic_bw=200 Gbps,400 Gbps");
+  EXPECT_EQ(a.key, "topology.snic_bw");
+  EXPECT_EQ(a.values, (std::vector<std::string>{"200 Gbps", "400 Gbps"}));
+  EXPECT_EQ(parse_vary("k=1").values, std::vector<std::string>{"1"});
+}
+
+TEST(PlanVariants, BadVaryTextNamesTheOptionAndWhatWasExpected) {
+  EXPECT_NE(error_of([] { parse_vary("topology.snic_bw"); }).find("--vary topology.snic_bw: expected KEY=V1,V2"),
+            std::string::npos);
+  EXPECT_NE(error_of([] { parse_vary("=1,2"); }).find("expected KEY="), std::string::npos);
+  EXPECT_NE(error_of([] { parse_vary("k=1,,2"); }).find("non-empty value"), std::string::npos);
+  EXPECT_NE(error_of([] { parse_vary("k="); }).find("non-empty value"), std::string::npos);
+  EXPECT_NE(error_of([] { parse_vary("k=1,2,1"); }).find("\"1\" appears twice"), std::string::npos);
+}
+
+TEST(PlanVariants, GridIsTheCrossProductWithTheFirstAxisSlowest) {
+  const auto g = variant_grid({parse_vary("a=1,2"), parse_vary("b=x,y,z")});
+  ASSERT_EQ(g.size(), 6u);
+  EXPECT_EQ(g[0].label, "a=1; b=x");
+  EXPECT_EQ(g[2].overrides, (std::vector<std::string>{"a=1", "b=z"}));
+  EXPECT_EQ(g[3].label, "a=2; b=x");
+  const auto none = variant_grid({});
+  ASSERT_EQ(none.size(), 1u);
+  EXPECT_TRUE(none[0].label.empty() && none[0].overrides.empty());
+  EXPECT_NE(error_of([] { variant_grid({parse_vary("a=1"), parse_vary("a=2")}); }).find("varied twice"),
+            std::string::npos);
+}
+
+TEST(PlanVariants, FolderNamesAreSafeAndUniqueByIndex) {
+  const auto g = variant_grid({parse_vary("topology.snic_bw=200 Gbps,200_Gbps"), parse_vary("model=../m/x.json")});
+  EXPECT_EQ(variant_folder(0, g[0]), "0-topology.snic_bw=200_Gbps+model=.._m_x.json");
+  EXPECT_NE(variant_folder(0, g[0]), variant_folder(1, g[1]));
+}
+
+TEST(PlanVariants, BudgetGivesWholeNodesAndNeedsTwo) {
+  EXPECT_EQ(budget_nodes(48, 8), 6);
+  EXPECT_EQ(budget_nodes(50, 8), 6);  // two GPUs left over
+  EXPECT_EQ(budget_nodes(48, 4), 12);
+  EXPECT_NE(error_of([] { budget_nodes(15, 8); }).find("--budget 15: expected at least 2 nodes"), std::string::npos);
+  EXPECT_NE(error_of([] { budget_nodes(0, 8); }).find("--budget 0"), std::string::npos);
+}
+
+TEST(PlanVariants, BestTwoSkipsMissingValuesAndFollowsTheObjective) {
+  const std::vector<std::optional<double>> v{3.0, std::nullopt, 1.0, 2.0, 1.0};
+  const auto low = best_two(v, true);
+  EXPECT_EQ(low.best, 2u);
+  EXPECT_EQ(low.runner_up, 4u);  // a tie keeps the earlier index as the best
+  const auto high = best_two(v, false);
+  EXPECT_EQ(high.best, 0u);
+  EXPECT_EQ(high.runner_up, 3u);
+  const auto one = best_two({std::nullopt, 5.0}, true);
+  EXPECT_EQ(one.best, 1u);
+  EXPECT_FALSE(one.runner_up.has_value());
+  EXPECT_FALSE(best_two({std::nullopt}, false).best.has_value());
+}
