@@ -2,7 +2,7 @@
 //               [--jobs J] [--overlay F]... [--set k=v]... [--no-plot] --out DIR
 // Evaluates every P/D split with P + D = N (core/analysis/plan_splits.hpp: EP groups that fit each side, splits
 // whose weights do not fit a GPU reported as infeasible), for every combination of the --vary values
-// (core/analysis/plan_variants.hpp; --budget gives N per variant from its GPUs per node), and recommends the best:
+// (core/analysis/vary_grid.hpp; --budget gives N per variant from its GPUs per node), and recommends the best:
 // the lowest JCT of an offline scenario (objective jct: one `dualpath run` child per candidate, --jobs at a time),
 // or the highest SLO capacity of an online one (objective capacity: one `dualpath capacity` child per candidate,
 // each with --jobs probes). Explains the choice with the binding resource and the §4.2 bottleneck-free P/D range.
@@ -29,7 +29,7 @@
 #include "cli/scenario_options.hpp"
 #include "core/analysis/bandwidth_model.hpp"
 #include "core/analysis/plan_splits.hpp"
-#include "core/analysis/plan_variants.hpp"
+#include "core/analysis/vary_grid.hpp"
 #include "core/config/input_error.hpp"
 #include "core/config/loader.hpp"
 #include "core/sched/policy_registry.hpp"
@@ -152,24 +152,12 @@ void plan(const PlanArgs& a) {
   for (size_t vi = 0; vi < grid.size(); ++vi) {
     VariantPlan vp;
     vp.variant = grid[vi];
-    vp.folder = a.out + "/splits" + (axes.empty() ? "" : "/" + analysis::variant_folder(vi, vp.variant));
-    auto overrides = a.overrides;
-    overrides.insert(overrides.end(), vp.variant.overrides.begin(), vp.variant.overrides.end());
+    vp.folder = a.out + "/splits" + (axes.empty() ? "" : "/" + std::to_string(vi) + "-" + analysis::variant_slug(vp.variant));
     // A variant may change the GPUs per node so that the scenario's own groups no longer fit its own P and D;
     // groups of one GPU always do. The splits then take the scenario's group sizes where they fit.
+    auto overrides = a.overrides;
     overrides.insert(overrides.end(), {"deployment.pe_group_gpus=1", "deployment.de_group_gpus=1"});
-    Scenario sc = base;
-    if (!axes.empty()) {
-      try {
-        sc = load_scenario(a.scenario, overrides, a.overlays);
-      } catch (const InputError& e) {
-        // Name the option the user typed: the variant's values reach the loader as --set overrides.
-        const std::string m = e.what();
-        for (const auto& o : vp.variant.overrides)
-          if (m.rfind("--set " + o + ": ", 0) == 0) throw InputError("--vary " + o, m.substr(o.size() + 8));
-        throw;
-      }
-    }
+    Scenario sc = axes.empty() ? base : analysis::load_variant(a.scenario, overrides, vp.variant, a.overlays);
     sc.deployment.pe_group_gpus = base.deployment.pe_group_gpus;
     sc.deployment.de_group_gpus = base.deployment.de_group_gpus;
     check_objective(sc, a.objective, axes.empty() ? a.scenario : "--vary " + vp.variant.label);

@@ -31,6 +31,7 @@
 #include "cli/plot_script.hpp"
 #include "cli/scenario_options.hpp"
 #include "core/analysis/bandwidth_model.hpp"
+#include "core/analysis/vary_grid.hpp"
 #include "core/config/input_error.hpp"
 #include "core/config/loader.hpp"
 #include "core/sched/policy_registry.hpp"
@@ -49,28 +50,6 @@ struct SweepArgs {
   unsigned jobs = 0;
   bool no_plot = false;
 };
-
-struct Axis {
-  std::string key;
-  std::vector<std::string> values;
-};
-
-std::vector<std::string> split(const std::string& s, char sep) {
-  std::vector<std::string> out;
-  std::stringstream ss(s);
-  for (std::string item; std::getline(ss, item, sep);) out.push_back(item);
-  return out;
-}
-
-Axis parse_vary(const std::string& text) {
-  const auto eq = text.find('=');
-  if (eq == std::string::npos || eq == 0 || eq + 1 == text.size())
-    throw InputError("--vary " + text, "expected key=v1,v2,... (e.g. deployment.prefill_nodes=1,2,4)");
-  Axis a{text.substr(0, eq), split(text.substr(eq + 1), ',')};
-  for (const auto& v : a.values)
-    if (v.empty()) throw InputError("--vary " + text, "empty value in the list");
-  return a;
-}
 
 // CSV with RFC 4180 quoting for cells holding commas, quotes or newlines.
 std::string csv_cell(const std::string& s) {
@@ -107,18 +86,6 @@ std::string num(double v) {
   std::ostringstream o;
   o << std::setprecision(9) << v;
   return o.str();
-}
-
-// The folder name of a point: key=value pairs, characters outside [A-Za-z0-9._=-] replaced by '_'.
-std::string slug(const std::vector<Axis>& axes, const std::vector<std::string>& values) {
-  std::string s;
-  for (size_t i = 0; i < axes.size(); ++i) {
-    if (i) s += "__";
-    s += axes[i].key + "=" + values[i];
-  }
-  for (char& c : s)
-    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '=' || c == '-')) c = '_';
-  return s;
 }
 
 const std::vector<std::string> kMetricColumns = {
@@ -221,34 +188,17 @@ class Progress {
 
 void sweep(const SweepArgs& a) {
   if (a.varies.empty()) throw InputError("dualpath sweep", "give at least one --vary key=v1,v2,...");
-  std::vector<Axis> axes;
-  for (const auto& v : a.varies) {
-    axes.push_back(parse_vary(v));
-    for (size_t i = 0; i + 1 < axes.size(); ++i)
-      if (axes[i].key == axes.back().key) throw InputError("--vary " + v, "key varied twice");
-  }
+  std::vector<analysis::VaryAxis> axes;
+  for (const auto& v : a.varies) axes.push_back(analysis::parse_vary(v));
   // The cross product, each point validated before anything runs (bad input exits 2 up front).
   std::vector<PointInfo> points;
-  std::vector<size_t> idx(axes.size(), 0);
-  for (bool more = true; more;) {
+  for (const auto& variant : analysis::variant_grid(axes)) {
     PointInfo p;
-    std::vector<std::string> ov = a.overrides;
-    for (size_t i = 0; i < axes.size(); ++i) {
-      p.values.push_back(axes[i].values[idx[i]]);
-      ov.push_back(axes[i].key + "=" + p.values.back());
-    }
-    p.sc = load_scenario(a.scenario, ov, a.overlays);
+    p.values = variant.values;
+    p.sc = analysis::load_variant(a.scenario, a.overrides, variant, a.overlays);
     (void)effective_features(p.sc.policy);
-    p.dir = a.out + "/points/" + slug(axes, p.values);
+    p.dir = a.out + "/points/" + analysis::variant_slug(variant);
     points.push_back(std::move(p));
-    more = false;
-    for (size_t i = axes.size(); i-- > 0;) {
-      if (++idx[i] < axes[i].values.size()) {
-        more = true;
-        break;
-      }
-      idx[i] = 0;
-    }
   }
 
   fs::create_directories(a.out);

@@ -1,4 +1,5 @@
 #include "sim/fabric.hpp"
+#include "core/mutation/mutant.hpp"
 
 #include <cmath>
 #include <stdexcept>
@@ -113,7 +114,10 @@ Fabric::Fabric(const Topology& topo, const Deployment& dep) {
   }
   for (int n = 0; n < nodes_; ++n) {
     const auto i = static_cast<size_t>(n);
-    endpoints_.push_back({"sdram" + std::to_string(n), {dram[i], snic_up[i]}, {snic_down[i], dram[i]}, 0});
+    if (mutant("sdram_skips_dram"))
+      endpoints_.push_back({"sdram" + std::to_string(n), {dram[i], snic_up[i]}, {snic_down[i]}, 0});
+    else
+      endpoints_.push_back({"sdram" + std::to_string(n), {dram[i], snic_up[i]}, {snic_down[i], dram[i]}, 0});
   }
   for (int k = 0; k < servers_; ++k)
     endpoints_.push_back(

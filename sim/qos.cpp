@@ -1,4 +1,5 @@
 #include "sim/qos.hpp"
+#include "core/mutation/mutant.hpp"
 
 #include <cmath>
 #include <stdexcept>
@@ -14,7 +15,7 @@ namespace dualpath::sim {
 namespace kr = simgrid::kernel::resource;
 
 Qos::Qos(const QosSpec& spec) {
-  if (!spec.enabled) return;  // equal weights: every flow gets penalty 1
+  if (!spec.enabled || mutant("no_qos")) return;  // equal weights: every flow gets penalty 1
   if (!(spec.model_weight > 0) || !(spec.kv_weight > 0) || !std::isfinite(spec.model_weight) ||
       !std::isfinite(spec.kv_weight))
     throw std::invalid_argument("simulator: QoS weights must be positive numbers");

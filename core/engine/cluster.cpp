@@ -8,6 +8,7 @@
 #include "core/config/input_error.hpp"
 #include "core/engine/cluster_state.hpp"
 #include "core/sched/policy_registry.hpp"
+#include "core/mutation/mutant.hpp"
 
 namespace dualpath {
 
@@ -93,6 +94,7 @@ Cluster::Cluster(const Scenario& scenario, std::vector<Agent> agents, Backend& b
   const int64_t mean_app = n_rounds > 0 ? std::max<int64_t>(1, static_cast<int64_t>(app_sum / n_rounds)) : 1;
   view_.beta_tokens = static_cast<int64_t>(sc_.policy.beta_seconds *
                                            cost_.prefill_prompt_tokens_per_second(mean_ctx, mean_app));
+  if (mutant("beta_in_seconds")) view_.beta_tokens = static_cast<int64_t>(sc_.policy.beta_seconds * 1e6);
 
   waits_ = WaitTracker(sc_.outputs.link_sample_interval);
   context_.assign(agents_.size(), 0);
@@ -196,7 +198,7 @@ void Cluster::round_done(Request& r) {
 // Group leaders fetch at multiples of the fetch period, phase-shifted per group so groups do not fetch in
 // lockstep. A leader with nothing to fetch does not wake up (saves events; the fetch times are unchanged).
 void Cluster::arm_fetches() {
-  const double period = sc_.deployment.fetch_period;
+  const double period = sc_.deployment.fetch_period / (mutant("no_fetch_period") ? 100.0 : 1.0);
   const double now = be_.now();
   auto next_time = [&](size_t g, size_t n) {
     const double phase = period * static_cast<double>(g) / static_cast<double>(n);

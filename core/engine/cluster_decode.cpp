@@ -10,6 +10,7 @@
 
 #include "core/engine/cluster.hpp"
 #include "core/engine/cluster_state.hpp"
+#include "core/mutation/mutant.hpp"
 
 namespace dualpath {
 
@@ -148,7 +149,7 @@ void Cluster::maybe_start_chunk(int group) {
   const int group_gpus = static_cast<int>(engines.size());
   const DecodeLayerParts layer =
       cost_.decode_layer(max_attn, mean_batch, static_cast<double>(max_batch), group_gpus, nodes_spanned(engines));
-  const double step = n_layers_ * layer.total();
+  const double step = mutant("free_decode_step") ? 0.0 : n_layers_ * layer.total();
   decode_parts_.attention += n_layers_ * layer.attention * steps;
   decode_parts_.dense += n_layers_ * layer.dense * steps;
   decode_parts_.experts += n_layers_ * layer.experts * steps;
@@ -211,7 +212,7 @@ void Cluster::chunk_done(int group) {
       if (r.generated == 1) r.t.second_token = s.chunk_start + per_step;
       r.generated += s.steps;
       const int64_t upto = blocks_.aligned(r.prompt + r.generated);
-      if (upto > r.persisted_upto && !features_.bypass_io) {
+      if (upto > r.persisted_upto && !features_.bypass_io && !mutant("no_decode_persist")) {
         d2h[i] += kv_bytes(upto - r.persisted_upto);
         written[i].emplace_back(r.agent, r.persisted_upto / blocks_.block_tokens(), upto / blocks_.block_tokens());
         blocks_.write_started(r.agent);

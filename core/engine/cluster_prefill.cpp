@@ -10,6 +10,7 @@
 #include "core/engine/cluster.hpp"
 #include "core/engine/cluster_state.hpp"
 #include "core/sched/quota_batcher.hpp"
+#include "core/mutation/mutant.hpp"
 
 namespace dualpath {
 
@@ -72,7 +73,7 @@ void Cluster::maybe_start_forward(int group) {
       cands.push_back({cached, fresh, features_.layerwise ? 0.0 : kv_bytes(cached + fresh)});
       ids.push_back(id);
     }
-    BatchLimits limits{sc_.policy.compute_quota, features_.layerwise ? 0.0 : view_.engines[engines[i]].hbm.free()};
+    BatchLimits limits{mutant("no_quota") ? 1e300 : sc_.policy.compute_quota, features_.layerwise ? 0.0 : view_.engines[engines[i]].hbm.free()};
     const auto items = form_batch(cands, limits, predict);
     std::vector<bool> taken(ids.size(), false);
     std::vector<int64_t> completed;

@@ -1,4 +1,5 @@
 #include "core/sched/pe_selection.hpp"
+#include "core/mutation/mutant.hpp"
 
 #include <limits>
 
@@ -17,8 +18,9 @@ std::vector<Placement> select_prefill_engines(const ClusterView& view, const std
       if (tok[i] > view.beta_tokens) continue;  // C1: overloaded
       const auto& e = view.engines[group[i]];
       const bool short_queue = view.nodes[e.node].read_queue_tokens <= view.alpha_tokens;
-      if (short_queue && tok[i] < tok_short) tok_short = tok[i], best_short = static_cast<int>(i);
-      if (!short_queue && tok[i] < tok_long) tok_long = tok[i], best_long = static_cast<int>(i);
+      const bool first = mutant("pe_pick_first");  // take the first engine that qualifies, not the least loaded
+      if (short_queue && (first ? best_short < 0 : tok[i] < tok_short)) tok_short = tok[i], best_short = static_cast<int>(i);
+      if (!short_queue && (first ? best_long < 0 : tok[i] < tok_long)) tok_long = tok[i], best_long = static_cast<int>(i);
     }
     const int pick = best_short >= 0 ? best_short : best_long;  // C2 before C3
     if (pick < 0) break;

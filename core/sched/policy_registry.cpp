@@ -3,6 +3,7 @@
 #include <map>
 
 #include "core/config/input_error.hpp"
+#include "core/mutation/mutant.hpp"
 
 namespace dualpath {
 
@@ -52,6 +53,7 @@ PolicyFeatures effective_features(const PolicySpec& spec) {
   if (spec.layerwise) f.layerwise = *spec.layerwise;
   if (spec.dual_path) f.dual_path = *spec.dual_path;
   if (spec.scheduler) f.scheduler = *spec.scheduler;
+  if (mutant("no_layerwise") && f.dual_path) f.layerwise = false;
   return f;
 }
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Validates every bundled model, topology and scenario file against its JSON Schema (draft 2020-12), and checks
 # that the schemas reject a few bad documents, so they are not vacuous. Needs a Python with the jsonschema
-# module (Debian: python3-jsonschema); skips with a message when none is found.
+# module (Debian: python3-jsonschema); exits 77 (ctest: skipped, not passed) when none is found.
 # Usage: config_schemas.sh <dualpath-binary> <repo-root>
 set -u
 ROOT="$2"
@@ -11,7 +11,7 @@ for candidate in /usr/bin/python3 "$(command -v python3 2>/dev/null)"; do
 done
 if [ -z "$PY" ]; then
   echo "config_schemas: SKIPPED (no python3 with jsonschema; install python3-jsonschema)"
-  exit 0
+  exit 77
 fi
 
 exec "$PY" - "$ROOT" <<'PYEOF'

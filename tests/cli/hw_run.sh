@@ -2,7 +2,8 @@
 # End to end on the hardware body (hw/, docs/hw.md), single process, emulated compute, on a tiny 1P1D:
 #   Basic and DualPath complete every round with real block files (every read block's checksum verified) and
 #   UCX transfers (posix,self); summary.json says backend "hw" and compute "emulated"; requests.csv has a row per
-#   round; DualPath finishes before Basic; where the simulator is built, it predicts each measured JCT within 25%.
+#   round; DualPath is at least 1.4x faster than Basic; where the simulator is built, it predicts each measured JCT
+#   within 10% (measured: +3.5% and -1.0%; the margin is for timing noise on a busy 2-core machine).
 #   A deleted block file stops the run with a clear error (exit 1) and a summary that lists it.
 # Exit 77 (ctest: skipped) when this build has no hardware backend.
 set -euo pipefail
@@ -24,11 +25,15 @@ common=(--set model.kv_bytes_per_token_layer=64B --set workload.agents=6 --snic-
 for p in basic dualpath; do
   "$bin" hw run "$sc" "${common[@]}" --set policy.name=$p --out "$tmp/hw/$p" --storage-dir "$tmp/store-$p" \
     2> "$tmp/hw-$p.err" | tee "$tmp/hw-$p.out"
-  if grep -q "NOT by UCX" "$tmp/hw-$p.err"; then echo "note: UCX unavailable, memcpy stand-in used: $(cat "$tmp/hw-$p.err")"; fi
+  # UCX over posix/self works on every machine with libucx; a memcpy stand-in would not test the transport.
+  if grep -q "NOT by UCX" "$tmp/hw-$p.err"; then echo "FAIL $p: UCX unavailable, memcpy stand-in used: $(cat "$tmp/hw-$p.err")"; exit 1; fi
 done
 sim=0
-if "$bin" run "$sc" --set model.kv_bytes_per_token_layer=64B --set workload.agents=6 --set "topology.snic_bw=20 MB/s" \
-     --policy basic,dualpath --out "$tmp/sim" > "$tmp/sim.txt" 2>&1; then sim=1; cat "$tmp/sim.txt"; fi
+if "$bin" run --help > /dev/null 2>&1; then  # the simulator is built: its run must succeed and is compared
+  "$bin" run "$sc" --set model.kv_bytes_per_token_layer=64B --set workload.agents=6 --set "topology.snic_bw=20 MB/s" \
+    --policy basic,dualpath --out "$tmp/sim" > "$tmp/sim.txt" 2>&1 || { echo "FAIL simulator run:"; cat "$tmp/sim.txt"; exit 1; }
+  sim=1; cat "$tmp/sim.txt"
+fi
 
 "$py" - "$tmp" "$sim" <<'PY'
 import csv, json, sys
@@ -58,13 +63,15 @@ for p, s in hw.items():
     check(all(0 <= float(x["utilisation"]) <= 1.0001 for x in rows if x["class"].startswith("snic")),
           f"{p}: no SNIC window above 100%")
 jb, jd = hw["basic"]["results"]["jct_s"], hw["dualpath"]["results"]["jct_s"]
-check(jd < jb, f"measured: dualpath JCT {jd:.2f} s < basic {jb:.2f} s (speed-up {jb/jd:.2f}x)")
+# I/O-bound 1P1D: two SNICs instead of one bound the speed-up by 2; measured 1.67 (simulated 1.59). A DE read path
+# that carried little of the load would stay near 1.
+check(jb / jd >= 1.4, f"measured: dualpath JCT {jd:.2f} s vs basic {jb:.2f} s, speed-up {jb/jd:.2f}x >= 1.4")
 check(hw["basic"]["results"]["bytes"]["storage_read_de_snic"] == 0, "basic reads only through the PE SNIC")
 if sim:
     for p in ("basic", "dualpath"):
         js = json.load(open(f"{d}/sim/{p}/summary.json"))["results"]["jct_s"]
         jh = hw[p]["results"]["jct_s"]
-        check(abs(jh - js) / js <= 0.25, f"{p}: simulator JCT {js:.2f} s vs measured {jh:.2f} s ({100*(jh-js)/js:+.1f}%)")
+        check(abs(jh - js) / js <= 0.10, f"{p}: simulator JCT {js:.2f} s vs measured {jh:.2f} s ({100*(jh-js)/js:+.1f}%)")
 done()
 PY
 

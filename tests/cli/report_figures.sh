@@ -8,7 +8,7 @@ bin="$1"; root="$2"
 export PYTHONPATH="$root/tests/cli${PYTHONPATH:+:$PYTHONPATH}"  # checks.py
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 py=/usr/bin/python3; [ -x "$py" ] || py=python3
-"$py" -c "import matplotlib, pandas" 2>/dev/null || { echo "skip: $py lacks matplotlib/pandas"; exit 0; }
+"$py" -c "import matplotlib, pandas" 2>/dev/null || { echo "SKIP: $py lacks matplotlib/pandas"; exit 77; }
 
 "$bin" run "$root/scenarios/default.json" --policy basic,dualpath,oracle --out "$tmp/res" --quiet
 "$bin" report "$tmp/res" --out "$tmp/rep"

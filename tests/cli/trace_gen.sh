@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# dualpath trace gen | stats | convert on good inputs: determinism, Table 2 numbers, Mooncake conversion.
+# dualpath trace gen | stats on good inputs: determinism, Table 2 numbers (Mooncake conversion: trace_mooncake.sh).
 # Usage: trace_gen.sh <dualpath-binary> <repo-root>
 set -euo pipefail
 bin=$1
@@ -61,19 +61,4 @@ for col in "turns:" "append/turn:" "gen/turn:" "total tokens:" "context:" "KV hi
 done
 grep -q "trajectories: *2 " "$tmp/ex.txt" || fail "example should have 2 trajectories"
 
-# Mooncake conversion (skipped when the shared trace is absent): the output is a valid native trace with
-# arrivals, and its chain counts match what stats reports on the source.
-mc="$root/../shared/traces/mooncake_fast25/conversation_trace.jsonl"
-if [[ ! -f $mc ]]; then
-  echo "SKIP Mooncake part: $mc not found"
-else
-  "$bin" trace convert --from mooncake "$mc" -o "$tmp/mc.jsonl" 2>"$tmp/conv.err"
-  grep -qF "12031 requests into 8190 trajectories (2011 multi-turn chains); reusable prefix share 37.36%" "$tmp/conv.err" \
-    || fail "unexpected conversion summary: $(cat "$tmp/conv.err")"
-  "$bin" trace stats --json "$tmp/mc.jsonl" | grep -qF '"trajectories":8190,"rounds":12031,"multi_turn_trajectories":2011' \
-    || fail "converted trace does not read back with the same counts"
-  "$bin" trace stats --from mooncake --json "$mc" | grep -qF '"reusable_prefix_share":0.37362' || fail "reusable share changed"
-  "$bin" trace convert --from mooncake "$mc" -o "$tmp/mc2.jsonl" 2>/dev/null
-  cmp -s "$tmp/mc.jsonl" "$tmp/mc2.jsonl" || fail "conversion is not deterministic"
-fi
-echo "trace gen/stats/convert passed"
+echo "trace gen/stats passed"

@@ -4,7 +4,7 @@
 set -euo pipefail
 bin="$1"; root="$2"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-command -v script >/dev/null || { echo "skip: script(1) not installed"; exit 0; }
+command -v script >/dev/null || { echo "SKIP: script(1) not installed"; exit 77; }
 
 run="$bin run $root/scenarios/default.json --policy dualpath"
 script -qec "$run --out $tmp/tty" "$tmp/tty.log" > /dev/null

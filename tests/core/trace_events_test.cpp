@@ -113,7 +113,9 @@ TEST(TraceEvents, ProcessesTracksAndSlices) {
   EXPECT_EQ(stages, 2);
 
   // Request 0 reads through node 1's SNIC (DE side), request 1 through node 0's.
-  for (const auto& e : events(doc, "X", "storage read")) {
+  const auto reads = events(doc, "X", "storage read");
+  ASSERT_EQ(reads.size(), 2u);  // one per request, so the loop below checks both
+  for (const auto& e : reads) {
     const int id = e["args"]["request"];
     EXPECT_EQ(e["pid"], id == 0 ? 2 : 1);
     EXPECT_EQ(names.of(e), id == 0 ? "snic1 read #0" : "snic0 read #0");

@@ -9,6 +9,7 @@
 #include "core/sched/de_selection.hpp"
 #include "core/sched/pe_selection.hpp"
 #include "core/sched/policy_registry.hpp"
+#include "core/mutation/mutant.hpp"
 
 namespace dualpath {
 namespace {
@@ -64,7 +65,7 @@ class StandardPolicy final : public Policy {
   }
 
   ReadSide choose_read_side(const ClusterView& view, const Request& r) override {
-    if (!f_.dual_path) return ReadSide::Pe;
+    if (!f_.dual_path || mutant("no_de_read")) return ReadSide::Pe;
     // Dual-path loading without the scheduler (the paper's third ablation step): both paths are used, but the
     // choice does not look at queues; requests alternate between the PE and DE side.
     if (!f_.scheduler) return (alternate_++ % 2 == 0) ? ReadSide::Pe : ReadSide::De;
@@ -78,7 +79,7 @@ class StandardPolicy final : public Policy {
   static int next_engine(const std::vector<std::vector<int>>& groups, size_t& cursor) {
     size_t total = 0;
     for (const auto& g : groups) total += g.size();
-    size_t k = cursor++ % total;
+    size_t k = mutant("basic_no_round_robin") ? 0 : cursor++ % total;
     for (const auto& g : groups) {
       if (k < g.size()) return g[k];
       k -= g.size();

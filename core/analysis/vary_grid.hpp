@@ -1,12 +1,13 @@
-// What `dualpath plan` varies besides the P/D split: `--vary KEY=V1,V2,...` axes (every combination of their values
-// is one cluster variant, evaluated at every split), a cluster size given as a GPU budget (`--budget G`: as many
-// whole nodes as G GPUs make, which depends on each variant's GPUs per node), and the choice of the best and
-// runner-up among evaluated candidates.
+// `--vary KEY=V1,V2,...` axes and their cross product, shared by `dualpath sweep` (one run per combination) and
+// `dualpath plan` (every P/D split of every combination); plan's GPU budget (`--budget G`: as many whole nodes
+// as G GPUs make, which depends on each variant's GPUs per node) and its choice of the best and runner-up.
 #pragma once
 
 #include <optional>
 #include <string>
 #include <vector>
+
+#include "core/config/scenario.hpp"
 
 namespace dualpath::analysis {
 
@@ -20,6 +21,7 @@ VaryAxis parse_vary(const std::string& text);
 
 struct Variant {
   std::string label;                   // "key=v; key2=w", empty for the scenario as it is
+  std::vector<std::string> values;     // one per axis
   std::vector<std::string> overrides;  // "key=v" for --set, one per axis
 };
 
@@ -27,9 +29,15 @@ struct Variant {
 // InputError when two axes name the same key.
 std::vector<Variant> variant_grid(const std::vector<VaryAxis>& axes);
 
-// A folder name for variant `index` of the grid: "<index>-<label>" with characters outside [A-Za-z0-9._=+-] as '_'
-// (the index keeps names unique when two labels differ only in those characters).
-std::string variant_folder(size_t index, const Variant& v);
+// A folder name for a variant: its "key=value" overrides joined by "__", characters outside [A-Za-z0-9._=-] as '_'.
+// (sweep's point folders; plan prefixes the variant's index, which keeps names unique when two values differ only
+// in those characters).
+std::string variant_slug(const Variant& v);
+
+// Loads the scenario with `overrides` and then the variant's; an error caused by one of the variant's values names
+// it as the user typed it (`--vary key=value: ...`), not as the `--set` it becomes.
+Scenario load_variant(const std::string& scenario, std::vector<std::string> overrides, const Variant& v,
+                      const std::vector<std::string>& overlays);
 
 // Whole nodes in a budget of `gpus` GPUs. InputError (where "--budget G") when that is fewer than 2 nodes.
 int budget_nodes(long long gpus, int gpus_per_node);

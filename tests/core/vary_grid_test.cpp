@@ -1,11 +1,11 @@
-// `dualpath plan`'s --vary grid, GPU budget and best/runner-up choice (core/analysis/plan_variants.hpp).
+// The --vary grid of sweep and plan, plan's GPU budget and best/runner-up choice (core/analysis/vary_grid.hpp).
 #include <gtest/gtest.h>
 
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "core/analysis/plan_variants.hpp"
+#include "core/analysis/vary_grid.hpp"
 #include "core/config/input_error.hpp"
 
 using namespace dualpath;
@@ -22,14 +22,14 @@ std::string error_of(const auto& f) {
 }
 }  // namespace
 
-TEST(PlanVariants, ParsesAKeyAndItsValuesKeepingSpacesInsideValues) {
+TEST(VaryGrid, ParsesAKeyAndItsValuesKeepingSpacesInsideValues) {
   const auto a = parse_vary("topology.snic_bw=200 Gbps,400 Gbps");
   EXPECT_EQ(a.key, "topology.snic_bw");
   EXPECT_EQ(a.values, (std::vector<std::string>{"200 Gbps", "400 Gbps"}));
   EXPECT_EQ(parse_vary("k=1").values, std::vector<std::string>{"1"});
 }
 
-TEST(PlanVariants, BadVaryTextNamesTheOptionAndWhatWasExpected) {
+TEST(VaryGrid, BadVaryTextNamesTheOptionAndWhatWasExpected) {
   EXPECT_NE(error_of([] { parse_vary("topology.snic_bw"); }).find("--vary topology.snic_bw: expected KEY=V1,V2"),
             std::string::npos);
   EXPECT_NE(error_of([] { parse_vary("=1,2"); }).find("expected KEY="), std::string::npos);
@@ -38,7 +38,7 @@ TEST(PlanVariants, BadVaryTextNamesTheOptionAndWhatWasExpected) {
   EXPECT_NE(error_of([] { parse_vary("k=1,2,1"); }).find("\"1\" appears twice"), std::string::npos);
 }
 
-TEST(PlanVariants, GridIsTheCrossProductWithTheFirstAxisSlowest) {
+TEST(VaryGrid, GridIsTheCrossProductWithTheFirstAxisSlowest) {
   const auto g = variant_grid({parse_vary("a=1,2"), parse_vary("b=x,y,z")});
   ASSERT_EQ(g.size(), 6u);
   EXPECT_EQ(g[0].label, "a=1; b=x");
@@ -51,13 +51,13 @@ TEST(PlanVariants, GridIsTheCrossProductWithTheFirstAxisSlowest) {
             std::string::npos);
 }
 
-TEST(PlanVariants, FolderNamesAreSafeAndUniqueByIndex) {
-  const auto g = variant_grid({parse_vary("topology.snic_bw=200 Gbps,200_Gbps"), parse_vary("model=../m/x.json")});
-  EXPECT_EQ(variant_folder(0, g[0]), "0-topology.snic_bw=200_Gbps+model=.._m_x.json");
-  EXPECT_NE(variant_folder(0, g[0]), variant_folder(1, g[1]));
+TEST(VaryGrid, FolderNamesKeepOnlySafeCharacters) {
+  const auto g = variant_grid({parse_vary("topology.snic_bw=200 Gbps,400 Gbps"), parse_vary("model=../m/x.json")});
+  EXPECT_EQ(variant_slug(g[0]), "topology.snic_bw=200_Gbps__model=.._m_x.json");
+  EXPECT_EQ(g[1].values, (std::vector<std::string>{"400 Gbps", "../m/x.json"}));
 }
 
-TEST(PlanVariants, BudgetGivesWholeNodesAndNeedsTwo) {
+TEST(VaryGrid, BudgetGivesWholeNodesAndNeedsTwo) {
   EXPECT_EQ(budget_nodes(48, 8), 6);
   EXPECT_EQ(budget_nodes(50, 8), 6);  // two GPUs left over
   EXPECT_EQ(budget_nodes(48, 4), 12);
@@ -65,7 +65,7 @@ TEST(PlanVariants, BudgetGivesWholeNodesAndNeedsTwo) {
   EXPECT_NE(error_of([] { budget_nodes(0, 8); }).find("--budget 0"), std::string::npos);
 }
 
-TEST(PlanVariants, BestTwoSkipsMissingValuesAndFollowsTheObjective) {
+TEST(VaryGrid, BestTwoSkipsMissingValuesAndFollowsTheObjective) {
   const std::vector<std::optional<double>> v{3.0, std::nullopt, 1.0, 2.0, 1.0};
   const auto low = best_two(v, true);
   EXPECT_EQ(low.best, 2u);

@@ -1,8 +1,9 @@
-#include "core/analysis/plan_variants.hpp"
+#include "core/analysis/vary_grid.hpp"
 
 #include <set>
 
 #include "core/config/input_error.hpp"
+#include "core/config/loader.hpp"
 
 namespace dualpath::analysis {
 
@@ -39,6 +40,7 @@ std::vector<Variant> variant_grid(const std::vector<VaryAxis>& axes) {
       for (const auto& v : a.values) {
         Variant n = g;
         n.label += (n.label.empty() ? "" : "; ") + a.key + "=" + v;
+        n.values.push_back(v);
         n.overrides.push_back(a.key + "=" + v);
         next.push_back(std::move(n));
       }
@@ -47,17 +49,30 @@ std::vector<Variant> variant_grid(const std::vector<VaryAxis>& axes) {
   return grid;
 }
 
-std::string variant_folder(size_t index, const Variant& v) {
-  std::string name = std::to_string(index) + "-";
+std::string variant_slug(const Variant& v) {
+  std::string name;
   for (const auto& o : v.overrides) {
-    if (name.back() != '-') name += '+';
+    if (!name.empty()) name += "__";
     for (char c : o) {
       const bool keep = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' ||
-                        c == '_' || c == '=' || c == '+' || c == '-';
+                        c == '_' || c == '=' || c == '-';
       name += keep ? c : '_';
     }
   }
   return name;
+}
+
+Scenario load_variant(const std::string& scenario, std::vector<std::string> overrides, const Variant& v,
+                      const std::vector<std::string>& overlays) {
+  overrides.insert(overrides.end(), v.overrides.begin(), v.overrides.end());
+  try {
+    return load_scenario(scenario, overrides, overlays);
+  } catch (const InputError& e) {
+    const std::string m = e.what();
+    for (const auto& o : v.overrides)
+      if (m.rfind("--set " + o + ": ", 0) == 0) throw InputError("--vary " + o, m.substr(o.size() + 8));
+    throw;
+  }
 }
 
 int budget_nodes(long long gpus, int gpus_per_node) {

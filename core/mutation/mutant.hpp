@@ -1,0 +1,38 @@
+// Mutation hooks for scripts/mutation_check.sh (issue 16: every mechanism guarded by a test that fails without it).
+// A hook `if (mutant("no_decode_persist")) ...` breaks one mechanism on purpose. Only a build configured with
+// DUALPATH_MUTATION=ON (the dev preset, which CI tests with) compiles the hooks in, and a hook fires only when the
+// environment variable DUALPATH_MUTANT names it; release and asan builds compile every hook to `false`.
+// The list of mutants, and what each breaks, is kMutants below; the check runs the suite once per mutant and fails
+// when a mutant survives.
+#pragma once
+
+namespace dualpath {
+
+struct MutantInfo {
+  const char* name;
+  const char* breaks;  // the mechanism it removes, in a few words
+};
+
+inline constexpr MutantInfo kMutants[] = {
+    {"no_decode_persist", "decode-time persistence of generated KV (every full block)"},
+    {"no_quota", "the compute quota that chunks prefill batches"},
+    {"no_layerwise", "layerwise prefill in DualPath (whole-request loads instead)"},
+    {"no_de_read", "the DE read path (every read goes through the PE's SNIC)"},
+    {"no_fetch_period", "the group leaders' fetch cadence (fetch on every event)"},
+    {"basic_no_round_robin", "Basic's round-robin placement (everything to the first engine)"},
+    {"free_decode_step", "the decode step cost (steps take no time)"},
+    {"beta_in_seconds", "the beta seconds -> tokens conversion of Algorithm 1"},
+    {"pe_pick_first", "Algorithm 1's PE choice (always the first PE)"},
+    {"sdram_skips_dram", "the host DRAM hop of storage reads (route skips a link)"},
+    {"no_qos", "the low-priority QoS class of KV traffic"},
+};
+
+#ifdef DUALPATH_MUTATION
+// True when DUALPATH_MUTANT equals `name` (read once). Throws std::logic_error when DUALPATH_MUTANT names no
+// mutant of kMutants, so a typo cannot pass as a surviving mutant.
+bool mutant(const char* name);
+#else
+constexpr bool mutant(const char*) { return false; }
+#endif
+
+}  // namespace dualpath

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# `dualpath analyze bandwidth` (the §4.2 traffic model as a command) against the paper's closed forms. Hopper
+# nodes: g = 8 CNICs, s = 1 SNIC per CNIC bandwidth, M/(Bs) = 10, so the bottleneck-free range is
+#   max(s/(g-s)) = 1/7  <=  P/D  <=  min((g-2s)/s, (g-s)/(2s), (M/(Bs)-3)/2) = min(6, 7/2, 7/2) = 7/2,
+# bound below by the PE CNIC write side and above by the DE CNIC write side and the DE DRAM. Inside it DualPath
+# reads with all P + D SNICs and Basic with P; with M halved (M/(Bs) = 5) the DE DRAM bound falls to (5-3)/2 = 1.
+# Bad input gets exit 2.
+# Usage: analyze_bandwidth.sh <dualpath-binary> <repo-root>
+set -u
+bin="$1"; root="$2"
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+topo="$root/topologies/hopper-8gpu-80g.json"
+"$bin" analyze bandwidth --topology "$topo" --pd 1:2 --pd 8:1 --json > "$tmp/dp.json" || exit 1
+"$bin" analyze bandwidth --topology "$topo" --pd 1:2 --basic --json > "$tmp/basic.json" || exit 1
+python3 -c "
+import json, sys
+t = json.load(open('$topo')); t['dram_bw'] = '250 GB/s'
+json.dump(t, open('$tmp/half-dram.json', 'w'))"
+"$bin" analyze bandwidth --topology "$tmp/half-dram.json" --json > "$tmp/half.json" || exit 1
+"$bin" analyze bandwidth --topology "$topo" --pd 1:2 > "$tmp/text.txt" || exit 1
+PYTHONPATH="$root/tests/cli" python3 - "$tmp" <<'PY'
+import json, sys
+from checks import check, done
+t = sys.argv[1]
+d = json.load(open(f"{t}/dp.json"))
+r = d["range"]
+check(abs(r["lower"] - 1 / 7) < 1e-12 and abs(r["upper"] - 3.5) < 1e-12, f"range [{r['lower']:.4f}, {r['upper']}] = [1/7, 7/2]")
+check(r["binding_lower"] == ["pe_cnic_wr"] and sorted(r["binding_upper"]) == ["de_cnic_wr", "de_dram"],
+      f"binding: lower {r['binding_lower']}, upper {r['binding_upper']}")
+pd = {f"{p['P']}P{p['D']}D": p for p in d["pd"]}
+check(pd["1P2D"]["in_range"] and abs(pd["1P2D"]["max_read_rate_snics"] - 3) < 1e-9, "1P2D: inside, reads with all 3 SNICs")
+check(abs(pd["1P2D"]["loads"]["pe_snic"] - 1) < 1e-12 and abs(pd["1P2D"]["loads"]["de_dram"] - 0.4) < 1e-12,
+      "1P2D: SNICs saturated; DE DRAM at 40% (200 of 500 GB/s)")
+check(not pd["8P1D"]["in_range"] and pd["8P1D"]["max_read_rate_snics"] < 9 - 1e-6,
+      f"8P1D: outside, the DE side caps the read rate at {pd['8P1D']['max_read_rate_snics']:.3f} < 9 SNICs")
+b = json.load(open(f"{t}/basic.json"))["pd"][0]
+check(abs(b["max_read_rate_snics"] - 1) < 1e-9, "Basic at 1P2D reads with the PE's one SNIC")
+h = json.load(open(f"{t}/half.json"))["range"]
+check(abs(h["upper"] - 1) < 1e-12 and h["binding_upper"] == ["de_dram"], f"M halved: upper {h['upper']} = (5-3)/2 by DE DRAM")
+txt = open(f"{t}/text.txt").read()
+check("bottleneck-free range: 1/7 <= P/D <= 7/2" in txt, "the text output states the range as fractions")
+done()
+PY
+[ $? -eq 0 ] || exit 1
+fail=0
+source "$root/tests/cli/bad_input.bash"
+bad_input "missing topology file" "nope.json" "$bin" analyze bandwidth --topology "$tmp/nope.json"
+bad_input "malformed P:D" "--pd" "$bin" analyze bandwidth --topology "$topo" --pd 3
+exit $fail
