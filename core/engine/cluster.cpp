@@ -156,7 +156,8 @@ void Cluster::issue_round(int agent, int round) {
   if (features_.bypass_io) blocks_.mark_persisted(agent, context);
   // The hit is the persisted block-aligned prefix; at least one token is always prefilled (the first token
   // needs a forward).
-  r.hit = std::min(blocks_.persisted_prefix(agent), blocks_.aligned(r.prompt - 1));
+  r.hit = mutant("hit_ignores_persisted") ? blocks_.aligned(r.prompt - 1)
+                                           : std::min(blocks_.persisted_prefix(agent), blocks_.aligned(r.prompt - 1));
   r.fresh = r.prompt - r.hit;
   r.persisted_upto = r.hit;
   r.hit_bytes = kv_bytes(r.hit);

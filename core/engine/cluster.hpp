@@ -141,8 +141,12 @@ class Cluster {
   void buffer_change(Request& r, int node, double bytes) {
     auto& b = view_.nodes[node].buffer;
     b.touch(be_.now());
-    if (bytes >= 0) b.try_reserve(bytes);
-    else b.release(-bytes);
+    // Callers admit first (fits), so a refused reservation is a bookkeeping bug, never a silent drop: the request
+    // would believe it holds room that the pool does not count.
+    if (bytes >= 0 && !b.try_reserve(bytes))
+      throw std::logic_error("cluster: DRAM buffer reservation of " + std::to_string(bytes) + " B on node " +
+                             std::to_string(node) + " exceeds its free " + std::to_string(b.free()) + " B");
+    if (bytes < 0) b.release(-bytes);
     const int side = view_.nodes[node].prefill ? 0 : 1;
     const double before = r.buffer_bytes[side];
     r.buffer_bytes[side] = std::max(0.0, before + bytes);

@@ -8,6 +8,7 @@
 // blocks the head: FIFO order holds everyone behind a head that waits for buffer room or a pending write.
 #include "core/engine/cluster.hpp"
 #include "core/engine/cluster_state.hpp"
+#include "core/mutation/mutant.hpp"
 
 namespace dualpath {
 
@@ -30,8 +31,9 @@ WaitCause Cluster::admit(Request& r) {
   if (blocks_.writes_pending(r.agent)) return WaitCause::WriteWait;  // the blocks to read are still being written
   const int de_node = node_of(r.de), pe_node = node_of(r.pe);
   const bool need_de = r.side == ReadSide::De || !streamed_buffers();
-  if (r.side == ReadSide::Pe && !view_.nodes[pe_node].buffer.fits(r.hit_bytes)) return WaitCause::PeBuffer;
-  if (need_de && !view_.nodes[de_node].buffer.fits(r.prompt_bytes)) return WaitCause::DeBuffer;
+  const bool unbounded = mutant("read_admission_unbounded");
+  if (r.side == ReadSide::Pe && !unbounded && !view_.nodes[pe_node].buffer.fits(r.hit_bytes)) return WaitCause::PeBuffer;
+  if (need_de && !unbounded && !view_.nodes[de_node].buffer.fits(r.prompt_bytes)) return WaitCause::DeBuffer;
   if (r.side == ReadSide::Pe) reserve_buffer(r, pe_node, r.hit_bytes);
   if (need_de) reserve_buffer(r, de_node, r.prompt_bytes);
   return WaitCause::Count;
@@ -88,7 +90,7 @@ void Cluster::read_failed(Request& r, int node, const std::string& error) {
   (view_.nodes[node].prefill ? totals_.storage_read_pe : totals_.storage_read_de) -= r.hit_bytes;
   const std::string what = "agent " + std::to_string(r.agent) + " round " + std::to_string(r.round) +
                            ": storage read on node " + std::to_string(node) + " failed: " + error;
-  if (r.read_retries > 0) throw StorageError(what + " (and an earlier attempt failed too)");
+  if (r.read_retries > 0 || mutant("no_read_retry")) throw StorageError(what + " (and an earlier attempt failed too)");
   read_failures_.push_back(what);
   ++r.read_retries;
   release_buffer(r, node_of(r.pe), r.buffer_bytes[0]);  // whatever it holds: it is read again from scratch

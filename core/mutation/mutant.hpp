@@ -25,6 +25,10 @@ inline constexpr MutantInfo kMutants[] = {
     {"pe_pick_first", "Algorithm 1's PE choice (always the first PE)"},
     {"sdram_skips_dram", "the host DRAM hop of storage reads (route skips a link)"},
     {"no_qos", "the low-priority QoS class of KV traffic"},
+    {"read_admission_unbounded", "DRAM buffer admission of storage reads (a read starts without buffer room)"},
+    {"de_group_first", "the first level of DE selection (every request to the first DE group)"},
+    {"no_read_retry", "the retry of a failed storage read on the other path"},
+    {"hit_ignores_persisted", "hit = persisted prefix (reads blocks not yet written)"},
 };
 
 #ifdef DUALPATH_MUTATION

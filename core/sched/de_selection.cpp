@@ -1,6 +1,7 @@
 #include "core/sched/de_selection.hpp"
 
 #include <limits>
+#include "core/mutation/mutant.hpp"
 
 namespace dualpath {
 
@@ -18,7 +19,7 @@ std::vector<int> route_to_decode_groups(const ClusterView& view, const std::dequ
   for (const auto& r : global) {
     size_t best = 0;
     for (size_t g = 1; g < load.size(); ++g)
-      if (load[g] < load[best]) best = g;
+      if (load[g] < load[best] && !mutant("de_group_first")) best = g;
     load[best] += r.tokens;
     out.push_back(static_cast<int>(best));
   }
