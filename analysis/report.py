@@ -23,7 +23,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from results import TTFT_PHASES, find_runs, find_sweeps, label_runs  # noqa: E402
+from results import TTFT_PHASES, ResultsError, find_runs, find_sweeps, label_runs  # noqa: E402
 
 DPI = 100
 SIZE_WIDE = (12, 6)     # 1200 x 600 px
@@ -459,4 +459,8 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except ResultsError as e:  # a damaged results folder is bad input: one line, exit 2, no traceback
+        print(f"dualpath: error: {e}", file=sys.stderr)
+        sys.exit(2)

@@ -12,12 +12,39 @@ import pandas as pd
 TTFT_PHASES = ("queue", "allocate", "read", "prefill")
 
 
+class ResultsError(Exception):
+    """A results file that is missing, damaged or truncated; the message names the file and what is wrong."""
+
+
+def _read_csv(path, required):
+    """A CSV the simulator wrote: every `required` column present and filled in every row (a truncated file
+    ends in a short row, which pandas would fill with NaN)."""
+    try:
+        df = pd.read_csv(path)
+    except Exception as e:  # noqa: BLE001 (pandas raises several kinds)
+        raise ResultsError(f"{path}: unreadable CSV ({str(e).splitlines()[0]})") from None
+    missing = [c for c in required if c not in df.columns]
+    if missing:
+        raise ResultsError(f"{path}: expected columns {', '.join(missing)}, found {', '.join(df.columns)}")
+    bad = df[list(required)].isna().any(axis=1)
+    if bad.any():
+        raise ResultsError(f"{path}: row {int(bad.idxmax()) + 2} is incomplete (a truncated or damaged file)")
+    return df
+
+
 class Run:
     def __init__(self, path, source):
         self.path = path
         self.source = source  # the results folder given on the command line that holds this run
-        with open(os.path.join(path, "summary.json")) as f:
-            self.summary = json.load(f)
+        p = os.path.join(path, "summary.json")
+        try:
+            with open(p) as f:
+                self.summary = json.load(f)
+        except (OSError, ValueError) as e:
+            raise ResultsError(f"{p}: unreadable JSON ({e})") from None
+        if not isinstance(self.summary, dict) or not isinstance(self.summary.get("results"), dict) or \
+                "jct_s" not in self.summary["results"]:
+            raise ResultsError(f"{p}: expected a run summary with results.jct_s (a dualpath run folder)")
         self.policy = self.summary.get("policy", os.path.basename(path))
         self.scenario = self.summary.get("scenario", "?")
         self.backend = self.summary.get("backend", "sim")
@@ -33,13 +60,14 @@ class Run:
     def requests(self):
         if self._requests is None:
             p = os.path.join(self.path, "requests.csv")
-            self._requests = pd.read_csv(p) if os.path.exists(p) else pd.DataFrame()
+            self._requests = _read_csv(p, ("id", "arrival", "first_token", "done")) if os.path.exists(p) \
+                else pd.DataFrame()
         return self._requests
 
     def links(self):
         if self._links is None:
             p = os.path.join(self.path, "links.csv")
-            self._links = pd.read_csv(p) if os.path.exists(p) else pd.DataFrame()
+            self._links = _read_csv(p, ("time", "link", "utilisation")) if os.path.exists(p) else pd.DataFrame()
         return self._links
 
     def waits(self):

@@ -16,9 +16,19 @@ inline int run_app(CLI::App& app, int argc, char** argv, const std::string& prog
     app.parse(argc, argv);
   } catch (const CLI::RuntimeError& e) {  // a subcommand asked for a specific exit code
     return e.get_exit_code();
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    const int rc = app.exit(e);
-    return rc == 0 ? 0 : kExitBadInput;
+    // One line with our prefix, like every other bad input (CLI11's own exit() prints two without it).
+    std::string what = e.what();
+    for (char& c : what)
+      if (c == '\n') c = ' ';
+    std::cerr << program << ": error: " << what << " (see " << program << " --help)\n";
+    return kExitBadInput;
   } catch (const InputError& e) {
     std::cerr << program << ": error: " << e.what() << "\n";
     return kExitBadInput;

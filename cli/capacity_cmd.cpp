@@ -26,6 +26,7 @@
 #include "cli/output_folder.hpp"
 #include "cli/plot_script.hpp"
 #include "cli/scenario_options.hpp"
+#include "cli/name_list.hpp"
 #include "core/analysis/capacity_search.hpp"
 #include "core/config/input_error.hpp"
 #include "core/config/loader.hpp"
@@ -101,8 +102,7 @@ void capacity(const CapacityArgs& a) {
   const Scenario sc = load_scenario(a.scenario, a.overrides, a.overlays);
   std::vector<std::string> policies;
   {
-    std::stringstream ss(a.policies);
-    for (std::string p; std::getline(ss, p, ',');) {
+    for (const std::string& p : name_list(a.policies, "--policy")) {
       PolicySpec spec = sc.policy;
       spec.name = p;
       try {

@@ -8,6 +8,7 @@
 #include "cli/commands.hpp"
 #include "cli/scenario_options.hpp"
 #include "core/config/loader.hpp"
+#include "core/cost/cost_model.hpp"
 
 namespace dualpath::cli {
 
@@ -25,6 +26,7 @@ void register_check_command(CLI::App& app) {
                        "Override a field: path=value (e.g. topology.snic_bw=\"200 Gbps\")");
   cmd->callback([args] {
     const Scenario s = load_scenario(args->scenario, args->overrides, args->overlays);
+    check_weights_fit(s);  // the rule run applies when it builds the cluster
     std::cout << scenario_to_json(s).dump(2) << "\n";
   });
 }

@@ -27,6 +27,7 @@
 
 #include "cli/child_runs.hpp"
 #include "cli/commands.hpp"
+#include "cli/name_list.hpp"
 #include "core/analysis/bandwidth_model.hpp"
 #include "core/analysis/link_window.hpp"
 #include "core/config/input_error.hpp"
@@ -363,8 +364,7 @@ void claims(const ClaimsArgs& a) {
   if (a.only.empty()) {
     which = {1, 2, 3, 4, 5};
   } else {
-    std::stringstream ss(a.only);
-    for (std::string t; std::getline(ss, t, ',');) {
+    for (const std::string& t : name_list(a.only, "--only")) {
       if (t.size() != 1 || t[0] < '1' || t[0] > '5') throw InputError("--only " + a.only, "expected claims 1-5, e.g. 1,3");
       which.insert(t[0] - '0');
     }

@@ -18,6 +18,7 @@
 #include "cli/child_runs.hpp"
 #include "cli/commands.hpp"
 #include "cli/scenario_options.hpp"
+#include "cli/name_list.hpp"
 #include "core/config/input_error.hpp"
 #include "core/config/loader.hpp"
 #include "core/config/units.hpp"
@@ -213,10 +214,7 @@ void hw_run(const HwRunArgs& a) {
   hw::HwRunOutcome o;
 #ifndef DUALPATH_HW_RANKS
   if (!a.policies.empty()) {
-    std::vector<std::string> policies;
-    std::stringstream ps(a.policies);
-    for (std::string p; std::getline(ps, p, ',');)
-      if (!p.empty()) policies.push_back(p);
+    const std::vector<std::string> policies = name_list(a.policies, "--policy");
     for (const auto& p : policies) {  // an unknown policy fails here, before any run, listing the known ones
       PolicySpec spec = sc.policy;
       spec.name = p;

@@ -5,12 +5,13 @@
 #include <iomanip>
 
 #include "core/config/input_error.hpp"
+#include "core/metrics/run_folders.hpp"
 
 namespace dualpath::cli {
 
 void claim_output_folder(const std::string& folder, const std::string& result_file, const nlohmann::json& identity,
                          const std::string& what) {
-  std::filesystem::create_directories(folder);
+  make_output_folder(folder, "--out");
   const std::string path = folder + "/" + result_file;
   std::ifstream in(path);
   if (!in) {

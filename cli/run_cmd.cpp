@@ -18,9 +18,11 @@
 #include "cli/child_runs.hpp"
 #include "cli/commands.hpp"
 #include "cli/scenario_options.hpp"
+#include "cli/name_list.hpp"
 #include "core/config/input_error.hpp"
 #include "core/config/loader.hpp"
 #include "core/engine/cluster.hpp"
+#include "core/metrics/run_folders.hpp"
 #include "core/metrics/trace_events.hpp"
 #include "core/sched/policy_registry.hpp"
 #ifdef DUALPATH_HAVE_SIM
@@ -40,14 +42,6 @@ struct RunArgs {
   std::string trace;
   TraceOptions trace_options;
 };
-
-std::vector<std::string> split(const std::string& s, char sep) {
-  std::vector<std::string> out;
-  std::stringstream ss(s);
-  for (std::string item; std::getline(ss, item, sep);)
-    if (!item.empty()) out.push_back(item);
-  return out;
-}
 
 std::string fmt(double v, int prec = 2) {
   std::ostringstream o;
@@ -105,7 +99,7 @@ std::vector<ChildJob> policy_jobs(const RunArgs& a, const std::vector<std::strin
 void run(const RunArgs& a) {
   Scenario sc = load_scenario(a.scenario, a.overrides, a.overlays);  // validates once, before any child starts
   const std::string out = !a.out.empty() ? a.out : sc.outputs.dir + "/" + sc.name;
-  const auto policies = split(a.policies, ',');
+  const auto policies = name_list(a.policies, "--policy");
   // Unknown policy names fail here, before any simulation, with the list of known ones.
   auto check_policy = [&](const std::string& name, const std::string& where) {
     PolicySpec spec = sc.policy;
@@ -120,6 +114,7 @@ void run(const RunArgs& a) {
   if (policies.empty()) check_policy(sc.policy.name, a.scenario + ": /policy/name");
   for (const auto& p : policies) check_policy(p, "--policy " + a.policies);
   if (policies.size() > 1) {
+    make_output_folder(out, "--out");  // before the children, so a bad --out is one clear line
     const unsigned parallel = default_parallelism();
     if (!a.quiet)
       std::cerr << "running " << policies.size() << " policies on " << sc.name << " (" << parallel

@@ -35,6 +35,7 @@
 #include "core/config/input_error.hpp"
 #include "core/config/loader.hpp"
 #include "core/sched/policy_registry.hpp"
+#include "core/metrics/run_folders.hpp"
 
 namespace dualpath::cli {
 namespace {
@@ -201,7 +202,7 @@ void sweep(const SweepArgs& a) {
     points.push_back(std::move(p));
   }
 
-  fs::create_directories(a.out);
+  make_output_folder(a.out, "--out");
   // The sweep's identity: a resume must use the same scenario, --set list and varied keys.
   nlohmann::json meta = {{"scenario", fs::absolute(a.scenario).lexically_normal().string()},
                          {"set", a.overrides},

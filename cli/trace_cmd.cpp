@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <iostream>
 #include <memory>
+#include <limits>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -25,7 +26,7 @@ struct GenOptions {
   std::string profile;
   std::string reading = WorkloadSpec{}.table2_reading;  // the scenario default
   int trajectories = 500;
-  uint64_t seed = 1;
+  int64_t seed = 1;  // signed, so that -1 is refused rather than wrapped to 2^64 - 1
   std::string out = "-";
 };
 
@@ -59,7 +60,7 @@ void run_gen(const GenOptions& o) {
   const SynthParams params = synth_profile(o.profile, table2_reading(o.reading, "--reading"), "--profile");
   if (o.trajectories < 1)
     throw InputError("--trajectories", "expected at least 1, found " + std::to_string(o.trajectories));
-  write_trace_file(o.out, generate_trace(params, o.trajectories, o.seed));
+  write_trace_file(o.out, generate_trace(params, o.trajectories, static_cast<uint64_t>(o.seed)));
 }
 
 // Re-derives the stored levers of a profile from the paper's row (docs/workload.md §2): starts from the stored
@@ -196,7 +197,9 @@ void register_trace_commands(CLI::App& app) {
                 "which reading of Table 2 the profile is calibrated to: rounds | trajectories (docs/workload.md)")
       ->capture_default_str();
   g->add_option("--trajectories,-n", gen->trajectories, "number of trajectories")->capture_default_str();
-  g->add_option("--seed", gen->seed, "random seed (same seed, same bytes)")->capture_default_str();
+  g->add_option("--seed", gen->seed, "random seed >= 0 (same seed, same bytes)")
+      ->check(CLI::Range(int64_t{0}, std::numeric_limits<int64_t>::max()))
+      ->capture_default_str();
   g->add_option("-o,--output", gen->out, "output file (- = stdout)")->capture_default_str();
   g->callback([gen] { run_gen(*gen); });
 

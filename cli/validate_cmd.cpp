@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
+#include "cli/name_list.hpp"
 #include "core/config/input_error.hpp"
 #include "core/config/json_file.hpp"
 #include "core/metrics/compare.hpp"
@@ -65,19 +66,11 @@ void print_table(const PairResult& r) {
   }
 }
 
-std::vector<std::string> split_list(const std::string& s) {
-  std::vector<std::string> out;
-  std::stringstream ss(s);
-  for (std::string item; std::getline(ss, item, ',');)
-    if (!item.empty()) out.push_back(item);
-  return out;
-}
-
 void validate(const ValidateArgs& a) {
   CompareOptions options;
   for (const auto& t : a.tolerances) options.tolerances.push_back(parse_tolerance(t, "--tol " + t));
   for (const auto& o : a.only) {
-    const auto names = split_list(o);
+    const auto names = name_list(o, "--only");
     options.only.insert(options.only.end(), names.begin(), names.end());
     options.only_origin += (options.only_origin.empty() ? "--only " : ",") + o;
   }

@@ -6,7 +6,7 @@ set -euo pipefail
 PKGS=(
   build-essential cmake ninja-build pkg-config git
   libsimgrid-dev nlohmann-json3-dev libcli11-dev libgtest-dev libgmock-dev libbenchmark-dev
-  libucx-dev liburing-dev libopenmpi-dev openmpi-bin
+  libucx-dev liburing-dev libopenmpi-dev openmpi-bin clang-14 libfuzzer-14-dev
   python3 python3-matplotlib python3-pandas python3-numpy python3-jsonschema
 )
 

@@ -226,6 +226,7 @@ struct FluidBackend::Impl {
       if (!events.empty()) next = std::min(next, events.next_time());
       if (spec.time_limit > 0) next = std::min(next, spec.time_limit);
       if (!(next >= clock)) throw std::logic_error("simulator: the native engine's clock would go backwards");
+      check_horizon(next);
       advance(next);
       if (hook) hook(clock);
     }

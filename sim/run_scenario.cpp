@@ -10,6 +10,7 @@
 #include "core/config/loader.hpp"
 #include "core/engine/cluster.hpp"
 #include "core/metrics/progress.hpp"
+#include "core/metrics/run_folders.hpp"
 #include "core/metrics/summary.hpp"
 #include "core/sched/policy_registry.hpp"
 #include "core/workload/agents.hpp"
@@ -106,6 +107,7 @@ struct ProgressHook {
 
 RunOutcome run_scenario(const Scenario& sc, const std::string& scenario_dir, const std::string& out_dir,
                         const RunOptions& options) {
+  make_output_folder(out_dir, "--out");  // before the run, so a bad --out costs nothing
   const auto wall0 = std::chrono::steady_clock::now();
   const Trace trace = load_workload_trace(sc.workload, scenario_dir);
   std::vector<Agent> agents = make_agents(trace, sc.workload);

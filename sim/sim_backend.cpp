@@ -194,11 +194,13 @@ struct SimBackend::Impl {
       }
       double deadline = events.empty() ? -1.0 : events.next_time();
       if (spec.time_limit > 0) deadline = deadline < 0 ? spec.time_limit : std::min(deadline, spec.time_limit);
+      Simulator::check_horizon(deadline);  // before SimGrid sleeps towards it
       const double timeout = deadline < 0 ? -1.0 : std::max(0.0, deadline - now);
       if (pending.empty())
         sg4::this_actor::sleep_for(timeout);
       else
         sg4::Activity::wait_any_for(pending, timeout);
+      Simulator::check_horizon(sg4::Engine::get_clock());
       if (finished.empty() && sg4::Engine::get_clock() == now) {
         if (++idle_wakeups > kMaxIdleWakeups)
           throw std::runtime_error("simulator: no progress (the driver keeps waking with nothing to do)");

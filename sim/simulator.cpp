@@ -1,10 +1,12 @@
 #include "sim/simulator.hpp"
 
 #include <cmath>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <utility>
 
+#include "core/engine/cluster.hpp"
 #include "sim/fluid_backend.hpp"
 #include "sim/sim_backend.hpp"
 
@@ -68,6 +70,16 @@ void Simulator::transfer_checked(int src, int dst, double bytes, TrafficClass cl
   require(std::isfinite(bytes) && bytes >= 0, "transfer size must be a finite number >= 0");
   require(static_cast<bool>(done), "empty completion callback");
   start_flow(src, dst, bytes, cls, std::move(done));
+}
+
+void Simulator::check_horizon(double next) {
+  if (!(next > kHorizonSeconds) || std::isinf(next)) return;
+  std::ostringstream m;
+  m << "simulated time would jump to " << next << " s, past the " << kHorizonSeconds
+    << "-s horizon (30 years): a duration in the scenario is far too long for the run to progress; check "
+       "workload.think_time (or the trace's think_seconds), topology.nic_latency, topology.storage.latency and "
+       "bandwidths near zero";
+  throw NoProgressError(m.str());
 }
 
 void Simulator::require_running() const {

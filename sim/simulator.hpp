@@ -48,6 +48,9 @@ struct SimStats {
   double bytes = 0;             // bytes moved by transfers
 };
 
+// Simulated seconds (~31.7 years) past which a run is stopped as unable to progress; see check_horizon.
+inline constexpr double kHorizonSeconds = 1e9;
+
 class Simulator : public Backend {
  public:
   // Runs the simulation: `start` at t = 0, then until no work is pending or SimSpec::time_limit is reached
@@ -84,6 +87,11 @@ class Simulator : public Backend {
   void step_hook(double now) const {
     if (step_hook_) step_hook_(now);
   }
+  // Stops a run whose clock would pass kHorizonSeconds (NoProgressError, exit 1): no agent workload lasts 30
+  // years, so such a jump comes from a duration in the scenario that cannot work (a think time, latency or
+  // period of 1e15 s), and the time-binned reports sized by it would exhaust memory. `next` is the time the
+  // engine is about to reach.
+  static void check_horizon(double next);
   // Set by the engine while run() is running callbacks: work may only be started then.
   bool in_run_ = false;
 

@@ -2,7 +2,9 @@
 
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
+#include <vector>
 
 #include "core/config/input_error.hpp"
 
@@ -21,10 +23,62 @@ TextPosition position_of(const std::string& text, size_t offset) {
   return pos;
 }
 
+nlohmann::json parse_json_strict(const std::string& text) {
+  struct Frame {
+    bool object = true;
+    std::set<std::string> keys;
+    std::string key;  // the current key (objects)
+    size_t index = 0; // the current element (arrays)
+  };
+  std::vector<Frame> stack;
+  auto path = [&stack] {
+    std::string p;
+    for (const auto& f : stack) p += "/" + (f.object ? f.key : std::to_string(f.index));
+    return p;
+  };
+  auto value_done = [&stack] {
+    if (!stack.empty() && !stack.back().object) ++stack.back().index;
+  };
+  using E = nlohmann::json::parse_event_t;
+  try {
+    return nlohmann::json::parse(text, [&](int, E event, nlohmann::json& parsed) {
+      switch (event) {
+        case E::object_start: stack.push_back(Frame{}); break;
+        case E::array_start: stack.push_back(Frame{false, {}, {}, 0}); break;
+        case E::key: {
+          const std::string k = parsed.get<std::string>();
+          if (!stack.back().keys.insert(k).second) {
+            stack.back().key = k;
+            throw StrictJsonError{"duplicate key \"" + k + "\" at " + path() +
+                                      " (JSON parsers would keep only the last; write it once)",
+                                  std::string::npos};
+          }
+          stack.back().key = k;
+          break;
+        }
+        case E::object_end:
+        case E::array_end:
+          stack.pop_back();
+          value_done();
+          break;
+        case E::value: value_done(); break;
+      }
+      return true;
+    });
+  } catch (const nlohmann::json::out_of_range& e) {  // 406: a number that overflows a double
+    std::string msg = e.what();
+    const auto q = msg.find('\'');
+    const std::string number = q == std::string::npos ? "" : msg.substr(q + 1, msg.find('\'', q + 1) - q - 1);
+    throw StrictJsonError{"number " + number + " is too large (beyond 1.8e308)",
+                          number.empty() ? std::string::npos : text.find(number)};
+  }
+}
+
 nlohmann::json read_json_file(const std::string& path, const std::string& what) {
   namespace fs = std::filesystem;
   std::error_code ec;
-  if (!fs::exists(path, ec)) throw InputError(path, what + " file does not exist");
+  if (!fs::exists(path, ec))  // ec: a symlink loop or a permission problem, not a missing file
+    throw InputError(path, what + (ec ? " file cannot be reached (" + ec.message() + ")" : " file does not exist"));
   if (fs::is_directory(path, ec)) throw InputError(path, what + " file is a directory, expected a JSON file");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path, "cannot open " + what + " file for reading");
@@ -35,7 +89,12 @@ nlohmann::json read_json_file(const std::string& path, const std::string& what) 
     throw InputError(path, what + " file is empty, expected a JSON object");
   }
   try {
-    return nlohmann::json::parse(text);
+    return parse_json_strict(text);
+  } catch (const StrictJsonError& e) {
+    if (e.offset == std::string::npos) throw InputError(path, "malformed " + what + " file: " + e.what);
+    const TextPosition pos = position_of(text, e.offset);
+    throw InputError(path + ":" + std::to_string(pos.line) + ":" + std::to_string(pos.column),
+                     "malformed " + what + " file: " + e.what);
   } catch (const nlohmann::json::parse_error& e) {
     // e.byte counts the characters read, so the offending one is at offset byte - 1.
     const TextPosition pos = position_of(text, e.byte == 0 ? 0 : e.byte - 1);

@@ -11,6 +11,16 @@ namespace dualpath {
 // Throws InputError when the file is missing, unreadable, empty or not valid JSON ("path:LINE:COL: ...").
 nlohmann::json read_json_file(const std::string& path, const std::string& what);
 
+// JSON text parsed as nlohmann::json::parse does, but strict where JSON is lax: a key repeated in one object (the
+// last would silently win) is a StrictJsonError naming its JSON path, and a number too large for a double
+// (1e400) is one naming the number, instead of a library exception. Syntax errors stay
+// nlohmann::json::parse_error, for the caller to place.
+struct StrictJsonError {
+  std::string what;       // e.g. `duplicate key "agents" at /workload/agents`
+  size_t offset = 0;      // byte offset of the offending text when known (a number), else npos
+};
+nlohmann::json parse_json_strict(const std::string& text);
+
 // 1-based line and column of byte offset `offset` in `text`.
 struct TextPosition {
   size_t line = 1;

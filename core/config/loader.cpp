@@ -85,6 +85,10 @@ Scenario load_scenario(const std::string& path, const std::vector<std::string>& 
   s.overlays = overlay_files;
   s.name = root.string("name");
   // The name becomes a results folder (results/<name>/), so it must be one safe path component.
+  // The name becomes a folder name (outputs.dir/<name>), so it is also limited to 100 characters (filesystems
+  // refuse names over 255 bytes, and a run writes folders below it).
+  if (s.name.size() > 100)
+    root.fail("name", "expected a name of at most 100 characters, found " + std::to_string(s.name.size()));
   if (s.name.empty() || s.name.front() == '.' ||
       s.name.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-") != std::string::npos) {
     root.fail("name", "expected a name of letters, digits, '.', '_' or '-' not starting with '.', found \"" + s.name + "\"");

@@ -153,7 +153,9 @@ Deployment parse_deployment(const ObjectReader& parent, const std::string& key, 
   dep.pe_group_gpus = parse_group(r, "pe_group_gpus", dep.prefill_nodes, topology.gpus_per_node, "prefill");
   dep.de_group_gpus = parse_group(r, "de_group_gpus", dep.decode_nodes, topology.gpus_per_node, "decode");
   // Required: the paper does not give the fetch period, so every scenario states its choice (see assumptions.md).
-  dep.fetch_period = r.quantity("fetch_period", Dimension::Duration, Range::positive());
+  // At least 1 us: a leader cannot usefully pull faster, and a shorter period only multiplies events (a period
+  // of 1e-300 s would never let the clock move).
+  dep.fetch_period = r.quantity("fetch_period", Dimension::Duration, Range{1e-6, std::numeric_limits<double>::infinity()});
   return dep;
 }
 

@@ -3,6 +3,10 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <sstream>
+#include <utility>
+
+#include "core/config/input_error.hpp"
 
 namespace dualpath {
 
@@ -119,6 +123,20 @@ double CostModel::prefill_prompt_tokens_per_second(int64_t mean_context, int64_t
                                (gpu_.flops * model_.linear_efficiency);
   const double per_request = per_layer * model_.n_layers;
   return per_request > 0 ? static_cast<double>(mean_context + mean_append) / per_request : 0;
+}
+
+void check_weights_fit(const Scenario& sc) {
+  const CostModel cost(sc.model, sc.topology.gpu);
+  for (const auto& [side, group] : {std::pair<const char*, int>{"prefill", sc.deployment.pe_group_gpus},
+                                    {"decode", sc.deployment.de_group_gpus}}) {
+    const double w = cost.weight_bytes_per_gpu(group);
+    if (sc.topology.gpu.hbm_bytes - w <= 0) {
+      std::ostringstream m;
+      m << "model weights (" << w / 1e9 << " GB per GPU with " << side << " groups of " << group
+        << ") do not fit in " << sc.topology.gpu.hbm_bytes / 1e9 << " GB of HBM";
+      throw InputError(sc.source_file, m.str());
+    }
+  }
 }
 
 }  // namespace dualpath

@@ -96,4 +96,8 @@ class CostModel {
   EpNetwork net_;
 };
 
+// The rule every command applies before simulating (run, check, plan): each side's weights must leave HBM for KV
+// on every GPU of its EP groups. Throws InputError naming the scenario file otherwise.
+void check_weights_fit(const Scenario& sc);
+
 }  // namespace dualpath

@@ -60,14 +60,9 @@ Cluster::Cluster(const Scenario& scenario, std::vector<Agent> agents, Backend& b
     view_.nodes[n].buffer = BufferPool(topo.dram_buffer_bytes);
   }
   view_.engines.resize(static_cast<size_t>(nodes) * gpus_per_node_);
+  check_weights_fit(sc_);
   auto setup_engines = [&](const std::vector<std::vector<int>>& groups, bool prefill, int group_gpus) {
-    const double hbm_kv = topo.gpu.hbm_bytes - cost_.weight_bytes_per_gpu(group_gpus);
-    if (hbm_kv <= 0) {
-      std::ostringstream m;
-      m << "model weights (" << cost_.weight_bytes_per_gpu(group_gpus) / 1e9 << " GB per GPU with groups of "
-        << group_gpus << ") do not fit in " << topo.gpu.hbm_bytes / 1e9 << " GB of HBM";
-      throw InputError(sc_.source_file, m.str());
-    }
+    const double hbm_kv = topo.gpu.hbm_bytes - cost_.weight_bytes_per_gpu(group_gpus);  // > 0: check_weights_fit
     for (size_t g = 0; g < groups.size(); ++g)
       for (int gpu : groups[g]) {
         auto& e = view_.engines[gpu];

@@ -67,4 +67,14 @@ RunPairing pair_run_folders(const std::string& sim_dir, const std::string& measu
   return out;
 }
 
+void make_output_folder(const std::string& path, const std::string& option) {
+  namespace fs = std::filesystem;
+  if (path.empty()) throw InputError(option + " ''", "expected a folder path, found an empty one");
+  std::error_code ec;
+  fs::create_directories(path, ec);
+  if (ec || !fs::is_directory(path))
+    throw InputError(option + " " + path, "cannot create the output folder (" +
+                                             (ec ? ec.message() : std::string("a file is in the way")) + ")");
+}
+
 }  // namespace dualpath

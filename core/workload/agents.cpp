@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <sstream>
+#include <string>
 
 #include "core/config/input_error.hpp"
 #include "core/workload/rng.hpp"
@@ -30,7 +32,17 @@ int64_t effective_max_len(const WorkloadSpec& spec) {
   return 0;
 }
 
-int64_t scaled(int64_t tokens, double factor) { return std::max<int64_t>(1, std::llround(static_cast<double>(tokens) * factor)); }
+// A round's tokens times the scale factor, at least 1. Checked against the trace format's limit of 10^9 tokens per
+// round, which also keeps every context sum far from int64 overflow (a factor of 1e19 once wrapped to 1 token).
+int64_t scaled(int64_t tokens, double factor, const char* key) {
+  const double v = static_cast<double>(tokens) * factor;
+  if (!(v <= 1e9)) {
+    std::ostringstream m;
+    m << "scales a round of " << tokens << " tokens to " << v << ", more than the 10^9 tokens a round may have";
+    throw InputError(std::string("workload.") + key, m.str());
+  }
+  return std::max<int64_t>(1, std::llround(v));
+}
 
 // Scales, adds the think time and truncates one agent's rounds.
 std::vector<Round> shape_rounds(const std::vector<Round>& in, const WorkloadSpec& spec, int64_t max_len,
@@ -38,7 +50,8 @@ std::vector<Round> shape_rounds(const std::vector<Round>& in, const WorkloadSpec
   std::vector<Round> out;
   int64_t context = 0;
   for (const Round& r : in) {
-    Round s{scaled(r.append, spec.append_scale), scaled(r.gen, spec.gen_scale), r.think + spec.think_time};
+    Round s{scaled(r.append, spec.append_scale, "append_scale"), scaled(r.gen, spec.gen_scale, "gen_scale"),
+            r.think + spec.think_time};
     if (max_len > 0 && context + s.append + s.gen > max_len) break;  // later rounds are longer still
     context += s.append + s.gen;
     out.push_back(s);
@@ -46,8 +59,8 @@ std::vector<Round> shape_rounds(const std::vector<Round>& in, const WorkloadSpec
   if (out.empty())
     throw InputError("workload.max_len", "expected a length limit that fits the first round of every trajectory, "
                                          "found " + std::to_string(max_len) + " < " +
-                                         std::to_string(scaled(in.front().append, spec.append_scale) +
-                                                        scaled(in.front().gen, spec.gen_scale)) +
+                                         std::to_string(scaled(in.front().append, spec.append_scale, "append_scale") +
+                                                        scaled(in.front().gen, spec.gen_scale, "gen_scale")) +
                                          " tokens in the first round of '" + source + "'");
   out.back().think = 0;  // nothing follows the last round
   return out;

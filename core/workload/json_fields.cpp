@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "core/config/input_error.hpp"
+#include "core/config/json_file.hpp"
 
 namespace dualpath::workload {
 
@@ -39,7 +40,9 @@ double get_number(const nlohmann::json& v, const std::string& where, const std::
 nlohmann::json parse_object_line(const std::string& line, const std::string& where) {
   nlohmann::json j;
   try {
-    j = nlohmann::json::parse(line);
+    j = parse_json_strict(line);
+  } catch (const StrictJsonError& e) {
+    throw InputError(where, "expected one JSON object per line: " + e.what);
   } catch (const nlohmann::json::parse_error& e) {
     // e.what() names the column ("... at line 1, column 17: ..."); keep it, it pinpoints the typo.
     std::string msg = e.what();

@@ -108,6 +108,7 @@ void write_trace_file(const std::string& path, const Trace& trace) {
     std::cout.flush();
     return;
   }
+  if (path.empty()) throw InputError("-o ''", "expected an output file path, or - for standard output");
   std::ofstream out(path);
   if (!out) throw InputError(path, "expected a writable output file, found none (cannot create)");
   write_trace(out, trace);
