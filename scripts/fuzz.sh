@@ -24,7 +24,7 @@ for t in "${targets[@]}"; do
   # -rss_limit_mb: a reader must not need gigabytes for a small file; -timeout: nor seconds.
   if "$b/fuzz/$t" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
       -artifact_prefix="$b/artifacts/$t/" "$b/corpus/$t" > "$log" 2>&1; then
-    echo "fuzz: $t: $(grep -E '^#[0-9]+ *DONE' "$log" | tail -1)"
+    echo "fuzz: $t: $(grep -E 'DONE' "$log" | tail -1 | tr -s '\t ' ' ')"  # runs, coverage, corpus, exec/s, RSS
   else
     status=1
     echo "fuzz: $t FOUND A PROBLEM (input in $b/artifacts/$t/):"; grep -E 'ERROR|fuzz:|SUMMARY|Test unit written' "$log" | head -8
