@@ -8,6 +8,7 @@
 // each with --jobs probes). Explains the choice with the binding resource and the §4.2 bottleneck-free P/D range.
 // Candidates already evaluated in DIR (same identity) are reused. Writes DIR/plan.json and DIR/plan.png
 // (analysis/plot_plan.py). Exit 0, 1 when a candidate failed to run, 2 on bad input.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -125,7 +126,12 @@ void plan(const PlanArgs& a) {
   if (a.budget && *a.budget <= 0) throw InputError("--budget " + std::to_string(*a.budget), "expected a GPU count > 0");
   if (!(a.resolution > 0 && a.resolution < 1))
     throw InputError("--resolution", "expected a fraction in (0, 1), e.g. 0.02, found " + std::to_string(a.resolution));
-  for (const auto& o : a.overrides) refuse_split_keys("--set", o.substr(0, o.find('=')));
+  for (const auto& o : a.overrides) {
+    std::string key = o.substr(0, o.find('='));  // dotted or slash-separated (docs/configuration.md)
+    if (!key.empty() && key.front() == '/') key.erase(0, 1);
+    std::replace(key.begin(), key.end(), '/', '.');
+    refuse_split_keys("--set", key);
+  }
   std::vector<analysis::VaryAxis> axes;
   for (const auto& v : a.vary) {
     axes.push_back(analysis::parse_vary(v));

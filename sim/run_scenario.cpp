@@ -183,7 +183,6 @@ RunOutcome run_scenario(const Scenario& sc, const std::string& scenario_dir, con
                        {"tolerance", rule->spec().tolerance}};
   }
 
-  std::filesystem::create_directories(out_dir);
   std::ofstream(out_dir + "/summary.json") << std::setw(2) << summary << '\n';
   {
     std::ofstream req(out_dir + "/requests.csv");

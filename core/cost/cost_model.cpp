@@ -125,18 +125,20 @@ double CostModel::prefill_prompt_tokens_per_second(int64_t mean_context, int64_t
   return per_request > 0 ? static_cast<double>(mean_context + mean_append) / per_request : 0;
 }
 
+std::string weights_fit_problem(const Scenario& sc, const char* side, int group_gpus) {
+  const double w = CostModel(sc.model, sc.topology.gpu).weight_bytes_per_gpu(group_gpus);
+  if (sc.topology.gpu.hbm_bytes - w > 0) return "";
+  std::ostringstream m;
+  m << "the " << side << " side's groups of " << group_gpus << " GPUs hold " << w / 1e9
+    << " GB of weights per GPU: they do not fit in " << sc.topology.gpu.hbm_bytes / 1e9 << " GB of HBM";
+  return m.str();
+}
+
 void check_weights_fit(const Scenario& sc) {
-  const CostModel cost(sc.model, sc.topology.gpu);
   for (const auto& [side, group] : {std::pair<const char*, int>{"prefill", sc.deployment.pe_group_gpus},
-                                    {"decode", sc.deployment.de_group_gpus}}) {
-    const double w = cost.weight_bytes_per_gpu(group);
-    if (sc.topology.gpu.hbm_bytes - w <= 0) {
-      std::ostringstream m;
-      m << "model weights (" << w / 1e9 << " GB per GPU with " << side << " groups of " << group
-        << ") do not fit in " << sc.topology.gpu.hbm_bytes / 1e9 << " GB of HBM";
-      throw InputError(sc.source_file, m.str());
-    }
-  }
+                                    {"decode", sc.deployment.de_group_gpus}})
+    if (const std::string why = weights_fit_problem(sc, side, group); !why.empty())
+      throw InputError(sc.source_file, why);
 }
 
 }  // namespace dualpath

@@ -97,7 +97,9 @@ class CostModel {
 };
 
 // The rule every command applies before simulating (run, check, plan): each side's weights must leave HBM for KV
-// on every GPU of its EP groups. Throws InputError naming the scenario file otherwise.
+// on every GPU of its EP groups. weights_fit_problem says why a side's groups do not fit ("" when they do);
+// check_weights_fit throws it as an InputError naming the scenario file.
+std::string weights_fit_problem(const Scenario& sc, const char* side, int group_gpus);
 void check_weights_fit(const Scenario& sc);
 
 }  // namespace dualpath

@@ -11,6 +11,7 @@ std::vector<Placement> select_prefill_engines(const ClusterView& view, const std
   std::vector<int64_t> tok(group.size());
   for (size_t i = 0; i < group.size(); ++i) tok[i] = view.engines[group[i]].tok;
 
+  const bool first = mutant("pe_pick_first");  // take the first engine that qualifies, not the least loaded
   for (size_t q = 0; q < waiting.size(); ++q) {
     int best_short = -1, best_long = -1;
     int64_t tok_short = std::numeric_limits<int64_t>::max(), tok_long = tok_short;
@@ -18,7 +19,6 @@ std::vector<Placement> select_prefill_engines(const ClusterView& view, const std
       if (tok[i] > view.beta_tokens) continue;  // C1: overloaded
       const auto& e = view.engines[group[i]];
       const bool short_queue = view.nodes[e.node].read_queue_tokens <= view.alpha_tokens;
-      const bool first = mutant("pe_pick_first");  // take the first engine that qualifies, not the least loaded
       if (short_queue && (first ? best_short < 0 : tok[i] < tok_short)) tok_short = tok[i], best_short = static_cast<int>(i);
       if (!short_queue && (first ? best_long < 0 : tok[i] < tok_long)) tok_long = tok[i], best_long = static_cast<int>(i);
     }
