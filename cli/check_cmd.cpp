@@ -9,6 +9,7 @@
 #include "cli/scenario_options.hpp"
 #include "core/config/loader.hpp"
 #include "core/cost/cost_model.hpp"
+#include "core/workload/agents.hpp"
 
 namespace dualpath::cli {
 
@@ -27,6 +28,9 @@ void register_check_command(CLI::App& app) {
   cmd->callback([args] {
     const Scenario s = load_scenario(args->scenario, args->overrides, args->overlays);
     check_weights_fit(s);  // the rule run applies when it builds the cluster
+    // The workload rules run applies when it builds its agents: the trace file parses, aps = 0 has arrival
+    // times to replay, max_len fits every first round (the loader already resolved workload.file).
+    make_agents(load_workload_trace(s.workload, ""), s.workload);
     std::cout << scenario_to_json(s).dump(2) << "\n";
   });
 }

@@ -75,6 +75,14 @@ void print_table(const std::vector<std::pair<std::string, nlohmann::json>>& runs
               << fmt(100 * s["links"]["pe_snic_read_utilisation"].get<double>(), 0) << "%" << std::setw(8)
               << fmt(100 * s["links"]["de_snic_read_utilisation"].get<double>(), 0) << "%  " << binds(s) << "\n";
   }
+  // The hit rate each policy achieved against the zero-service-time reference of the same agents.
+  std::cout << "KV hit rate:";
+  for (const auto& [name, s] : runs) std::cout << " " << name << " " << fmt(100 * s["reuse"]["kv_hit_rate"].get<double>(), 2) << "%";
+  const auto& reuse = runs.front().second["reuse"];
+  std::cout << "; zero-service reference " << fmt(100 * reuse["kv_hit_rate_zero_service"].get<double>(), 2) << "%";
+  if (reuse["shared_hit_rate_zero_service"].get<double>() > 0)
+    std::cout << " (" << fmt(100 * reuse["shared_hit_rate_zero_service"].get<double>(), 2) << "% from shared prefixes)";
+  std::cout << "\n";
 }
 
 // The `dualpath run` child jobs of a side-by-side comparison, one per policy, on the same scenario and workload.

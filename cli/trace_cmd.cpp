@@ -11,6 +11,8 @@
 #include "cli/commands.hpp"
 #include "core/config/input_error.hpp"
 #include "core/config/scenario.hpp"
+#include "core/kv/zero_service_reuse.hpp"
+#include "core/workload/agents.hpp"
 #include "core/workload/mooncake.hpp"
 #include "core/workload/synth.hpp"
 #include "core/workload/synth_calibrate.hpp"
@@ -41,6 +43,7 @@ struct CalibrateOptions {
 struct StatsOptions {
   std::string file;
   std::string from = "native";
+  int block_tokens = PolicySpec{}.block_tokens;
   bool json = false;
 };
 
@@ -107,13 +110,33 @@ void run_calibrate(const CalibrateOptions& o) {
 
 // Extra lines for a Mooncake input: what the chain rebuild found.
 struct MooncakeExtras {
-  int64_t requests = 0, chains = 0, multi_turn = 0, continued = 0, clamped = 0;
+  int64_t requests = 0, chains = 0, multi_turn = 0, continued = 0, clamped = 0, shared_chains = 0;
   int common_blocks = 0;
   double reusable_share = 0;
 };
 
-void print_stats(const std::string& file, const TraceStats& s, int64_t multi_turn, const MooncakeExtras* mc,
-                 bool json) {
+// The KV hit rate a replay of the trace sees with service taking no time (core/kv/zero_service_reuse.hpp): one
+// agent per trajectory, at the trace's arrival times when every trajectory has one, else all at t = 0.
+struct ReplayReuse {
+  ZeroServiceReuse reuse;
+  int block_tokens = 0;
+  bool arrivals = false;
+};
+
+ReplayReuse replay_reuse(const Trace& trace, int block_tokens) {
+  if (block_tokens < 1 || block_tokens > (1 << 20))
+    throw InputError("--block-tokens", "expected an integer in [1, 1048576], found " + std::to_string(block_tokens));
+  WorkloadSpec spec;
+  spec.source = "file";
+  bool arrivals = true;
+  for (const auto& t : trace.trajectories) arrivals = arrivals && t.arrival >= 0;
+  spec.mode = arrivals ? ArrivalMode::Online : ArrivalMode::Offline;
+  return ReplayReuse{zero_service_reuse(make_agents(trace, spec), block_tokens), block_tokens, arrivals};
+}
+
+void print_stats(const std::string& file, const TraceStats& s, int64_t multi_turn, const ReplayReuse& rr,
+                 const MooncakeExtras* mc, bool json) {
+  const double shared = rr.reuse.prompt_tokens > 0 ? rr.reuse.shared_hit_tokens / rr.reuse.prompt_tokens : 0;
   if (json) {
     std::cout << "{\"file\":" << nlohmann::json(file).dump() << ",\"trajectories\":" << s.trajectories
               << ",\"rounds\":" << s.rounds << ",\"multi_turn_trajectories\":" << multi_turn
@@ -123,11 +146,14 @@ void print_stats(const std::string& file, const TraceStats& s, int64_t multi_tur
               << ",\"turns_per_trajectory\":" << fixed(s.turns_per_trajectory, 2)
               << ",\"append_traj_mean\":" << fixed(s.append_traj_mean, 2)
               << ",\"gen_traj_mean\":" << fixed(s.gen_traj_mean, 2)
-              << ",\"context_traj_mean\":" << fixed(s.context_traj_mean, 1) << ",\"max_total\":" << s.max_total;
+              << ",\"context_traj_mean\":" << fixed(s.context_traj_mean, 1) << ",\"max_total\":" << s.max_total
+              << ",\"replay\":{\"block_tokens\":" << rr.block_tokens << ",\"arrivals\":" << (rr.arrivals ? "true" : "false")
+              << ",\"kv_hit_rate\":" << fixed(rr.reuse.hit_rate(), 5) << ",\"shared_hit_rate\":" << fixed(shared, 5) << "}";
     if (mc)
       std::cout << ",\"mooncake\":{\"requests\":" << mc->requests << ",\"chains\":" << mc->chains
                 << ",\"multi_turn_chains\":" << mc->multi_turn << ",\"continued_requests\":" << mc->continued
-                << ",\"clamped_appends\":" << mc->clamped << ",\"common_prefix_blocks\":" << mc->common_blocks
+                << ",\"clamped_appends\":" << mc->clamped << ",\"shared_prefix_chains\":" << mc->shared_chains
+                << ",\"common_prefix_blocks\":" << mc->common_blocks
                 << ",\"reusable_prefix_share\":" << fixed(mc->reusable_share, 5) << "}";
     std::cout << "}\n";
     return;
@@ -145,13 +171,19 @@ void print_stats(const std::string& file, const TraceStats& s, int64_t multi_tur
             << "  total tokens:    " << fixed(s.total, 0) << "   (longest: " << s.max_total << ")\n"
             << "  context:         " << fixed(s.context, 0) << "   (per-trajectory mean: "
             << fixed(s.context_traj_mean, 0) << ")\n"
-            << "  KV hit rate:     " << fixed(100 * s.kv_hit_rate, 2) << "%  (context / (context + append))\n";
+            << "  KV hit rate:     " << fixed(100 * s.kv_hit_rate, 2) << "%  (context / (context + append))\n"
+            << "Replay (one agent per trajectory, " << (rr.arrivals ? "at the trace's arrival times" : "all at t = 0")
+            << ", service taking no time, " << rr.block_tokens << "-token blocks):\n"
+            << "  KV hit rate:     " << fixed(100 * rr.reuse.hit_rate(), 2) << "%  (" << fixed(100 * shared, 2)
+            << " points from prefixes shared between trajectories)\n";
   if (mc)
     std::cout << "Mooncake source:\n"
               << "  requests:        " << mc->requests << "\n"
               << "  chains:          " << mc->chains << " (" << mc->multi_turn << " multi-turn; " << mc->continued
               << " requests continue an earlier one)\n"
-              << "  reusable prefix: " << fixed(100 * mc->reusable_share, 2) << "% of input tokens\n"
+              << "  reusable prefix: " << fixed(100 * mc->reusable_share, 2)
+              << "% of input tokens (512-token prompt blocks an earlier request had)\n"
+              << "  shared prefixes: " << mc->shared_chains << " chains start with an earlier chain's content (\"parent\")\n"
               << "  common prefix:   " << mc->common_blocks << " block(s) shared by every request\n"
               << "  clamped appends: " << mc->clamped << "\n";
 }
@@ -165,15 +197,17 @@ int64_t count_multi_turn(const Trace& t) {
 void run_stats(const StatsOptions& o) {
   if (o.from == "native") {
     const Trace trace = read_trace(o.file);
-    print_stats(o.file, compute_stats(trace, o.file), count_multi_turn(trace), nullptr, o.json);
+    const ReplayReuse rr = replay_reuse(trace, o.block_tokens);
+    print_stats(o.file, compute_stats(trace, o.file), count_multi_turn(trace), rr, nullptr, o.json);
     return;
   }
   if (o.from != "mooncake")
     throw InputError("--from", "expected 'native' or 'mooncake', found '" + o.from + "'");
   const MooncakeConversion c = convert_mooncake(read_mooncake(o.file));
-  const MooncakeExtras mc{c.requests,         c.chains,        c.multi_turn_chains, c.continued_requests,
-                          c.clamped_appends, c.common_prefix_blocks, c.reusable_share};
-  print_stats(o.file, compute_stats(c.trace, o.file), c.multi_turn_chains, &mc, o.json);
+  const MooncakeExtras mc{c.requests,        c.chains,          c.multi_turn_chains,    c.continued_requests,
+                          c.clamped_appends, c.shared_prefix_chains, c.common_prefix_blocks, c.reusable_share};
+  const ReplayReuse rr = replay_reuse(c.trace, o.block_tokens);
+  print_stats(o.file, compute_stats(c.trace, o.file), c.multi_turn_chains, rr, &mc, o.json);
 }
 
 void run_convert(const ConvertOptions& o) {
@@ -181,7 +215,10 @@ void run_convert(const ConvertOptions& o) {
   const MooncakeConversion c = convert_mooncake(read_mooncake(o.in));
   write_trace_file(o.out, c.trace);
   std::cerr << "converted " << c.requests << " requests into " << c.chains << " trajectories (" << c.multi_turn_chains
-            << " multi-turn chains); reusable prefix share " << fixed(100 * c.reusable_share, 2) << "%\n";
+            << " multi-turn chains, " << c.shared_prefix_chains << " sharing an earlier chain's prefix); reusable prefix "
+            << "share " << fixed(100 * c.reusable_share, 2) << "%; replayed at the trace's arrivals with "
+            << PolicySpec{}.block_tokens << "-token blocks, zero service time: KV hit rate "
+            << fixed(100 * replay_reuse(c.trace, PolicySpec{}.block_tokens).reuse.hit_rate(), 2) << "%\n";
 }
 
 }  // namespace
@@ -216,6 +253,8 @@ void register_trace_commands(CLI::App& app) {
   CLI::App* s = trace->add_subcommand("stats", "Print the Table 2 statistics of a trace");
   s->add_option("file", stats->file, "trace file")->required();
   s->add_option("--from", stats->from, "input format: native | mooncake")->capture_default_str();
+  s->add_option("--block-tokens", stats->block_tokens, "Full Block size for the replay hit rate (policy.block_tokens)")
+      ->capture_default_str();
   s->add_flag("--json", stats->json, "print one JSON object instead of text");
   s->callback([stats] { run_stats(*stats); });
 

@@ -188,7 +188,7 @@ struct BlockStore::Impl {
         continue;
       }
       if (e == ENOENT && !op.write)
-        return "missing block file " + op.path + " (agent " + std::to_string(op.key.stream) + ", block " +
+        return "missing block file " + op.path + " (stream " + std::to_string(op.key.stream) + ", block " +
                std::to_string(op.key.index) + ")";
       return std::string("cannot open ") + op.path + ": " + errno_text(e);
     }
@@ -211,7 +211,7 @@ struct BlockStore::Impl {
     std::memcpy(&h, op.buf, sizeof h);
     if (std::memcmp(h.magic, kMagic, sizeof kMagic) != 0) return "corrupt block file " + op.path + ": bad magic";
     if (h.stream != op.key.stream || h.index != op.key.index)
-      return "block file " + op.path + " holds agent " + std::to_string(h.stream) + " block " +
+      return "block file " + op.path + " holds stream " + std::to_string(h.stream) + " block " +
              std::to_string(h.index) + ", not the requested one";
     if (h.payload > opt.block_bytes) return "corrupt block file " + op.path + ": payload longer than a block";
     const size_t want = round_up(kHeader + h.payload);

@@ -21,7 +21,7 @@
 namespace dualpath::hw {
 
 struct BlockKey {
-  uint64_t stream = 0;  // whose sequence it belongs to (HwBackend: the agent)
+  uint64_t stream = 0;  // whose sequence it belongs to (HwBackend: the content stream, core/kv/block_index.hpp)
   uint32_t index = 0;   // Full Block index within the sequence
 };
 

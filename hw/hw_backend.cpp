@@ -35,14 +35,14 @@ bool HwBackend::run(const Done& start) {
   return !loop_.failed();
 }
 
-// The files a storage call moves: one per Full Block of each range, keyed by (agent, block index).
+// The files a storage call moves: one per Full Block of each range, keyed by (stream, block index).
 std::vector<BlockKey> HwBackend::keys_of(const BlockRanges& blocks, double bytes, const char* what) const {
   std::vector<BlockKey> keys;
   for (const auto& r : blocks) {
-    if (r.agent < 0 || r.first < 0 || r.last < r.first)
+    if (r.stream < 0 || r.first < 0 || r.last < r.first)
       throw std::invalid_argument(std::string("hw ") + what + ": bad block range");
     for (int64_t b = r.first; b < r.last; ++b)
-      keys.push_back(BlockKey{static_cast<uint64_t>(r.agent), static_cast<uint32_t>(b)});
+      keys.push_back(BlockKey{static_cast<uint64_t>(r.stream), static_cast<uint32_t>(b)});
   }
   // The core moves whole Full Blocks: the byte count must be the blocks' payload (a mismatch is a core bug).
   const double expect = static_cast<double>(keys.size()) * static_cast<double>(block_bytes_);

@@ -1,7 +1,7 @@
 // The hardware body of dualpath: a real-time Backend. now() is a monotonic clock; every operation the core starts
 // is carried out by the node agent that owns the resource (hw/node_agent.hpp), reached through a NodeLink: in this
 // process (single-process mode) or over MPI (one process per node, hw/mpi_nodes.hpp). Storage reads and writes move
-// real Full Block files (one per (agent, block), named by the core's BlockRange lists); transfers move real bytes
+// real Full Block files (one per (stream, block), named by the core's BlockRange lists); transfers move real bytes
 // through UCX, pulled by the receiving node; compute runs real kernels where a GPU is used, else it waits the cost
 // model's predicted seconds (labelled "emulated" in every output).
 //

@@ -56,6 +56,7 @@ HwRunOutcome drive_and_report(const Scenario& sc, const std::string& scenario_di
   const auto wall0 = std::chrono::steady_clock::now();
   const Trace trace = load_workload_trace(sc.workload, scenario_dir);
   std::vector<Agent> agents = make_agents(trace, sc.workload);
+  const ZeroServiceReuse reuse = zero_service_reuse(agents, sc.policy.block_tokens);
 
   const double snic = options.snic_rate > 0 ? options.snic_rate : sc.topology.snic_bw;
   LinkLog links(sc.deployment.prefill_nodes + sc.deployment.decode_nodes, sc.topology.gpus_per_node, snic,
@@ -113,6 +114,7 @@ HwRunOutcome drive_and_report(const Scenario& sc, const std::string& scenario_di
       {"beta_tokens", cluster.view().beta_tokens},
       {"peak_dram_buffer_fraction", cluster.peak_buffer_fraction()},
       {"results", to_json(rs)},
+      {"reuse", reuse_json(reuse, rs)},
       {"links", link_summary(st, snic, span, sc.deployment.prefill_nodes)},
       {"waits", cluster.waits().to_json(rs.first_arrival + rs.jct, cluster.resource_use(rs.first_arrival + rs.jct))},
       {"hw", hw},

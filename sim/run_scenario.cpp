@@ -111,6 +111,7 @@ RunOutcome run_scenario(const Scenario& sc, const std::string& scenario_dir, con
   const auto wall0 = std::chrono::steady_clock::now();
   const Trace trace = load_workload_trace(sc.workload, scenario_dir);
   std::vector<Agent> agents = make_agents(trace, sc.workload);
+  const ZeroServiceReuse reuse = zero_service_reuse(agents, sc.policy.block_tokens);
 
   SimOptions opt;
   opt.link_sample_interval = sc.outputs.link_sample_interval;
@@ -163,6 +164,7 @@ RunOutcome run_scenario(const Scenario& sc, const std::string& scenario_dir, con
       {"beta_tokens", cluster.view().beta_tokens},
       {"peak_dram_buffer_fraction", cluster.peak_buffer_fraction()},
       {"results", to_json(rs)},
+      {"reuse", reuse_json(reuse, rs)},
       {"links", link_summary(backend.links(), sc.deployment.prefill_nodes)},
       {"waits", cluster.waits().to_json(rs.first_arrival + rs.jct, cluster.resource_use(rs.first_arrival + rs.jct))},
       {"overlays", sc.overlays},  // overlay files applied before --set, in order (their effect is in "config")

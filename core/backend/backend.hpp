@@ -63,11 +63,12 @@ struct ComputeWork {
   int steps = 1;
 };
 
-// Full Blocks [first, last) of one agent's token sequence (block b holds tokens [b, b+1) x block_tokens). A
-// storage call names the blocks it moves so a backend that keeps real blocks (hw/) can key its files by them;
-// the simulator only needs the byte count. An empty list means anonymous bytes (tests, calibration).
+// Full Blocks [first, last) of one stream of content (block b holds tokens [b, b+1) x block_tokens). A stream is
+// an agent's own token sequence or content several agents share (core/kv/block_index.hpp). A storage call names
+// the blocks it moves so a backend that keeps real blocks (hw/) can key its files by them; the simulator only
+// needs the byte count. An empty list means anonymous bytes (tests, calibration).
 struct BlockRange {
-  int agent = -1;
+  int stream = -1;
   int64_t first = 0, last = 0;
 };
 using BlockRanges = std::vector<BlockRange>;

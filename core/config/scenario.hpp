@@ -118,9 +118,10 @@ struct WorkloadSpec {
                                           // ("rounds" | "trajectories", docs/workload.md)
   std::string file;                    // for "file": path (resolved against the scenario file's folder)
   ArrivalMode mode = ArrivalMode::Offline;
-  int agents = 0;                      // offline: number of agents started at t = 0
-  double aps = 0;                      // online: Poisson agent arrivals per second
-  double duration = 0;                 // online: stop issuing new agents after this time (seconds)
+  int agents = 0;                      // offline: number of agents started at t = 0 (0 = one per trajectory)
+  double aps = 0;                      // online: Poisson agent arrivals per second (0 = the trace's own arrivals)
+  double duration = 0;                 // online: stop issuing new agents after this time (seconds; 0 = never, aps = 0 only)
+  double time_scale = 1.0;             // multiplies every time the trace gives (arrivals, think_seconds): < 1 = faster
   double append_scale = 1.0;           // multiply each round's append length (Fig. 9), then truncate at max_len
   double gen_scale = 1.0;              // multiply each round's generated length
   int64_t max_len = 0;                 // truncate trajectories at this total length (0 = the profile's maximum)

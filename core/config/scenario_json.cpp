@@ -73,6 +73,7 @@ nlohmann::json scenario_to_json(const Scenario& s) {
                    {"gen_scale", w.gen_scale},
                    {"max_len", w.max_len},
                    {"think_time", w.think_time},
+                   {"time_scale", w.time_scale},
                    {"seed", w.seed},
                    {"stop", w.stop}};
   if (w.source == "file") {

@@ -162,7 +162,7 @@ Deployment parse_deployment(const ObjectReader& parent, const std::string& key, 
 WorkloadSpec parse_workload(const ObjectReader& parent, const std::string& key) {
   const ObjectReader r =
       parent.object(key, {"source", "profile", "table2_reading", "trajectories", "file", "mode", "agents", "aps", "duration",
-                          "append_scale", "gen_scale", "max_len", "think_time", "seed", "stop"});
+                          "time_scale", "append_scale", "gen_scale", "max_len", "think_time", "seed", "stop"});
   const WorkloadSpec d;
   WorkloadSpec w;
   w.source = r.choice("source", {"generate", "file"}, d.source);
@@ -184,9 +184,13 @@ WorkloadSpec parse_workload(const ObjectReader& parent, const std::string& key) 
   const std::string mode = r.choice("mode", {"offline", "online"});
   w.mode = mode == "online" ? ArrivalMode::Online : ArrivalMode::Offline;
   const bool online = w.mode == ArrivalMode::Online;
-  if (!online || r.has("agents")) w.agents = static_cast<int>(r.integer("agents", 1, 100000000));
-  if (online || r.has("aps")) w.aps = r.number("aps", Range::positive());
-  if (online || r.has("duration")) w.duration = r.quantity("duration", Dimension::Duration, Range::positive());
+  // agents = 0: one agent per trajectory; aps = 0: the trace's own arrival times, where duration = 0 means the
+  // whole trace (Poisson arrivals need a positive duration).
+  if (!online || r.has("agents")) w.agents = static_cast<int>(r.integer("agents", 0, 100000000));
+  if (online || r.has("aps")) w.aps = r.number("aps", Range::non_negative());
+  if (online || r.has("duration"))
+    w.duration = r.quantity("duration", Dimension::Duration, w.aps == 0 ? Range::non_negative() : Range::positive());
+  w.time_scale = r.number("time_scale", Range::positive(), d.time_scale);
 
   w.append_scale = r.number("append_scale", Range::positive(), d.append_scale);
   w.gen_scale = r.number("gen_scale", Range::positive(), d.gen_scale);

@@ -32,7 +32,7 @@ Cluster::Cluster(const Scenario& scenario, std::vector<Agent> agents, Backend& b
       cost_(scenario.model, scenario.topology.gpu, EpNetwork::of(scenario.topology)),
       policy_(make_policy(scenario.policy)),
       features_(effective_features(scenario.policy)),
-      blocks_(static_cast<int>(agents.size()), scenario.policy.block_tokens),
+      blocks_(agents, scenario.policy.block_tokens),
       agents_(std::move(agents)),
       gpus_per_node_(scenario.topology.gpus_per_node),
       per_node_ports_(scenario.sim.kv_port == "node"),

@@ -57,8 +57,11 @@ void Cluster::start_h2d(Request& r) {
   const int node = node_of(r.de);
   // The prompt's Full Blocks not yet in storage. Usually they start at the hit; when the prompt is block-aligned
   // the hit stops one block short (one token must be computed), and that recomputed block is already stored.
+  // Blocks that other agents share and have written (or are writing) are not written again.
   const int64_t first_new = std::max(r.hit, blocks_.persisted_prefix(r.agent));
-  const double new_blocks = kv_bytes(std::max<int64_t>(0, blocks_.aligned(r.prompt) - first_new));
+  const int64_t bt = blocks_.block_tokens();
+  BlockRanges blocks = blocks_.claim(r.agent, first_new / bt, blocks_.aligned(r.prompt) / bt);
+  const double new_blocks = kv_bytes(BlockIndex::block_count(blocks) * bt);
   const bool decodes = r.gen > 1;
   auto part = std::make_shared<int>((decodes ? 1 : 0) + (new_blocks > 0 ? 1 : 0));
   auto one_done = [this, id, part] {
@@ -75,8 +78,10 @@ void Cluster::start_h2d(Request& r) {
   }
   if (new_blocks > 0) {
     totals_.storage_write += new_blocks;
-    const BlockRanges blocks{{r.agent, first_new / blocks_.block_tokens(), blocks_.aligned(r.prompt) / blocks_.block_tokens()}};
-    be_.storage_write(node, blocks, new_blocks, one_done);
+    be_.storage_write(node, blocks, new_blocks, [this, blocks, one_done] {
+      blocks_.persist(blocks);
+      one_done();
+    });
   }
 }
 
@@ -84,7 +89,7 @@ void Cluster::handoff_done(Request& r) {
   r.t.handoff_end = be_.now();
   const int64_t prompt_blocks = blocks_.aligned(r.prompt);
   if (!features_.bypass_io) {
-    blocks_.write_finished(r.agent, r.hit / blocks_.block_tokens(), prompt_blocks / blocks_.block_tokens());
+    blocks_.write_finished(r.agent);
     release_buffer(r, node_of(r.de), r.buffer_bytes[1]);
   }
   r.persisted_upto = prompt_blocks;
@@ -203,7 +208,7 @@ void Cluster::chunk_done(int group) {
   const double now = be_.now();
   const double per_step = (now - s.chunk_start) / s.steps;  // collectives slowed by KV traffic stretch steps
   std::vector<double> d2h(engines.size(), 0);
-  std::vector<std::vector<std::tuple<int, int64_t, int64_t>>> written(engines.size());  // agent, blocks [a, b)
+  std::vector<std::vector<AgentWrite>> written(engines.size());
   std::vector<int64_t> finished;
   for (size_t i = 0; i < engines.size(); ++i) {
     auto& active = s.active[i];
@@ -213,9 +218,13 @@ void Cluster::chunk_done(int group) {
       r.generated += s.steps;
       const int64_t upto = blocks_.aligned(r.prompt + r.generated);
       if (upto > r.persisted_upto && !features_.bypass_io && !mutant("no_decode_persist")) {
-        d2h[i] += kv_bytes(upto - r.persisted_upto);
-        written[i].emplace_back(r.agent, r.persisted_upto / blocks_.block_tokens(), upto / blocks_.block_tokens());
-        blocks_.write_started(r.agent);
+        const int64_t bt = blocks_.block_tokens();
+        BlockRanges blocks = blocks_.claim(r.agent, r.persisted_upto / bt, upto / bt);
+        if (!blocks.empty()) {  // blocks shared with another agent may be stored already
+          d2h[i] += kv_bytes(BlockIndex::block_count(blocks) * bt);
+          written[i].push_back(AgentWrite{r.agent, std::move(blocks)});
+          blocks_.write_started(r.agent);
+        }
       }
       r.persisted_upto = std::max(r.persisted_upto, upto);
       if (r.generated >= r.gen) finished.push_back(id);
@@ -233,7 +242,7 @@ void Cluster::chunk_done(int group) {
   struct NodeFlush {
     int pending = 0;
     double bytes = 0;
-    std::vector<std::tuple<int, int64_t, int64_t>> blocks;
+    std::vector<AgentWrite> writes;
   };
   std::map<int, std::shared_ptr<NodeFlush>> flushes;
   for (size_t i = 0; i < engines.size(); ++i) {
@@ -245,7 +254,7 @@ void Cluster::chunk_done(int group) {
     if (!nf) nf = std::make_shared<NodeFlush>();
     nf->pending += 1;
     nf->bytes += s.unflushed_bytes[i];
-    for (auto& w : s.unflushed_blocks[i]) nf->blocks.push_back(w);
+    for (auto& w : s.unflushed_blocks[i]) nf->writes.push_back(std::move(w));
     const int gpu = engines[i];
     const double bytes = s.unflushed_bytes[i];
     s.unflushed_bytes[i] = 0;
@@ -258,9 +267,12 @@ void Cluster::chunk_done(int group) {
                    if (--flush->pending > 0) return;
                    totals_.storage_write += flush->bytes;
                    BlockRanges blocks;
-                   for (const auto& [agent, a, b] : flush->blocks) blocks.push_back(BlockRange{agent, a, b});
+                   for (const auto& w : flush->writes) blocks.insert(blocks.end(), w.blocks.begin(), w.blocks.end());
                    be_.storage_write(node, blocks, flush->bytes, [this, flush] {
-                     for (const auto& [agent, a, b] : flush->blocks) blocks_.write_finished(agent, a, b);
+                     for (const auto& w : flush->writes) {
+                       blocks_.persist(w.blocks);
+                       blocks_.write_finished(w.agent);
+                     }
                      pump_all_reads();
                    });
                  });

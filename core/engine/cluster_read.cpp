@@ -59,7 +59,7 @@ void Cluster::pump_reads(int node) {
     totals_.storage_read += r.hit_bytes;
     (view_.nodes[node].prefill ? totals_.storage_read_pe : totals_.storage_read_de) += r.hit_bytes;
     const int64_t id = r.id;
-    const BlockRanges blocks{{r.agent, 0, r.hit / blocks_.block_tokens()}};
+    const BlockRanges blocks = blocks_.ranges(r.agent, 0, r.hit / blocks_.block_tokens());
     be_.storage_read(
         node, blocks, r.hit_bytes,
         [this, id, node] {

@@ -11,6 +11,12 @@
 
 namespace dualpath {
 
+// Blocks an agent claimed for one storage write (core/kv/block_index.hpp), and whose pending write it is.
+struct AgentWrite {
+  int agent = -1;
+  BlockRanges blocks;
+};
+
 // One request's share of a forward batch.
 struct BatchEntry {
   int64_t request;
@@ -55,7 +61,7 @@ struct Cluster::DecodeGroupState {
   int pending = 0;        // compute + collectives of the chunk still running
   int log_chunk = -1;     // index in ActivityLog::decode_chunks
   std::vector<double> unflushed_bytes;  // per engine: filled blocks not yet persisted
-  std::vector<std::vector<std::tuple<int, int64_t, int64_t>>> unflushed_blocks;  // agent, blocks [a, b)
+  std::vector<std::vector<AgentWrite>> unflushed_blocks;  // per engine: whose blocks, and which
 };
 
 }  // namespace dualpath

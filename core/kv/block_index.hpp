@@ -1,51 +1,69 @@
-// Per-trajectory index of persisted Full Blocks. Hits are confined to the same trajectory (paper §6), so the
-// storage trie degenerates to one chain per agent; a round's hit length is the block-aligned persisted prefix.
+// Content-addressed index of persisted Full Blocks (the paper's 3FS holds them; nothing is evicted).
+//
+// Every agent's token sequence is laid over *streams* of content. Block b of an agent lives in the stream of the
+// deepest ancestor whose shared prefix (traces/FORMAT.md, "parent"/"shared") covers the block whole, else in the
+// agent's own stream. So a system prompt that many trajectories share is one run of blocks: persisted by whoever
+// computes it first, a hit for every other, written once. Without sharing, agent a's blocks all live in stream a
+// and the index is one chain per agent, as in the paper's §6 (hits within one trajectory).
+//
+// Streams: stream a is agent a's own content. A trajectory's content, as others name it, is the stream of the
+// first agent that replays it verbatim, or (when no agent does) stream agents + trajectory index.
 #pragma once
 
 #include <cstdint>
 #include <vector>
 
+#include "core/backend/backend.hpp"
+#include "core/workload/agents.hpp"
+
 namespace dualpath {
 
 class BlockIndex {
  public:
-  BlockIndex(int agents, int block_tokens)
-      : blocks_(agents), prefix_(agents, 0), pending_writes_(agents, 0), block_(block_tokens) {}
+  // Blocks [previous layer's end, end) of an agent live in `stream`; the last layer of an agent ends at infinity.
+  struct Layer {
+    int64_t end = 0;
+    int stream = 0;
+  };
+
+  BlockIndex(const std::vector<Agent>& agents, int block_tokens);
 
   int block_tokens() const { return block_; }
-  // Tokens of the persisted prefix: whole blocks, contiguous from the start of the trajectory.
-  int64_t persisted_prefix(int agent) const { return prefix_blocks(agent) * block_; }
+  int streams() const { return static_cast<int>(state_.size()); }
   // Number of the block-aligned tokens within `tokens`.
   int64_t aligned(int64_t tokens) const { return tokens / block_ * block_; }
+  // The stream that holds block `block` of `agent`.
+  int stream_of(int agent, int64_t block) const;
+  // Tokens of the persisted prefix of the agent's sequence: whole blocks, contiguous from its start.
+  int64_t persisted_prefix(int agent) const;
 
-  // A write of blocks [first, last) started / finished. Reads of the agent wait while writes are pending.
+  // Blocks [first, last) of an agent, as ranges of the streams that hold them (for a backend's storage calls).
+  BlockRanges ranges(int agent, int64_t first, int64_t last) const;
+  // Claims for writing those of blocks [first, last) that are neither persisted nor claimed by another write, and
+  // returns them: a block shared with another agent is written once.
+  BlockRanges claim(int agent, int64_t first, int64_t last);
+  // A write of claimed blocks reached storage: they are hits from now on.
+  void persist(const BlockRanges& blocks);
+  // Oracle: KV I/O is bypassed, so the agent's first `tokens` tokens count as persisted at once.
+  void mark_persisted(int agent, int64_t tokens);
+
+  // The agent's writes in flight (its next round's read waits for them).
   void write_started(int agent) { ++pending_writes_[agent]; }
-  void write_finished(int agent, int64_t first_block, int64_t last_block) {
-    auto& b = blocks_[agent];
-    if (static_cast<int64_t>(b.size()) < last_block) b.resize(last_block, false);
-    for (int64_t i = first_block; i < last_block; ++i) b[i] = true;
-    advance(agent);
-    --pending_writes_[agent];
-  }
+  void write_finished(int agent) { --pending_writes_[agent]; }
   bool writes_pending(int agent) const { return pending_writes_[agent] > 0; }
-  // Oracle: KV I/O is bypassed, so every block counts as persisted at once.
-  void mark_persisted(int agent, int64_t tokens) {
-    auto& b = blocks_[agent];
-    const int64_t n = tokens / block_;
-    if (static_cast<int64_t>(b.size()) < n) b.resize(n, false);
-    for (int64_t i = 0; i < n; ++i) b[i] = true;
-    advance(agent);
-  }
+
+  static int64_t block_count(const BlockRanges& blocks);
 
  private:
-  int64_t prefix_blocks(int agent) const { return prefix_[agent]; }
-  void advance(int agent) {  // blocks can complete out of order; the prefix only grows over contiguous ones
-    const auto& b = blocks_[agent];
-    int64_t& n = prefix_[agent];
-    while (n < static_cast<int64_t>(b.size()) && b[n]) ++n;
-  }
-  std::vector<std::vector<bool>> blocks_;
-  std::vector<int64_t> prefix_;
+  static constexpr uint8_t kAbsent = 0, kClaimed = 1, kPersisted = 2;
+  uint8_t state(int stream, int64_t block) const;
+  void set(int stream, int64_t block, uint8_t s);
+  template <typename Visit>
+  void for_each_run(int agent, int64_t first, int64_t last, Visit visit) const;
+
+  std::vector<std::vector<Layer>> layout_;  // per agent, ends ascending
+  std::vector<std::vector<uint8_t>> state_;  // per stream, per block
+  mutable std::vector<int64_t> prefix_;      // per agent: persisted blocks known contiguous (only ever grows)
   std::vector<int> pending_writes_;
   int block_;
 };

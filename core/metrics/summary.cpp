@@ -117,6 +117,13 @@ nlohmann::json to_json(const RunSummary& s) {
   };
 }
 
+nlohmann::json reuse_json(const ZeroServiceReuse& reference, const RunSummary& s) {
+  const double prompt = reference.prompt_tokens;
+  return {{"kv_hit_rate", s.hit_rate},
+          {"kv_hit_rate_zero_service", reference.hit_rate()},
+          {"shared_hit_rate_zero_service", prompt > 0 ? reference.shared_hit_tokens / prompt : 0.0}};
+}
+
 void write_requests_csv(std::ostream& out, const std::deque<Request>& requests) {
   out << "id,agent,round,prompt,hit,fresh,gen,pe,de,read_side,arrival,pe_assigned,de_assigned,read_start,read_end,"
          "prefill_start,first_token,handoff_start,handoff_end,second_token,done\n";

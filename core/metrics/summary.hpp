@@ -11,6 +11,7 @@
 
 #include "core/config/scenario.hpp"
 #include "core/engine/request.hpp"
+#include "core/kv/zero_service_reuse.hpp"
 #include "core/metrics/transfer_totals.hpp"
 
 namespace dualpath {
@@ -42,6 +43,8 @@ struct RunSummary {
 
 RunSummary summarize(const std::deque<Request>& requests, const TransferTotals& totals, const SloSpec& slo = {});
 nlohmann::json to_json(const RunSummary& s);
+// summary.json "reuse": the KV hit rate the run achieved beside the zero-service-time reference for its agents.
+nlohmann::json reuse_json(const ZeroServiceReuse& reference, const RunSummary& s);
 void write_requests_csv(std::ostream& out, const std::deque<Request>& requests);
 
 }  // namespace dualpath

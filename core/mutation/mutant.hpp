@@ -29,6 +29,8 @@ inline constexpr MutantInfo kMutants[] = {
     {"de_group_first", "the first level of DE selection (every request to the first DE group)"},
     {"no_read_retry", "the retry of a failed storage read on the other path"},
     {"hit_ignores_persisted", "hit = persisted prefix (reads blocks not yet written)"},
+    {"no_shared_prefix", "content shared between trajectories (every agent's blocks its own)"},
+    {"shared_blocks_rewritten", "a shared block written once (claims ignore blocks stored or being written)"},
 };
 
 #ifdef DUALPATH_MUTATION

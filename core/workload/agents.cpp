@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <limits>
+#include <utility>
 #include <sstream>
 #include <string>
 
@@ -51,7 +53,7 @@ std::vector<Round> shape_rounds(const std::vector<Round>& in, const WorkloadSpec
   int64_t context = 0;
   for (const Round& r : in) {
     Round s{scaled(r.append, spec.append_scale, "append_scale"), scaled(r.gen, spec.gen_scale, "gen_scale"),
-            r.think + spec.think_time};
+            r.think * spec.time_scale + spec.think_time};
     if (max_len > 0 && context + s.append + s.gen > max_len) break;  // later rounds are longer still
     context += s.append + s.gen;
     out.push_back(s);
@@ -66,6 +68,69 @@ std::vector<Round> shape_rounds(const std::vector<Round>& in, const WorkloadSpec
   return out;
 }
 
+// Where position `x` of a trajectory's token stream lands once its rounds are scaled: the same offset, scaled,
+// within the same append or generation (rounded down, so a shared prefix never grows past shared content).
+int64_t scaled_position(const std::vector<Round>& rounds, int64_t x, const WorkloadSpec& spec) {
+  int64_t orig = 0, out = 0;
+  for (const Round& r : rounds) {
+    const std::pair<int64_t, int64_t> parts[] = {{r.append, scaled(r.append, spec.append_scale, "append_scale")},
+                                                 {r.gen, scaled(r.gen, spec.gen_scale, "gen_scale")}};
+    for (const auto& [len, len_scaled] : parts) {
+      if (x <= orig + len) {
+        const auto offset = static_cast<long double>(x - orig);
+        return out + static_cast<int64_t>(offset * len_scaled / len);
+      }
+      orig += len, out += len_scaled;
+    }
+  }
+  return out;
+}
+
+// Every trajectory's shared prefixes in the trace's own tokens, nearest ancestor first. An ancestor whose run is
+// no longer than a deeper one's is dropped (the deeper one holds those blocks), so the lists stay short even along
+// a long chain of parents. Parents are resolved before their children, without recursion.
+std::vector<std::vector<SharedPrefix>> ancestry(const Trace& trace) {
+  const auto& ts = trace.trajectories;
+  std::vector<std::vector<SharedPrefix>> out(ts.size());
+  std::vector<bool> done(ts.size(), false);
+  for (size_t i = 0; i < ts.size(); ++i) {
+    std::vector<size_t> walk;  // i, its parent, ... up to the first one already resolved (or a root)
+    for (int k = static_cast<int>(i); k >= 0 && !done[static_cast<size_t>(k)]; k = ts[static_cast<size_t>(k)].parent_index)
+      walk.push_back(static_cast<size_t>(k));
+    for (auto w = walk.rbegin(); w != walk.rend(); ++w) {
+      const Trajectory& t = ts[*w];
+      auto& list = out[*w];
+      if (t.parent_index >= 0) {
+        list.push_back(SharedPrefix{t.parent_index, t.shared});
+        for (const SharedPrefix& e : out[static_cast<size_t>(t.parent_index)]) {
+          const int64_t tokens = std::min(e.tokens, t.shared);
+          if (tokens >= list.back().tokens) list.back() = SharedPrefix{e.trajectory, tokens};  // deeper, as long
+          else list.push_back(SharedPrefix{e.trajectory, tokens});
+        }
+      }
+      done[*w] = true;
+    }
+  }
+  return out;
+}
+
+// An agent's shared prefixes in its own scaled tokens (see Agent::shares). With scaling, the agent's stream and
+// the ancestor's map the same original prefix to their own lengths; the shorter one is shared.
+std::vector<SharedPrefix> scaled_shares(const Trace& trace, size_t trajectory, const std::vector<SharedPrefix>& original,
+                                        const WorkloadSpec& spec) {
+  std::vector<SharedPrefix> out;
+  const auto& ts = trace.trajectories;
+  for (const SharedPrefix& e : original) {
+    int64_t tokens = e.tokens;
+    if (spec.append_scale != 1.0 || spec.gen_scale != 1.0)
+      tokens = std::min(scaled_position(ts[trajectory].rounds, e.tokens, spec),
+                        scaled_position(ts[static_cast<size_t>(e.trajectory)].rounds, e.tokens, spec));
+    if (!out.empty()) tokens = std::min(tokens, out.back().tokens);
+    out.push_back(SharedPrefix{e.trajectory, tokens});
+  }
+  return out;
+}
+
 }  // namespace
 
 std::vector<Agent> make_agents(const Trace& trace, const WorkloadSpec& spec) {
@@ -77,13 +142,24 @@ std::vector<Agent> make_agents(const Trace& trace, const WorkloadSpec& spec) {
   check(spec.gen_scale > 0 && std::isfinite(spec.gen_scale), "gen_scale", "expected a positive factor");
   check(spec.max_len >= 0, "max_len", "expected >= 0 (0 = default limit), found " + std::to_string(spec.max_len));
   check(spec.think_time >= 0 && std::isfinite(spec.think_time), "think_time", "expected seconds >= 0");
+  check(spec.time_scale > 0 && std::isfinite(spec.time_scale), "time_scale", "expected a positive factor");
   const int64_t max_len = effective_max_len(spec);
   workload::Rng rng(workload::mix_seed(spec.seed, kAgentStream));
   const auto n = static_cast<uint64_t>(trajs.size());
 
   std::vector<Agent> agents;
   auto add = [&](double start, const std::vector<Round>& rounds, const std::string& source) {
-    agents.push_back(Agent{static_cast<int>(agents.size()), start, shape_rounds(rounds, spec, max_len, source), source});
+    agents.push_back(Agent{static_cast<int>(agents.size()), start, shape_rounds(rounds, spec, max_len, source), source,
+                           -1, {}});
+  };
+  bool any_parent = false;
+  for (const auto& t : trajs) any_parent = any_parent || t.parent_index >= 0;
+  const std::vector<std::vector<SharedPrefix>> shares = any_parent ? ancestry(trace) : decltype(ancestry(trace)){};
+  auto replay = [&](double start, size_t trajectory) {
+    const Trajectory& t = trajs[trajectory];
+    add(start, t.rounds, t.id);
+    agents.back().trajectory = static_cast<int>(trajectory);
+    if (any_parent) agents.back().shares = scaled_shares(trace, trajectory, shares[trajectory], spec);
   };
 
   if (spec.mode == ArrivalMode::Offline) {
@@ -91,7 +167,7 @@ std::vector<Agent> make_agents(const Trace& trace, const WorkloadSpec& spec) {
     const uint64_t count = spec.agents == 0 ? n : static_cast<uint64_t>(spec.agents);
     for (uint64_t k = 0; k < count; ++k) {
       if (k < n) {
-        add(0.0, trajs[k].rounds, trajs[k].id);
+        replay(0.0, k);
         continue;
       }
       const Trajectory& t = trajs[rng.below(n)];
@@ -113,18 +189,19 @@ std::vector<Agent> make_agents(const Trace& trace, const WorkloadSpec& spec) {
       if (t.arrival < 0)
         throw InputError("workload.aps", "expected aps > 0, or a trace with an arrival time on every trajectory; '" +
                                              t.id + "' has none");
-    std::vector<const Trajectory*> order;
-    for (const auto& t : trajs) order.push_back(&t);
-    std::stable_sort(order.begin(), order.end(), [](auto* a, auto* b) { return a->arrival < b->arrival; });
-    for (const auto* t : order)
-      if (spec.duration <= 0 || t->arrival < spec.duration) add(t->arrival, t->rounds, t->id);
+    std::vector<size_t> order(n);
+    for (size_t i = 0; i < n; ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return trajs[a].arrival < trajs[b].arrival; });
+    for (size_t i : order) {
+      const double at = trajs[i].arrival * spec.time_scale;
+      if (spec.duration <= 0 || at < spec.duration) replay(at, i);
+    }
     return agents;
   }
   check(spec.duration > 0, "duration", "expected a positive duration (seconds) for Poisson arrivals, found " +
                                            format_decimal(spec.duration));
   for (double t = rng.exponential(spec.aps); t < spec.duration; t += rng.exponential(spec.aps)) {
-    const Trajectory& tr = trajs[rng.below(n)];
-    add(t, tr.rounds, tr.id);
+    replay(t, rng.below(n));
   }
   return agents;
 }

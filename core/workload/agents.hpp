@@ -9,11 +9,24 @@
 
 namespace dualpath {
 
+// Content an agent shares with a trajectory of the trace (traces/FORMAT.md, "parent"/"shared"): the agent's first
+// `tokens` tokens are that trajectory's first `tokens` tokens, in the agent's scaled token counts.
+struct SharedPrefix {
+  int trajectory = -1;  // index into Trace::trajectories
+  int64_t tokens = 0;
+};
+
 struct Agent {
   int id = 0;                 // 0, 1, 2, ... in start order
   double start = 0;           // seconds; the agent issues round 0 at this time
   std::vector<Round> rounds;  // scaled and truncated; round.think already includes WorkloadSpec::think_time
   std::string source;         // trajectory id, or "<id>+prefix" for a clone with a synthetic first round
+  // The trajectory the agent replays verbatim (its content is that trajectory's), or -1 for a clone, whose
+  // synthetic first round makes all of its content its own.
+  int trajectory = -1;
+  // Its parent, grandparent, ...: each entry's tokens are the part of the agent's prefix that is also that
+  // ancestor's, so they never grow along the list. Empty without a parent (and always for clones).
+  std::vector<SharedPrefix> shares;
 };
 
 // Token range of the synthetic first round prepended to cloned trajectories (uniform, inclusive).
@@ -27,6 +40,7 @@ inline constexpr int64_t kClonePrefixMaxTokens = 512;
 // - Online: Poisson arrivals at spec.aps agents/s until spec.duration, each replaying a uniformly sampled
 //   trajectory from round 0. With aps = 0 the trace's own arrival times are replayed instead (every trajectory
 //   must have one, e.g. a converted Mooncake trace), up to spec.duration when it is > 0.
+// A verbatim replay of a trajectory with a parent shares its prefix with the parent's chain (Agent::shares).
 // Then every round's append and gen are multiplied by append_scale / gen_scale (rounded, at least 1 token), and
 // the agent stops before the first round whose prompt + generation would exceed the length limit: spec.max_len,
 // or when it is 0 the profile's MaxLen for generated traces (none for trace files).

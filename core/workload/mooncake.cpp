@@ -4,7 +4,6 @@
 #include <optional>
 #include <fstream>
 #include <unordered_map>
-#include <unordered_set>
 
 #include "core/config/input_error.hpp"
 #include "core/workload/json_fields.hpp"
@@ -131,7 +130,12 @@ MooncakeConversion convert_mooncake(const std::vector<MooncakeRequest>& reqs) {
   std::vector<bool> continued(reqs.size(), false);
   std::vector<size_t> chain_of(reqs.size());
   std::vector<std::vector<size_t>> chains;
-  std::unordered_set<int64_t> seen_blocks;
+  std::unordered_map<int64_t, size_t> holder_of;  // block id -> the first request that had it (ids are prefix-chained)
+  struct Share {
+    size_t chain = 0;
+    int64_t tokens = 0;
+  };
+  std::vector<std::optional<Share>> chain_share;  // per chain: the prefix its first request shares with an earlier chain
   double reusable_tokens = 0, input_tokens = 0;
 
   std::vector<uint64_t> prefix_hash;
@@ -143,10 +147,13 @@ MooncakeConversion convert_mooncake(const std::vector<MooncakeRequest>& reqs) {
 
     // Reusable prefix: the leading run of blocks some earlier request already had (ids are prefix-chained).
     size_t hit = 0;
-    while (hit < ids.size() && seen_blocks.count(ids[hit])) ++hit;
+    while (hit < ids.size() && holder_of.count(ids[hit])) ++hit;
     reusable_tokens += static_cast<double>(std::min(static_cast<int64_t>(hit) * kMooncakeBlockTokens, r.input_length));
     input_tokens += static_cast<double>(r.input_length);
-    seen_blocks.insert(ids.begin(), ids.end());
+    // The first request that held r's whole reusable prefix (an id at position k implies the k before it): the
+    // content's first owner, so that shared prefixes point at their origin rather than forming long chains.
+    const std::optional<size_t> holder = hit > 0 ? std::optional<size_t>(holder_of.at(ids[hit - 1])) : std::nullopt;
+    for (const int64_t id : ids) holder_of.emplace(id, i);
 
     std::optional<size_t> parent;
     for (size_t k = ids.size(); k > common && !parent; --k) {
@@ -172,6 +179,16 @@ MooncakeConversion convert_mooncake(const std::vector<MooncakeRequest>& reqs) {
     } else {
       chain_of[i] = chains.size();
       chains.push_back({i});
+      // A new conversation that starts with content an earlier one had (a system prompt, tool definitions, a
+      // document): its prefix is that conversation's, block for block.
+      std::optional<Share> share;
+      if (holder) {
+        const int64_t tokens = std::min({static_cast<int64_t>(hit) * kMooncakeBlockTokens, r.input_length,
+                                         reqs[*holder].input_length});
+        share = Share{chain_of[*holder], tokens};
+        ++out.shared_prefix_chains;
+      }
+      chain_share.push_back(share);
     }
     const auto full = static_cast<size_t>(r.input_length / kMooncakeBlockTokens);
     if (full > common) by_full_prefix[PrefixKey{full, prefix_hash[full]}].push_back(i);
@@ -181,10 +198,17 @@ MooncakeConversion convert_mooncake(const std::vector<MooncakeRequest>& reqs) {
   // the pause before a turn is the gap between the two requests' arrivals (service time is unknown, so this
   // is an upper bound on the think time).
   out.trace.trajectories.reserve(chains.size());
-  for (const auto& chain : chains) {
+  std::vector<std::string> where;
+  for (size_t c = 0; c < chains.size(); ++c) {
+    const auto& chain = chains[c];
     Trajectory t;
     t.id = "mc-" + std::to_string(reqs[chain.front()].line);
     t.arrival = arrival[chain.front()];
+    if (const auto& share = chain_share[c]) {
+      t.parent = "mc-" + std::to_string(reqs[chains[share->chain].front()].line);
+      t.shared = share->tokens;
+    }
+    where.push_back("mooncake line " + std::to_string(reqs[chain.front()].line));
     int64_t context = 0;
     for (size_t k = 0; k < chain.size(); ++k) {
       const auto& r = reqs[chain[k]];
@@ -201,6 +225,9 @@ MooncakeConversion convert_mooncake(const std::vector<MooncakeRequest>& reqs) {
     if (chain.size() >= 2) ++out.multi_turn_chains;
     out.trace.trajectories.push_back(std::move(t));
   }
+  // The parent chain's stream holds the shared tokens unless its rebuilt rounds came out shorter than the request
+  // that had them (they cannot: a chain's stream covers every input of its requests); link_parents checks it.
+  link_parents(out.trace, where);
   out.chains = static_cast<int64_t>(chains.size());
   out.reusable_share = input_tokens > 0 ? reusable_tokens / input_tokens : 0;
   return out;

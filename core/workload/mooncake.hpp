@@ -34,6 +34,7 @@ struct MooncakeConversion {
   int64_t continued_requests = 0;   // requests attached to an earlier request's chain
   int64_t clamped_appends = 0;      // continuations whose input was shorter than the rebuilt context (append := 1)
   int common_prefix_blocks = 0;     // leading blocks shared by every request (system prompt); never a chain link
+  int64_t shared_prefix_chains = 0; // chains whose first request shares a prefix with an earlier chain ("parent")
   double reusable_share = 0;        // share of input tokens in blocks already seen in an earlier request
 };
 

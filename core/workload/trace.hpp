@@ -20,6 +20,12 @@ struct Trajectory {
   std::string id;
   double arrival = -1;        // seconds; < 0 = not set (the arrival mode decides)
   std::vector<Round> rounds;
+  // Content shared with another trajectory (traces/FORMAT.md): the first `shared` tokens of this trajectory's
+  // token stream (appends and generations in order) are the first `shared` tokens of `parent`'s stream, e.g. a
+  // system prompt or tool definitions. Empty parent = nothing shared. The readers resolve `parent_index`.
+  std::string parent;
+  int64_t shared = 0;
+  int parent_index = -1;      // index of `parent` in Trace::trajectories; -1 = none
 
   int64_t total_tokens() const;               // sum of all appends and generations
   int64_t context_before(size_t round) const; // tokens of context when round `round` is issued

@@ -3,7 +3,10 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <limits>
 #include <set>
+#include <unordered_map>
+#include <vector>
 
 #include "core/config/input_error.hpp"
 #include "core/workload/json_fields.hpp"
@@ -35,7 +38,7 @@ Round parse_round(const nlohmann::json& r, const std::string& where, size_t inde
 
 Trajectory parse_trajectory_line(const std::string& line, const std::string& where) {
   const nlohmann::json j = workload::parse_object_line(line, where);
-  workload::reject_unknown_keys(j, where, {"id", "arrival", "rounds"});
+  workload::reject_unknown_keys(j, where, {"id", "arrival", "parent", "shared", "rounds"});
   Trajectory t;
   if (!j.contains("id")) throw InputError(where, "missing key 'id' (expected a non-empty string)");
   if (!j["id"].is_string() || j["id"].get<std::string>().empty())
@@ -48,12 +51,65 @@ Trajectory parse_trajectory_line(const std::string& line, const std::string& whe
     throw InputError(where, "rounds: expected a non-empty array of rounds, found " + workload::describe(rounds));
   t.rounds.reserve(rounds.size());
   for (size_t i = 0; i < rounds.size(); ++i) t.rounds.push_back(parse_round(rounds[i], where, i));
+  if (j.contains("parent") != j.contains("shared"))
+    throw InputError(where, std::string("expected 'parent' and 'shared' together (a shared prefix names both), found "
+                                        "only '") + (j.contains("parent") ? "parent" : "shared") + "'");
+  if (j.contains("parent")) {
+    if (!j["parent"].is_string() || j["parent"].get<std::string>().empty())
+      throw InputError(where, "parent: expected the id of another trajectory, found " + workload::describe(j["parent"]));
+    t.parent = j["parent"].get<std::string>();
+    if (t.parent == t.id) throw InputError(where, "parent: expected another trajectory's id, found its own id '" + t.id + "'");
+    t.shared = get_int(j["shared"], where, "shared tokens", 1, std::numeric_limits<int64_t>::max());
+    if (t.shared > t.total_tokens())
+      throw InputError(where, "shared: expected at most the trajectory's own " + std::to_string(t.total_tokens()) +
+                                  " tokens, found " + std::to_string(t.shared));
+  }
   return t;
+}
+
+void link_parents(Trace& trace, const std::vector<std::string>& where) {
+  auto& ts = trace.trajectories;
+  std::unordered_map<std::string, int> index;
+  for (size_t i = 0; i < ts.size(); ++i) index.emplace(ts[i].id, static_cast<int>(i));
+  for (size_t i = 0; i < ts.size(); ++i) {
+    Trajectory& t = ts[i];
+    t.parent_index = -1;
+    if (t.parent.empty()) continue;
+    const auto it = index.find(t.parent);
+    if (it == index.end())
+      throw InputError(where[i], "parent: expected the id of a trajectory in this trace, found '" + t.parent +
+                                     "', which no line has");
+    const Trajectory& p = ts[static_cast<size_t>(it->second)];
+    if (t.shared > p.total_tokens())
+      throw InputError(where[i], "shared: expected at most the " + std::to_string(p.total_tokens()) +
+                                     " tokens of parent '" + p.id + "', found " + std::to_string(t.shared));
+    t.parent_index = it->second;
+  }
+  // A chain of parents must end: walking up from any trajectory may not come back to it.
+  std::vector<int> state(ts.size(), 0);  // 0 unvisited, 1 on the current walk, 2 known to end
+  for (size_t i = 0; i < ts.size(); ++i) {
+    std::vector<int> walk;
+    int k = static_cast<int>(i);
+    while (k >= 0 && state[static_cast<size_t>(k)] == 0) {
+      state[static_cast<size_t>(k)] = 1;
+      walk.push_back(k);
+      k = ts[static_cast<size_t>(k)].parent_index;
+    }
+    if (k >= 0 && state[static_cast<size_t>(k)] == 1) {
+      std::string cycle = ts[static_cast<size_t>(k)].id;
+      for (int c = ts[static_cast<size_t>(k)].parent_index; c != k; c = ts[static_cast<size_t>(c)].parent_index)
+        cycle += " -> " + ts[static_cast<size_t>(c)].id;
+      throw InputError(where[static_cast<size_t>(k)], "parent: expected a chain of parents that ends, found the cycle " +
+                                                          cycle + " -> " + ts[static_cast<size_t>(k)].id);
+    }
+    for (int w : walk) state[static_cast<size_t>(w)] = 2;
+  }
 }
 
 Trace parse_trace(std::istream& in, const std::string& name) {
   Trace trace;
   std::set<std::string> ids;
+  std::vector<std::string> wheres;
   std::string line;
   for (int64_t lineno = 1; std::getline(in, line); ++lineno) {
     if (!line.empty() && line.back() == '\r') line.pop_back();  // tolerate CRLF files
@@ -63,10 +119,12 @@ Trace parse_trace(std::istream& in, const std::string& name) {
     // Unique ids: the simulator's outputs are keyed by them.
     if (!ids.insert(t.id).second) throw InputError(where, "id: expected a unique id, found '" + t.id + "' again");
     trace.trajectories.push_back(std::move(t));
+    wheres.push_back(where);
   }
   if (in.bad()) throw InputError(name, "read error");
   if (trace.trajectories.empty())
     throw InputError(name, "expected at least one trajectory (one JSON object per line), found an empty trace");
+  link_parents(trace, wheres);
   return trace;
 }
 
@@ -91,6 +149,7 @@ void write_trace(std::ostream& out, const Trace& trace) {
   for (const auto& t : trace.trajectories) {
     out << "{\"id\":" << nlohmann::json(t.id).dump();
     if (t.arrival >= 0) out << ",\"arrival\":" << format_decimal(t.arrival);
+    if (!t.parent.empty()) out << ",\"parent\":" << nlohmann::json(t.parent).dump() << ",\"shared\":" << t.shared;
     out << ",\"rounds\":[";
     for (size_t i = 0; i < t.rounds.size(); ++i) {
       const Round& r = t.rounds[i];

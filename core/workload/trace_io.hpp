@@ -5,6 +5,7 @@
 
 #include <iosfwd>
 #include <string>
+#include <vector>
 
 #include "core/workload/trace.hpp"
 
@@ -19,8 +20,14 @@ Trace parse_trace(std::istream& in, const std::string& name);
 // Parses one line (the body of parse_trace; exposed for tests). `where` is "name:line".
 Trajectory parse_trajectory_line(const std::string& line, const std::string& where);
 
-// Writes the native format: keys in a fixed order, floats in fixed notation with trailing zeros trimmed,
-// "arrival" only when set (>= 0) and a round's think time only when non-zero. Deterministic byte for byte.
+// Resolves every trajectory's `parent` to `parent_index` and checks the sharing: the parent exists, holds at
+// least `shared` tokens, and no chain of parents is a cycle. `where[i]` names trajectory i in messages
+// ("file:line"). parse_trace calls it; a converter that fills `parent` calls it too.
+void link_parents(Trace& trace, const std::vector<std::string>& where);
+
+// Writes the native format: keys in a fixed order (id, arrival, parent, shared, rounds), floats in fixed notation
+// with trailing zeros trimmed, "arrival" only when set (>= 0), "parent"/"shared" only when set, and a round's think
+// time only when non-zero. Deterministic byte for byte.
 void write_trace(std::ostream& out, const Trace& trace);
 
 // Writes to a file ("-" = stdout). Throws InputError when the file cannot be created.

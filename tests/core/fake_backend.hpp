@@ -33,7 +33,7 @@ class FakeBackend final : public Backend {
   };
 
   std::vector<BlockRanges> reads, writes;  // the blocks each storage call named, in call order
-  std::map<int, std::set<int64_t>> persisted;  // per agent, the blocks whose write has completed
+  std::map<int, std::set<int64_t>> persisted;  // per stream (an agent's own: its id), blocks whose write completed
   int64_t unpersisted_reads = 0;  // blocks read before their write completed (must stay 0)
   int64_t rewritten_blocks = 0;   // blocks written twice (must stay 0)
   // Fault injection: a non-empty error for (node, read call index) makes that read fail.
@@ -53,7 +53,7 @@ class FakeBackend final : public Backend {
       }
     }
     for (const auto& r : blocks)
-      for (int64_t b = r.first; b < r.last; ++b) unpersisted_reads += persisted[r.agent].count(b) ? 0 : 1;
+      for (int64_t b = r.first; b < r.last; ++b) unpersisted_reads += persisted[r.stream].count(b) ? 0 : 1;
     serve("snic_rd" + std::to_string(node), bytes / rates_.snic_bw, {"read", node, -1, bytes, 0, 0}, std::move(done));
   }
   void storage_write(int node, const BlockRanges& blocks, double bytes, Done done) override {
@@ -61,7 +61,7 @@ class FakeBackend final : public Backend {
     serve("snic_wr" + std::to_string(node), bytes / rates_.snic_bw, {"write", node, -1, bytes, 0, 0},
           [this, blocks, done = std::move(done)] {
             for (const auto& r : blocks)
-              for (int64_t b = r.first; b < r.last; ++b) rewritten_blocks += persisted[r.agent].insert(b).second ? 0 : 1;
+              for (int64_t b = r.first; b < r.last; ++b) rewritten_blocks += persisted[r.stream].insert(b).second ? 0 : 1;
             done();
           });
   }

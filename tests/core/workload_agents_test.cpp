@@ -14,8 +14,8 @@ namespace {
 
 Trace small_trace() {
   Trace t;
-  t.trajectories.push_back(Trajectory{"a", -1, {{100, 10, 0}, {50, 5, 0}, {40, 4, 0}}});
-  t.trajectories.push_back(Trajectory{"b", -1, {{200, 20, 0.5}, {30, 3, 0}}});
+  t.trajectories.push_back(Trajectory{"a", -1, {{100, 10, 0}, {50, 5, 0}, {40, 4, 0}}, "", 0, -1});
+  t.trajectories.push_back(Trajectory{"b", -1, {{200, 20, 0.5}, {30, 3, 0}}, "", 0, -1});
   return t;
 }
 
@@ -143,6 +143,52 @@ TEST(WorkloadAgents, OnlineWithZeroApsReplaysTraceArrivals) {
   EXPECT_EQ(make_agents(t, s).size(), 1u);
   t.trajectories[0].arrival = -1;
   EXPECT_THROW(make_agents(t, s), InputError);
+}
+
+// time_scale multiplies the trace's own times, arrivals and pauses alike; workload.think_time is added after.
+TEST(WorkloadAgents, TimeScaleCompressesArrivalsAndTraceThinkTimes) {
+  Trace t = small_trace();
+  t.trajectories[0].arrival = 8;
+  t.trajectories[1].arrival = 2;
+  WorkloadSpec s = offline(0);
+  s.mode = ArrivalMode::Online;
+  s.time_scale = 0.25;
+  s.think_time = 1;
+  const auto agents = make_agents(t, s);
+  ASSERT_EQ(agents.size(), 2u);
+  EXPECT_DOUBLE_EQ(agents[0].start, 0.5);
+  EXPECT_DOUBLE_EQ(agents[1].start, 2.0);
+  EXPECT_DOUBLE_EQ(agents[0].rounds[0].think, 0.5 * 0.25 + 1);  // trajectory b's first pause is 0.5 s
+  s.duration = 1;  // the limit applies to the scaled arrivals
+  EXPECT_EQ(make_agents(t, s).size(), 1u);
+  s.time_scale = 0;
+  EXPECT_THROW(make_agents(t, s), InputError);
+}
+
+// A verbatim replay carries its trajectory's ancestry; clones (a synthetic first round) share nothing.
+TEST(WorkloadAgents, SharedPrefixesFollowTheParentChainAndTheScaling) {
+  Trace t = small_trace();  // a: 100+10, 50+5, 40+4 = 209 tokens; b: 200+20, 30+3 = 253 tokens
+  t.trajectories.push_back(Trajectory{"c", -1, {{120, 10, 0}}, "", 0, -1});
+  t.trajectories[1].parent = "a", t.trajectories[1].shared = 150, t.trajectories[1].parent_index = 0;
+  t.trajectories[2].parent = "b", t.trajectories[2].shared = 125, t.trajectories[2].parent_index = 1;
+  WorkloadSpec s = offline(4);
+  const auto agents = make_agents(t, s);
+  EXPECT_EQ(agents[1].trajectory, 1);
+  ASSERT_EQ(agents[1].shares.size(), 1u);
+  EXPECT_EQ(agents[1].shares[0].trajectory, 0);
+  EXPECT_EQ(agents[1].shares[0].tokens, 150);
+  // c shares 125 with b, all of which b shares with a: one entry, a's (the deepest holder of those blocks).
+  ASSERT_EQ(agents[2].shares.size(), 1u);
+  EXPECT_EQ(agents[2].shares[0].trajectory, 0);
+  EXPECT_EQ(agents[2].shares[0].tokens, 125);
+  EXPECT_EQ(agents[3].trajectory, -1);  // a clone
+  EXPECT_TRUE(agents[3].shares.empty());
+  // Appends doubled: b's 150 shared tokens are 150 of its 200-token first append -> 300; in a they span the
+  // first append (100 -> 200), the generation (10 -> 10) and 40 of the second append (-> 80): 290. The
+  // shorter is shared.
+  s.append_scale = 2;
+  const auto scaled = make_agents(t, s);
+  EXPECT_EQ(scaled[1].shares[0].tokens, 290);
 }
 
 TEST(WorkloadAgents, LoadsFilesRelativeToTheScenarioDirAndRejectsBadSources) {

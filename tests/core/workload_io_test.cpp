@@ -39,8 +39,8 @@ TEST(WorkloadIo, ParsesRoundsArrivalAndThink) {
 
 TEST(WorkloadIo, WriteThenReadIsIdentityAndWriteIsStable) {
   Trace t;
-  t.trajectories.push_back(Trajectory{"a", -1, {{412, 160, 0}, {380, 201, 1.5}}});
-  t.trajectories.push_back(Trajectory{"b\"q", 0.125, {{1, 1, 0.000001}}});
+  t.trajectories.push_back(Trajectory{"a", -1, {{412, 160, 0}, {380, 201, 1.5}}, "", 0, -1});
+  t.trajectories.push_back(Trajectory{"b\"q", 0.125, {{1, 1, 0.000001}}, "", 0, -1});
   std::ostringstream out;
   write_trace(out, t);
   EXPECT_EQ(out.str(),
@@ -90,6 +90,41 @@ TEST(WorkloadIo, ErrorsNameFileLineAndWhatWasFound) {
     EXPECT_NE(msg.find(c.expect_what), std::string::npos) << c.text << " -> " << msg;
     EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
   }
+}
+
+TEST(WorkloadIo, ParsesAndWritesSharedPrefixes) {
+  const std::string text =
+      "{\"id\":\"kid\",\"parent\":\"root\",\"shared\":300,\"rounds\":[[400,10]]}\n"
+      "{\"id\":\"root\",\"rounds\":[[200,10],[300,20]]}\n";
+  std::istringstream in(text);
+  const Trace t = parse_trace(in, "x");
+  EXPECT_EQ(t.trajectories[0].parent, "root");
+  EXPECT_EQ(t.trajectories[0].shared, 300);
+  EXPECT_EQ(t.trajectories[0].parent_index, 1);  // a parent may come later in the file
+  EXPECT_EQ(t.trajectories[1].parent_index, -1);
+  std::ostringstream out;
+  write_trace(out, t);
+  EXPECT_EQ(out.str(), text);
+}
+
+TEST(WorkloadIo, SharedPrefixErrorsNameFileLineAndWhat) {
+  const std::string root = "{\"id\":\"r\",\"rounds\":[[100,10]]}\n";
+  EXPECT_EQ(error_of(root + "{\"id\":\"k\",\"parent\":\"nope\",\"shared\":5,\"rounds\":[[10,1]]}\n"),
+            "t.jsonl:2: parent: expected the id of a trajectory in this trace, found 'nope', which no line has");
+  EXPECT_EQ(error_of(root + "{\"id\":\"k\",\"parent\":\"r\",\"shared\":-5,\"rounds\":[[10,1]]}\n"),
+            "t.jsonl:2: shared tokens: expected an integer in [1, 9223372036854775807], found -5");
+  EXPECT_EQ(error_of(root + "{\"id\":\"k\",\"parent\":\"r\",\"rounds\":[[10,1]]}\n"),
+            "t.jsonl:2: expected 'parent' and 'shared' together (a shared prefix names both), found only 'parent'");
+  EXPECT_EQ(error_of(root + "{\"id\":\"k\",\"parent\":\"k\",\"shared\":5,\"rounds\":[[10,1]]}\n"),
+            "t.jsonl:2: parent: expected another trajectory's id, found its own id 'k'");
+  EXPECT_EQ(error_of(root + "{\"id\":\"k\",\"parent\":\"r\",\"shared\":200,\"rounds\":[[300,1]]}\n"),
+            "t.jsonl:2: shared: expected at most the 110 tokens of parent 'r', found 200");
+  EXPECT_EQ(error_of(root + "{\"id\":\"k\",\"parent\":\"r\",\"shared\":50,\"rounds\":[[30,1]]}\n"),
+            "t.jsonl:2: shared: expected at most the trajectory's own 31 tokens, found 50");
+  EXPECT_EQ(error_of("{\"id\":\"a\",\"parent\":\"b\",\"shared\":5,\"rounds\":[[10,1]]}\n"
+                     "{\"id\":\"b\",\"parent\":\"c\",\"shared\":5,\"rounds\":[[10,1]]}\n"
+                     "{\"id\":\"c\",\"parent\":\"a\",\"shared\":5,\"rounds\":[[10,1]]}\n"),
+            "t.jsonl:1: parent: expected a chain of parents that ends, found the cycle a -> b -> c -> a");
 }
 
 TEST(WorkloadIo, MissingFileIsAnInputError) {

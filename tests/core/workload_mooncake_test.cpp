@@ -64,6 +64,32 @@ TEST(WorkloadMooncake, RebuildsChainsFromFullBlockPrefixes) {
   EXPECT_EQ(c.clamped_appends, 0);
   // Reused tokens: X 512 (block 0), A2 1024, retry 1600 (all blocks seen), A3 1536; inputs sum 7100.
   EXPECT_NEAR(c.reusable_share, (512.0 + 1024 + 1600 + 1536) / 7100.0, 1e-12);
+  // Chains that start with content an earlier chain had name it: X shares the system prompt block with A1; the
+  // retry shares all of A2's input, which is the first 1,600 tokens of A1's chain.
+  EXPECT_EQ(c.shared_prefix_chains, 2);
+  EXPECT_TRUE(a.parent.empty());
+  EXPECT_EQ(c.trace.trajectories[1].parent, "mc-1");
+  EXPECT_EQ(c.trace.trajectories[1].shared, 512);
+  EXPECT_EQ(c.trace.trajectories[1].parent_index, 0);
+  EXPECT_EQ(b.parent, "mc-1");
+  EXPECT_EQ(b.shared, 1600);
+}
+
+// Many conversations that open with the same long document: each converted chain names the first one as its
+// parent for the document's whole blocks, so a replay can reuse them (they were lost before issue 18).
+TEST(WorkloadMooncake, CrossSessionPrefixesBecomeParentLinks) {
+  std::vector<MooncakeRequest> reqs;
+  for (int64_t k = 0; k < 6; ++k)  // 4 document blocks (ids 10-13) then one block of the session's own
+    reqs.push_back(req(0, 2500, 10, {10, 11, 12, 13, 100 + k}, k + 1));
+  const MooncakeConversion c = convert_mooncake(reqs);
+  ASSERT_EQ(c.chains, 6);
+  EXPECT_EQ(c.common_prefix_blocks, 4);
+  EXPECT_EQ(c.shared_prefix_chains, 5);
+  for (size_t k = 1; k < 6; ++k) {
+    EXPECT_EQ(c.trace.trajectories[k].parent, "mc-1") << k;
+    EXPECT_EQ(c.trace.trajectories[k].shared, 4 * 512) << k;
+  }
+  EXPECT_NEAR(c.reusable_share, 5 * 2048.0 / (6 * 2500.0), 1e-12);
 }
 
 TEST(WorkloadMooncake, ShrinkingContinuationIsClampedToOneToken) {

@@ -87,7 +87,7 @@ TEST(HwBlockStore, MissingFileIsAClearError) {
     fs::remove(store.path_of({1, 1}));
     const std::string err = store.read_sync(0, keys(1, 3));
     EXPECT_NE(err.find("missing block file"), std::string::npos) << err;
-    EXPECT_NE(err.find("agent 1, block 1"), std::string::npos) << err;
+    EXPECT_NE(err.find("stream 1, block 1"), std::string::npos) << err;
     EXPECT_EQ(store.stats().errors, 1u);
   }
 }
@@ -117,7 +117,7 @@ TEST(HwBlockStore, CorruptionAndMisplacedBlocksAreDetected) {
   EXPECT_NE(err.find("checksum mismatch"), std::string::npos) << err;
   fs::copy_file(store.path_of({3, 1}), store.path_of({3, 9}));
   err = store.read_sync(0, {{3, 9}});
-  EXPECT_NE(err.find("holds agent 3 block 1"), std::string::npos) << err;
+  EXPECT_NE(err.find("holds stream 3 block 1"), std::string::npos) << err;
 }
 
 TEST(HwBlockStore, NodeReadRateIsPaced) {

@@ -1,0 +1,117 @@
+#include "core/kv/block_index.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <stdexcept>
+#include <string>
+
+#include "core/mutation/mutant.hpp"
+
+namespace dualpath {
+
+BlockIndex::BlockIndex(const std::vector<Agent>& agents, int block_tokens)
+    : layout_(agents.size()), prefix_(agents.size(), 0), pending_writes_(agents.size(), 0), block_(block_tokens) {
+  if (block_tokens < 1) throw std::invalid_argument("BlockIndex: block_tokens must be >= 1");
+  const int n = static_cast<int>(agents.size());
+  int trajectories = 0;
+  for (const Agent& a : agents) {
+    if (a.id != static_cast<int>(&a - agents.data()))
+      throw std::invalid_argument("BlockIndex: agent ids must be 0, 1, 2, ... in order");
+    trajectories = std::max(trajectories, a.trajectory + 1);
+    for (const auto& s : a.shares) trajectories = std::max(trajectories, s.trajectory + 1);
+  }
+  // A trajectory's content stream: its first verbatim replayer's own stream, else one of its own.
+  std::vector<int> content(static_cast<size_t>(std::max(0, trajectories)), -1);
+  int streams = n;
+  for (const Agent& a : agents)
+    if (a.trajectory >= 0 && a.trajectory < trajectories && content[static_cast<size_t>(a.trajectory)] < 0)
+      content[static_cast<size_t>(a.trajectory)] = a.id;
+  for (const Agent& a : agents) {
+    auto& layers = layout_[static_cast<size_t>(a.id)];
+    // shares run nearest ancestor first with non-increasing tokens; layers run deepest (shortest) first.
+    for (auto s = a.shares.rbegin(); s != a.shares.rend() && !mutant("no_shared_prefix"); ++s) {
+      if (s->trajectory < 0)
+        throw std::invalid_argument("BlockIndex: agent " + std::to_string(a.id) + " shares an unknown trajectory");
+      const int64_t end = s->tokens / block_;
+      if (end <= 0 || (!layers.empty() && end <= layers.back().end)) continue;  // covers no whole block of its own
+      int& c = content[static_cast<size_t>(s->trajectory)];
+      if (c < 0) c = streams++;
+      layers.push_back(Layer{end, c});
+    }
+    layers.push_back(Layer{std::numeric_limits<int64_t>::max(), a.id});
+  }
+  state_.resize(static_cast<size_t>(streams));
+}
+
+int BlockIndex::stream_of(int agent, int64_t block) const {
+  for (const Layer& l : layout_[static_cast<size_t>(agent)])
+    if (block < l.end) return l.stream;
+  return agent;  // unreachable: the last layer ends at infinity
+}
+
+uint8_t BlockIndex::state(int stream, int64_t block) const {
+  const auto& s = state_[static_cast<size_t>(stream)];
+  return block < static_cast<int64_t>(s.size()) ? s[static_cast<size_t>(block)] : kAbsent;
+}
+
+void BlockIndex::set(int stream, int64_t block, uint8_t v) {
+  auto& s = state_[static_cast<size_t>(stream)];
+  if (static_cast<int64_t>(s.size()) <= block) s.resize(static_cast<size_t>(block) + 1, kAbsent);
+  s[static_cast<size_t>(block)] = std::max(s[static_cast<size_t>(block)], v);  // a persisted block stays persisted
+}
+
+int64_t BlockIndex::persisted_prefix(int agent) const {
+  int64_t& n = prefix_[static_cast<size_t>(agent)];
+  while (state(stream_of(agent, n), n) == kPersisted) ++n;  // blocks can complete out of order; count contiguous ones
+  return n * block_;
+}
+
+// Calls visit(stream, first, last) for the runs of [first, last) that lie in one stream each, in order.
+template <typename Visit>
+void BlockIndex::for_each_run(int agent, int64_t first, int64_t last, Visit visit) const {
+  int64_t begin = 0;
+  for (const Layer& l : layout_[static_cast<size_t>(agent)]) {
+    const int64_t a = std::max(first, begin), b = std::min(last, l.end);
+    if (a < b) visit(l.stream, a, b);
+    begin = l.end;
+    if (begin >= last) break;
+  }
+}
+
+BlockRanges BlockIndex::ranges(int agent, int64_t first, int64_t last) const {
+  BlockRanges out;
+  for_each_run(agent, first, last, [&](int stream, int64_t a, int64_t b) { out.push_back(BlockRange{stream, a, b}); });
+  return out;
+}
+
+BlockRanges BlockIndex::claim(int agent, int64_t first, int64_t last) {
+  BlockRanges out;
+  for_each_run(agent, first, last, [&](int stream, int64_t a, int64_t b) {
+    for (int64_t k = a; k < b; ++k) {
+      if (state(stream, k) != kAbsent && !mutant("shared_blocks_rewritten")) continue;
+      set(stream, k, kClaimed);
+      if (!out.empty() && out.back().stream == stream && out.back().last == k) ++out.back().last;
+      else out.push_back(BlockRange{stream, k, k + 1});
+    }
+  });
+  return out;
+}
+
+void BlockIndex::persist(const BlockRanges& blocks) {
+  for (const auto& r : blocks)
+    for (int64_t k = r.first; k < r.last; ++k) set(r.stream, k, kPersisted);
+}
+
+void BlockIndex::mark_persisted(int agent, int64_t tokens) {
+  for_each_run(agent, 0, tokens / block_, [&](int stream, int64_t a, int64_t b) {
+    for (int64_t k = a; k < b; ++k) set(stream, k, kPersisted);
+  });
+}
+
+int64_t BlockIndex::block_count(const BlockRanges& blocks) {
+  int64_t n = 0;
+  for (const auto& r : blocks) n += r.last - r.first;
+  return n;
+}
+
+}  // namespace dualpath
