@@ -26,7 +26,7 @@ METRICS = {"status", "jct_s", "prompt_tokens_per_s", "generated_tokens_per_s", "
            "tpot_p50_s", "kv_hit_rate", "rounds", "rounds_total", "complete", "pe_snic_util", "de_snic_util",
            "util_snic_down", "util_cnic_rd", "util_cnic_wr", "util_dram", "util_pcie", "storage_read_bytes",
            "read_rate_snics", "P", "D", "pd_ratio", "policy", "analytic_pd_lower", "analytic_pd_upper",
-           "analytic_read_rate_snics", "wall_s"}
+           "analytic_read_rate_snics"}
 
 
 def num(s):

@@ -7,11 +7,13 @@
 #include <string>
 
 #include "cli/commands.hpp"
+#include "cli/invocation.hpp"
 #include "core/config/input_error.hpp"
 
 namespace dualpath::cli {
 
 inline int run_app(CLI::App& app, int argc, char** argv, const std::string& program) {
+  invocation_args().assign(argv + 1, argv + argc);
   try {
     app.parse(argc, argv);
   } catch (const CLI::RuntimeError& e) {  // a subcommand asked for a specific exit code

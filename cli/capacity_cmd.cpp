@@ -1,12 +1,16 @@
 // dualpath capacity SCENARIO [--policy a,b] [--slo-ttft 4s] [--slo-tpot 50ms] [--resolution 0.02] [--jobs N]
 //                   [--overlay F]... [--set k=v]... [--no-plot] --out DIR
+//                   [--shard I/N | --slurm N [--slurm-opt OPTS] [--submit]]   (both need --jobs)
 // The highest agent arrival rate (APS) an online scenario serves within the SLO, per policy
 // (core/analysis/capacity_search.hpp). Every probe is a `dualpath run` child process with the paper's stop rule
 // (workload.stop = slo): it meets the SLO when the rule did not end it for TTFT and its mean TPOT is within the
 // TPOT limit. Probes go to DIR/probes/<policy>/aps=<A>/ and are reused when DIR/capacity.json's identity (scenario,
 // overlays, --set list, SLO) matches, so a rerun, or one with a finer --resolution, only runs what is new.
 // Prints each policy's capacity, its ratio to the first policy's and the binding resource at capacity; writes
-// DIR/capacity.json and DIR/capacity.png (analysis/plot_capacity.py: TTFT and TPOT against APS, SLO lines). Exit 0, 1 when a probe failed to run, 2 on bad input.
+// DIR/capacity.json and DIR/capacity.png (analysis/plot_capacity.py: TTFT and TPOT against APS, SLO lines).
+// A probe runs in a staging folder renamed onto its own when it succeeds. --shard I/N runs its slice of each probe
+// set first, then what is still missing, and writes no result; the same command without --shard then finds every
+// probe done and writes them (docs/slurm.md). Exit 0, 1 when a probe failed to run, 2 on bad input.
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -26,6 +30,8 @@
 #include "cli/output_folder.hpp"
 #include "cli/plot_script.hpp"
 #include "cli/scenario_options.hpp"
+#include "cli/shard.hpp"
+#include "cli/slurm_jobs.hpp"
 #include "cli/name_list.hpp"
 #include "core/analysis/capacity_search.hpp"
 #include "core/config/input_error.hpp"
@@ -46,6 +52,8 @@ struct CapacityArgs {
   std::vector<std::string> overrides, overlays;
   unsigned jobs = 0;
   bool no_plot = false;
+  std::string shard;  // "I/N": run this slice of each probe set first (cli/shard.hpp)
+  SlurmArgs slurm;
 };
 
 // A probe's verdict from its summary.json.
@@ -124,6 +132,16 @@ void capacity(const CapacityArgs& a) {
                                {"overlays", a.overlays},
                                {"set", a.overrides},
                                {"slo", {{"ttft_s", ttft}, {"tpot_s", tpot}}}};
+  const std::optional<Shard> shard = parse_shard(a.shard);
+  if ((shard || a.slurm.shards > 0) && a.jobs == 0)
+    throw InputError("--jobs", "a sharded capacity search needs --jobs: it sets how many APS values each step probes, "
+                               "which every shard and the merge must share (the default, the core count, may differ)");
+  if (a.slurm.shards > 0) {
+    if (shard) throw InputError("--shard", "--slurm writes the shards' job script itself; give one or the other");
+    claim_output_folder(a.out, "capacity.json", meta, "a capacity search");
+    submit_slurm_jobs("capacity", a.out, a.slurm);
+    return;
+  }
   claim_output_folder(a.out, "capacity.json", meta, "a capacity search");
   const std::string meta_path = a.out + "/capacity.json";
   const unsigned jobs = a.jobs ? a.jobs : default_parallelism();
@@ -138,56 +156,67 @@ void capacity(const CapacityArgs& a) {
     analysis::CapacitySearch search(spec);
     std::map<double, Probe> probes;
     int reused = 0;
-    for (auto loads = search.next(); !loads.empty(); loads = search.next()) {
-      std::vector<ChildJob> cj;
-      std::vector<double> pending;
-      for (double aps : loads) {
-        const std::string dir = a.out + "/probes/" + policy + "/aps=" + aps_text(aps);
-        if (fs::exists(dir + "/summary.json")) {  // cached by an earlier search with the same identity
-          try {
-            probes[aps] = read_probe(dir, aps, tpot);
-            search.record(aps, probes[aps].meets);
-            ++reused;
-            continue;
-          } catch (const std::exception&) {
-            // unreadable: run it again
+    // A probe set's APS values run in parallel. A shard runs its slice of each set first, then whatever of the set
+    // is still missing (another shard may be slow, gone or not started): every shard completes the search, and
+    // a probe that two shards ran is kept once. All shards and the merge must use the same --jobs, which sets
+    // the size of each probe set and so the search's path.
+    for (auto loads = search.next(); !loads.empty() && !any_failed; loads = search.next()) {
+      auto probe_dir = [&](double aps) { return a.out + "/probes/" + policy + "/aps=" + aps_text(aps); };
+      for (int pass = shard ? 0 : 1; pass < 2 && !any_failed; ++pass) {
+        std::vector<ChildJob> cj;
+        std::vector<double> pending;
+        std::vector<std::string> staging;
+        for (size_t k = 0; k < loads.size(); ++k) {
+          const double aps = loads[k];
+          if (probes.count(aps)) continue;
+          const std::string dir = probe_dir(aps);
+          if (fs::exists(dir + "/summary.json")) {  // cached by an earlier search with the same identity, or a shard
+            try {
+              probes[aps] = read_probe(dir, aps, tpot);
+              ++reused;
+              continue;
+            } catch (const std::exception&) {
+              fs::remove_all(dir);  // unreadable: run it again
+            }
           }
+          if (pass == 0 && !in_shard(shard, k)) continue;  // first pass: this shard's slice only
+          fs::create_directories(fs::path(dir).parent_path());
+          staging.push_back(staging_folder(dir));
+          fs::create_directories(staging.back());
+          ChildJob j;
+          j.args = {"run", a.scenario, "--quiet", "--out", staging.back()};
+          for (const auto& f : a.overlays) j.args.insert(j.args.end(), {"--overlay", f});
+          for (const auto& o : a.overrides) j.args.insert(j.args.end(), {"--set", o});
+          const std::vector<std::string> probe_set = {"policy.name=" + policy, "workload.stop=slo",
+                                                      "workload.aps=" + aps_text(aps),
+                                                      "slo.ttft=" + aps_text(ttft) + " s", "slo.tpot=" + aps_text(tpot) + " s"};
+          for (const std::string& o : probe_set) j.args.insert(j.args.end(), {"--set", o});
+          j.log_path = staging.back() + "/run.log";
+          cj.push_back(std::move(j));
+          pending.push_back(aps);
         }
-        fs::create_directories(dir);
-        ChildJob j;
-        j.args = {"run", a.scenario, "--quiet", "--out", dir};
-        for (const auto& f : a.overlays) j.args.insert(j.args.end(), {"--overlay", f});
-        for (const auto& o : a.overrides) j.args.insert(j.args.end(), {"--set", o});
-        const std::vector<std::string> probe_set = {"policy.name=" + policy, "workload.stop=slo",
-                                                    "workload.aps=" + aps_text(aps), "slo.ttft=" + aps_text(ttft) + " s",
-                                                    "slo.tpot=" + aps_text(tpot) + " s"};
-        for (const std::string& o : probe_set)
-          j.args.insert(j.args.end(), {"--set", o});
-        j.log_path = dir + "/run.log";
-        cj.push_back(std::move(j));
-        pending.push_back(aps);
+        if (cj.empty()) continue;
+        std::cerr << "capacity: " << policy << ": probing APS";
+        for (double aps : pending) std::cerr << " " << aps_text(aps);
+        std::cerr << "\n";
+        run_child_jobs(cj, jobs, [](size_t) {}, [&](size_t k, int code) {
+          const double aps = pending[k];
+          const std::string dir = probe_dir(aps);
+          if (code != 0 || !publish_folder(staging[k], dir)) {
+            std::cerr << "capacity: probe " << dir << " failed (exit " << code << "): " << log_tail(cj[k].log_path, 300)
+                      << "\n";
+            any_failed = true;
+            return;
+          }
+          probes[aps] = read_probe(dir, aps, tpot);
+          std::cerr << "capacity: " << policy << " APS " << aps_text(aps) << ": "
+                    << (probes[aps].meets ? "meets" : "misses") << " the SLO (" << probes[aps].ended_by
+                    << ", TTFT window mean " << std::setprecision(3) << probes[aps].ttft_window_mean << " s, TPOT mean "
+                    << probes[aps].tpot_mean * 1e3 << " ms)\n";
+        });
       }
-      if (cj.empty()) continue;
-      std::cerr << "capacity: " << policy << ": probing APS";
-      for (double aps : pending) std::cerr << " " << aps_text(aps);
-      std::cerr << "\n";
-      run_child_jobs(cj, jobs, [](size_t) {}, [&](size_t k, int code) {
-        const double aps = pending[k];
-        const std::string dir = a.out + "/probes/" + policy + "/aps=" + aps_text(aps);
-        if (code != 0) {
-          std::cerr << "capacity: probe " << dir << " failed (exit " << code << "): " << log_tail(cj[k].log_path, 300)
-                    << "\n";
-          any_failed = true;
-          return;
-        }
-        probes[aps] = read_probe(dir, aps, tpot);
-        std::cerr << "capacity: " << policy << " APS " << aps_text(aps) << ": "
-                  << (probes[aps].meets ? "meets" : "misses") << " the SLO (" << probes[aps].ended_by
-                  << ", TTFT window mean " << std::setprecision(3) << probes[aps].ttft_window_mean << " s, TPOT mean "
-                  << probes[aps].tpot_mean * 1e3 << " ms)\n";
-      });
       if (any_failed) break;
-      for (double aps : pending) search.record(aps, probes.at(aps).meets);
+      for (double aps : loads) search.record(aps, probes.at(aps).meets);
     }
     if (any_failed) break;
     const double cap = search.capacity();
@@ -211,10 +240,16 @@ void capacity(const CapacityArgs& a) {
     result["policies"][policy] = pj;
   }
   if (any_failed) throw CLI::RuntimeError(kExitFailure);
+  if (shard) {  // the merge (the same command without --shard) writes capacity.json and the plot
+    std::cout << "capacity: shard " << shard->text() << " done:";
+    for (const auto& p : policies) std::cout << " " << p << " " << aps_text(caps[p]) << " APS";
+    std::cout << "; merge with the same command without --shard\n";
+    return;
+  }
   const double base = caps[policies.front()];
   for (const auto& p : policies)
     result["policies"][p]["ratio_to_" + policies.front()] = base > 0 ? nlohmann::json(caps[p] / base) : nlohmann::json();
-  std::ofstream(meta_path) << std::setw(2) << result << "\n";
+  write_json_atomically(meta_path, result);
 
   std::cout << "capacity of " << sc.name << " within TTFT <= " << aps_text(ttft) << " s, TPOT <= "
             << aps_text(tpot * 1e3) << " ms (resolution " << a.resolution * 100 << "%):\n";
@@ -247,6 +282,7 @@ void register_capacity_command(CLI::App& app) {
   cmd->add_option("--out", args->out, "Output folder (capacity.json, probes/)")->required();
   cmd->add_flag("--no-plot", args->no_plot, "Do not draw capacity.png");
   cmd->add_option("--jobs", args->jobs, "Probes run at once (default: the core count)")->check(CLI::Range(1u, 1024u));
+  add_shard_options(cmd, args->shard, args->slurm);
   cmd->callback([args] { capacity(*args); });
 }
 

@@ -2,9 +2,11 @@
 
 #include <fcntl.h>
 #include <sys/wait.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -40,8 +42,14 @@ std::vector<int> run_child_jobs(const std::vector<ChildJob>& jobs, unsigned para
       argv.insert(argv.end(), jobs[next].args.begin(), jobs[next].args.end());
       const std::string& log = jobs[next].log_path;
       std::fflush(nullptr);
+      const pid_t parent = ::getpid();
       const pid_t pid = ::fork();
       if (pid == 0) {
+        // A child dies with its parent: a killed sweep or shard must not leave runs that still burn CPU and write
+        // into a staging folder the next run may be cleaning (cli/shard.hpp). The check closes the race with a
+        // parent that died before the prctl.
+        ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (::getppid() != parent) ::_exit(137);
         if (!log.empty()) {
           const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
           if (fd >= 0) {

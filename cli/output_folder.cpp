@@ -4,6 +4,7 @@
 #include <fstream>
 #include <iomanip>
 
+#include "cli/shard.hpp"
 #include "core/config/input_error.hpp"
 #include "core/metrics/run_folders.hpp"
 
@@ -15,7 +16,7 @@ void claim_output_folder(const std::string& folder, const std::string& result_fi
   const std::string path = folder + "/" + result_file;
   std::ifstream in(path);
   if (!in) {
-    std::ofstream(path) << std::setw(2) << nlohmann::json{{"identity", identity}} << "\n";
+    write_json_atomically(path, nlohmann::json{{"identity", identity}});  // shards may start together
     return;
   }
   nlohmann::json old;

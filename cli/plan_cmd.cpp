@@ -1,13 +1,16 @@
 // dualpath plan SCENARIO (--nodes N | --budget GPUS) [--objective jct|capacity] [--policy P] [--vary KEY=V1,V2]...
 //               [--jobs J] [--overlay F]... [--set k=v]... [--no-plot] --out DIR
+//               [--shard I/N | --slurm N [--slurm-opt OPTS] [--submit]]
 // Evaluates every P/D split with P + D = N (core/analysis/plan_splits.hpp: EP groups that fit each side, splits
 // whose weights do not fit a GPU reported as infeasible), for every combination of the --vary values
 // (core/analysis/vary_grid.hpp; --budget gives N per variant from its GPUs per node), and recommends the best:
 // the lowest JCT of an offline scenario (objective jct: one `dualpath run` child per candidate, --jobs at a time),
 // or the highest SLO capacity of an online one (objective capacity: one `dualpath capacity` child per candidate,
 // each with --jobs probes). Explains the choice with the binding resource and the §4.2 bottleneck-free P/D range.
-// Candidates already evaluated in DIR (same identity) are reused. Writes DIR/plan.json and DIR/plan.png
-// (analysis/plot_plan.py). Exit 0, 1 when a candidate failed to run, 2 on bad input.
+// Candidates already evaluated in DIR (same identity) are reused; each runs in a staging folder renamed onto its
+// own when it succeeds. --shard I/N evaluates only candidates with index % N == I (in the fixed order of variants
+// and splits) and writes no plan; --slurm N writes a Slurm array of N shards and a merge job (docs/slurm.md).
+// Writes DIR/plan.json and DIR/plan.png (analysis/plot_plan.py). Exit 0, 1 when a candidate failed, 2 on bad input.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -28,6 +31,8 @@
 #include "cli/output_folder.hpp"
 #include "cli/plot_script.hpp"
 #include "cli/scenario_options.hpp"
+#include "cli/shard.hpp"
+#include "cli/slurm_jobs.hpp"
 #include "core/analysis/bandwidth_model.hpp"
 #include "core/analysis/plan_splits.hpp"
 #include "core/analysis/vary_grid.hpp"
@@ -48,6 +53,8 @@ struct PlanArgs {
   double resolution = 0.02;
   bool no_plot = false;
   std::vector<std::string> overrides, overlays, vary;
+  std::string shard;  // "I/N": evaluate only this slice of the candidates (cli/shard.hpp)
+  SlurmArgs slurm;
 };
 
 struct Outcome {
@@ -188,6 +195,13 @@ void plan(const PlanArgs& a) {
                              {"policy", policy}};
   if (!a.vary.empty()) identity["vary"] = a.vary;
   if (a.budget) identity["budget_gpus"] = *a.budget;
+  const std::optional<Shard> shard = parse_shard(a.shard);
+  if (a.slurm.shards > 0) {
+    if (shard) throw InputError("--shard", "--slurm writes the shards' job script itself; give one or the other");
+    claim_output_folder(a.out, "plan.json", identity, "a plan");
+    submit_slurm_jobs("plan", a.out, a.slurm);
+    return;
+  }
   claim_output_folder(a.out, "plan.json", identity, "a plan");
   const std::string plan_path = a.out + "/plan.json";
 
@@ -197,17 +211,26 @@ void plan(const PlanArgs& a) {
   const std::string res_text = res_buf;
   std::vector<ChildJob> cj;
   std::vector<std::pair<size_t, size_t>> which;  // (variant, split) of each child
+  std::vector<std::string> staging;               // where each child writes, renamed onto its folder when done
+  size_t candidate = 0, others = 0;               // every feasible candidate's place in the fixed order (shards)
   for (size_t vi = 0; vi < plans.size(); ++vi) {
     auto& vp = plans[vi];
     for (size_t i = 0; i < vp.splits.size(); ++i) {
       const auto& s = vp.splits[i];
       if (!s.feasible) continue;
+      const size_t k = candidate++;
       const std::string dir = vp.folder + "/" + split_name(s);
       vp.outcomes[i] = read_outcome(dir, a.objective, policy);
-      if (vp.outcomes[i].ok) continue;  // evaluated by an earlier plan with the same identity
-      fs::create_directories(dir);
+      if (vp.outcomes[i].ok) continue;  // evaluated by an earlier plan with the same identity, or another shard
+      if (!in_shard(shard, k)) {
+        ++others;
+        continue;
+      }
+      fs::create_directories(vp.folder);
+      staging.push_back(staging_folder(dir));
+      fs::create_directories(staging.back());
       ChildJob j;
-      j.args = {a.objective == "jct" ? "run" : "capacity", a.scenario, "--out", dir};
+      j.args = {a.objective == "jct" ? "run" : "capacity", a.scenario, "--out", staging.back()};
       if (a.objective == "jct") j.args.insert(j.args.end(), {"--quiet", "--policy", policy});
       else
         j.args.insert(j.args.end(), {"--policy", policy, "--jobs", std::to_string(jobs), "--resolution", res_text,
@@ -220,7 +243,7 @@ void plan(const PlanArgs& a) {
                                "deployment.pe_group_gpus=" + std::to_string(s.pe_group_gpus),
                                "deployment.de_group_gpus=" + std::to_string(s.de_group_gpus)});
       for (const auto& o : sets) j.args.insert(j.args.end(), {"--set", o});
-      j.log_path = dir + "/plan.log";
+      j.log_path = staging.back() + "/plan.log";
       cj.push_back(std::move(j));
       which.emplace_back(vi, i);
     }
@@ -236,7 +259,7 @@ void plan(const PlanArgs& a) {
       const auto [vi, i] = which[k];
       auto& vp = plans[vi];
       const std::string dir = vp.folder + "/" + split_name(vp.splits[i]);
-      vp.outcomes[i] = code == 0 ? read_outcome(dir, a.objective, policy) : Outcome{};
+      vp.outcomes[i] = code == 0 && publish_folder(staging[k], dir) ? read_outcome(dir, a.objective, policy) : Outcome{};
       if (!vp.outcomes[i].ok) {
         any_failed = true;
         std::cerr << "plan: " << candidate_name(vi, i) << " failed (exit " << code
@@ -245,6 +268,13 @@ void plan(const PlanArgs& a) {
         std::cerr << "plan: " << candidate_name(vi, i) << ": " << vp.outcomes[i].value << "\n";
       }
     });
+  }
+  if (shard) {  // the merge (the same command without --shard) writes plan.json and the plot
+    std::cout << "plan: shard " << shard->text() << ": " << cj.size() << " candidate(s) evaluated, " << others
+              << " left to other shards" << (any_failed ? ", some failed" : "")
+              << "; merge with the same command without --shard\n";
+    if (any_failed) throw CLI::RuntimeError(kExitFailure);
+    return;
   }
 
   const bool lower_better = a.objective == "jct";
@@ -369,6 +399,7 @@ void register_plan_command(CLI::App& app) {
   cmd->add_option("--out", args->out, "Output folder (plan.json, plan.png, splits/)")->required();
   cmd->add_option("--jobs", args->jobs, "Runs at once (default: the core count)")->check(CLI::Range(1u, 1024u));
   cmd->add_flag("--no-plot", args->no_plot, "Do not draw plan.png");
+  add_shard_options(cmd, args->shard, args->slurm);
   cmd->callback([args] { plan(*args); });
 }
 

@@ -1,12 +1,15 @@
 // dualpath sweep SCENARIO --vary key=v1,v2,... [--vary ...] [--overlay FILE]... [--set k=v]... --out DIR [--jobs N]
-//                [--no-plot]
+//                [--no-plot] [--shard I/N | --slurm N [--slurm-opt OPTS] [--submit]]
 // Runs the cross product of the --vary lists, one `dualpath run` child process per point (SimGrid allows one
 // simulation per process), up to --jobs (default: the core count) at a time, with a progress bar on stderr when
-// it is a terminal. Each point's outputs go to DIR/points/<key=value__...>/ and its log to run.log there; every
-// finished point appends one row (its inputs, summary metrics and the §4.2 analytic bounds) to DIR/sweep.csv.
-// Points already in sweep.csv are skipped, so an interrupted sweep resumes where it stopped; DIR/sweep.json
-// records the scenario, the overlays, the --set list and the varied keys, and a re-run with different ones is
-// refused. Overlays go to every point's child run, before the --set list and the varied keys.
+// it is a terminal. Each point runs in a staging folder renamed to DIR/points/<key=value__...>/ when it succeeds
+// (its log is run.log there), so a point folder that exists is complete: points already there are skipped and an
+// interrupted sweep resumes where it stopped. DIR/sweep.json records the scenario, the overlays, the --set list
+// and the varied keys, and a re-run with different ones is refused. Overlays go to every point's child run, before
+// the --set list and the varied keys. DIR/sweep.csv is written at the end from the point folders, in point order
+// (rows of earlier sweeps into DIR with other values after them), so it is the same bytes however the points ran.
+// --shard I/N runs only points with index % N == I and writes no table; --slurm N writes (and with --submit,
+// submits) a Slurm array of N shards and a merge job (cli/slurm_jobs.hpp, docs/slurm.md).
 // At the end, analysis/plot_sweep.py (run with /usr/bin/python3 and Debian's matplotlib) draws DIR/sweep.png.
 // Exit code 0 when every point succeeded, 1 when some failed (their logs are named), 2 on bad input.
 #include <unistd.h>
@@ -30,6 +33,8 @@
 #include "cli/commands.hpp"
 #include "cli/plot_script.hpp"
 #include "cli/scenario_options.hpp"
+#include "cli/shard.hpp"
+#include "cli/slurm_jobs.hpp"
 #include "core/analysis/bandwidth_model.hpp"
 #include "core/analysis/vary_grid.hpp"
 #include "core/config/input_error.hpp"
@@ -50,6 +55,8 @@ struct SweepArgs {
   std::string out;
   unsigned jobs = 0;
   bool no_plot = false;
+  std::string shard;  // "I/N": run only this slice of the points (cli/shard.hpp)
+  SlurmArgs slurm;
 };
 
 // CSV with RFC 4180 quoting for cells holding commas, quotes or newlines.
@@ -93,7 +100,7 @@ const std::vector<std::string> kMetricColumns = {
     "status", "jct_s", "prompt_tokens_per_s", "generated_tokens_per_s", "ttft_p50_s", "ttft_p99_s", "tpot_p50_s",
     "kv_hit_rate", "rounds", "rounds_total", "complete", "pe_snic_util", "de_snic_util", "util_snic_down",
     "util_cnic_rd", "util_cnic_wr", "util_dram", "util_pcie", "storage_read_bytes", "read_rate_snics", "P", "D",
-    "pd_ratio", "policy", "analytic_pd_lower", "analytic_pd_upper", "analytic_read_rate_snics", "wall_s"};
+    "pd_ratio", "policy", "analytic_pd_lower", "analytic_pd_upper", "analytic_read_rate_snics"};
 
 struct PointInfo {
   std::vector<std::string> values;  // one per axis
@@ -109,8 +116,6 @@ std::vector<std::string> metrics_row(const PointInfo& p) {
   const auto& l = s["links"];
   const auto& by = l["mean_utilisation_by_class"];
   auto cls = [&](const char* c) { return by.contains(c) ? by[c].get<double>() : 0.0; };
-  double wall = NAN;
-  if (std::ifstream perf(p.dir + "/perf.json"); perf) wall = nlohmann::json::parse(perf)["wall_s"].get<double>();
 
   const Scenario& sc = p.sc;
   const int P = sc.deployment.prefill_nodes, D = sc.deployment.decode_nodes;
@@ -136,7 +141,7 @@ std::vector<std::string> metrics_row(const PointInfo& p) {
         num(l["de_snic_read_utilisation"].get<double>()), num(cls("snic_down")), num(cls("cnic_rd")),
         num(cls("cnic_wr")), num(cls("dram")), num(cls("pcie")), num(read),
         num(jct > 0 ? read / jct / sc.topology.snic_bw : NAN), std::to_string(P), std::to_string(D),
-        num(D > 0 ? static_cast<double>(P) / D : NAN), sc.policy.name, num(lo), num(hi), num(cap), num(wall)})
+        num(D > 0 ? static_cast<double>(P) / D : NAN), sc.policy.name, num(lo), num(hi), num(cap)})
     row.push_back(v);
   return row;
 }
@@ -202,6 +207,13 @@ void sweep(const SweepArgs& a) {
     points.push_back(std::move(p));
   }
 
+  const std::optional<Shard> shard = parse_shard(a.shard);
+  if (a.slurm.shards > 0) {
+    if (shard) throw InputError("--shard", "--slurm writes the shards' job script itself; give one or the other");
+    make_output_folder(a.out, "--out");
+    submit_slurm_jobs("sweep", a.out, a.slurm);
+    return;
+  }
   make_output_folder(a.out, "--out");
   // The sweep's identity: a resume must use the same scenario, --set list and varied keys.
   nlohmann::json meta = {{"scenario", fs::absolute(a.scenario).lexically_normal().string()},
@@ -222,55 +234,58 @@ void sweep(const SweepArgs& a) {
       throw InputError(meta_path, "this folder holds a sweep of " + old.dump() + "; this one is " + meta.dump() +
                                       ". Use another --out");
   } else {
-    std::ofstream(meta_path) << std::setw(2) << meta << "\n";
+    write_json_atomically(meta_path, meta);  // shards may start together
   }
 
-  // Rows already there (resume): keyed by the axis values.
+  // A point is done when its folder exists: runs are published by renaming a finished staging folder onto it.
+  // Rows of earlier sweeps into this folder with other values are kept from sweep.csv, after this sweep's.
   std::vector<std::string> header;
   for (const auto& ax : axes) header.push_back(ax.key);
   header.insert(header.end(), kMetricColumns.begin(), kMetricColumns.end());
   const std::string csv_path = a.out + "/sweep.csv";
-  std::map<std::vector<std::string>, std::string> rows;
-  std::vector<std::vector<std::string>> old_order;
-  if (std::ifstream in(csv_path); in) {
+  std::vector<std::string> other_rows;
+  if (std::ifstream in(csv_path); in && !shard) {
     std::string line;
     if (std::getline(in, line) && parse_csv_line(line) != header)
       throw InputError(csv_path, "its columns differ from this sweep's; use another --out");
     while (std::getline(in, line)) {
-      if (line.empty()) continue;
       const auto cells = parse_csv_line(line);
-      if (cells.size() != header.size() || cells[axes.size()] != "ok") continue;
-      std::vector<std::string> key(cells.begin(), cells.begin() + static_cast<long>(axes.size()));
-      if (!rows.count(key)) old_order.push_back(key);
-      rows[key] = line;
+      if (line.empty() || cells.size() != header.size() || cells[axes.size()] != "ok") continue;
+      const std::vector<std::string> key(cells.begin(), cells.begin() + static_cast<long>(axes.size()));
+      bool current = false;
+      for (const auto& p : points) current = current || p.values == key;
+      if (!current) other_rows.push_back(line);
     }
   }
+  auto done_already = [](const PointInfo& p) { return fs::exists(p.dir + "/summary.json"); };
   std::vector<size_t> todo;
-  for (size_t i = 0; i < points.size(); ++i)
-    if (!rows.count(points[i].values)) todo.push_back(i);
-  const size_t skipped = points.size() - todo.size();
+  size_t skipped = 0, others = 0;
+  for (size_t i = 0; i < points.size(); ++i) {
+    if (done_already(points[i])) ++skipped;
+    else if (in_shard(shard, i)) todo.push_back(i);
+    else ++others;
+  }
   const unsigned jobs = a.jobs ? a.jobs : default_parallelism();
   std::cerr << "sweep: " << points.size() << " points, " << skipped << " already done, running " << todo.size()
+            << (shard ? " of shard " + shard->text() + " (" + std::to_string(others) + " left to other shards)" : "")
             << " (" << jobs << " at a time); results in " << a.out << "\n";
 
-  // Append as points finish, so an interruption keeps them; rewrite in point order at the end.
-  {
-    std::ofstream csv(csv_path, std::ios::app);
-    if (csv.tellp() == 0) csv << join_row(header) << "\n";
-  }
   std::vector<ChildJob> cj;
+  std::vector<std::string> staging;
   for (size_t i : todo) {
     const auto& p = points[i];
-    fs::create_directories(p.dir);
+    fs::create_directories(fs::path(p.dir).parent_path());
+    staging.push_back(staging_folder(p.dir));
+    fs::create_directories(staging.back());
     ChildJob j;
-    j.args = {"run", a.scenario, "--quiet", "--out", p.dir};
+    j.args = {"run", a.scenario, "--quiet", "--out", staging.back()};
     for (const auto& f : a.overlays) j.args.insert(j.args.end(), {"--overlay", f});
     for (const auto& o : a.overrides) j.args.insert(j.args.end(), {"--set", o});
     for (size_t k = 0; k < axes.size(); ++k) j.args.insert(j.args.end(), {"--set", axes[k].key + "=" + p.values[k]});
-    j.log_path = p.dir + "/run.log";
+    j.log_path = staging.back() + "/run.log";
     cj.push_back(std::move(j));
   }
-  Progress bar(points.size(), skipped);
+  Progress bar(points.size(), skipped + others);
   size_t done = 0, failed = 0, running = 0;
   std::vector<std::string> failures;
   bar.update(0, 0, 0);
@@ -280,16 +295,8 @@ void sweep(const SweepArgs& a) {
       [&](size_t k, int code) {
         --running;
         const auto& p = points[todo[k]];
-        if (code == 0) {
-          try {
-            const auto row = metrics_row(p);
-            rows[p.values] = join_row(row);
-            std::ofstream(csv_path, std::ios::app) << rows[p.values] << "\n";
-            ++done;
-          } catch (const std::exception& e) {
-            ++failed;
-            failures.push_back(p.dir + ": unreadable outputs (" + e.what() + ")");
-          }
+        if (code == 0 && publish_folder(staging[k], p.dir)) {
+          ++done;
         } else {
           ++failed;
           failures.push_back(p.dir + ": exit code " + std::to_string(code) + ": " + log_tail(cj[k].log_path, 300));
@@ -297,19 +304,35 @@ void sweep(const SweepArgs& a) {
         bar.update(done, failed, running);
       });
   bar.finish();
-  {
-    std::ofstream csv(csv_path, std::ios::trunc);
-    csv << join_row(header) << "\n";
-    for (const auto& p : points)
-      if (rows.count(p.values)) csv << rows[p.values] << "\n";
-    for (const auto& key : old_order) {  // rows of earlier sweeps into this folder with other values
-      bool current = false;
-      for (const auto& p : points) current = current || p.values == key;
-      if (!current) csv << rows[key] << "\n";
+  if (shard) {  // the merge (the same command without --shard) writes the table and the plot
+    std::cout << "sweep: shard " << shard->text() << ": " << done << " run, " << skipped << " already done, " << failed
+              << " failed; merge with the same command without --shard\n";
+    for (const auto& f : failures) std::cerr << "sweep: failed: " << f << "\n";
+    if (failed) throw CLI::RuntimeError(kExitFailure);
+    return;
+  }
+  // The table, in point order, from the point folders: the same bytes however the points were run.
+  std::ostringstream table;
+  table << join_row(header) << "\n";
+  size_t rows = 0;
+  for (const auto& p : points) {
+    if (!done_already(p)) continue;
+    try {
+      table << join_row(metrics_row(p)) << "\n";
+      ++rows;
+    } catch (const std::exception& e) {
+      ++failed;
+      failures.push_back(p.dir + ": unreadable outputs (" + e.what() + ")");
     }
   }
-  std::cout << "sweep: " << done << " run, " << skipped << " skipped, " << failed << " failed; table " << csv_path
-            << "\n";
+  for (const auto& row : other_rows) table << row << "\n";
+  {
+    const std::string tmp = csv_path + ".tmp";
+    std::ofstream(tmp) << table.str();
+    fs::rename(tmp, csv_path);
+  }
+  std::cout << "sweep: " << done << " run, " << skipped << " skipped, " << failed << " failed; " << rows
+            << " rows in " << csv_path << "\n";
   for (const auto& f : failures) std::cerr << "sweep: failed: " << f << "\n";
 
   if (!a.no_plot) {
@@ -332,6 +355,7 @@ void register_sweep_command(CLI::App& app) {
   cmd->add_option("--out", args->out, "Output folder (sweep.csv, sweep.png, points/)")->required();
   cmd->add_option("--jobs", args->jobs, "Points run at once (default: the core count)")->check(CLI::Range(1u, 1024u));
   cmd->add_flag("--no-plot", args->no_plot, "Do not draw sweep.png");
+  add_shard_options(cmd, args->shard, args->slurm);
   cmd->callback([args] { sweep(*args); });
 }
 

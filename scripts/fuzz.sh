@@ -13,7 +13,7 @@ cmake --build --preset fuzz -j"$(nproc)"
 b=build/fuzz
 mkdir -p "$b/corpus"/{fuzz_scenario,fuzz_trace,fuzz_mooncake}
 cp scenarios/*.json scenarios/claims/*.json "$b/corpus/fuzz_scenario/" 2>/dev/null || true
-cp traces/example.jsonl "$b/corpus/fuzz_trace/"
+cp traces/example.jsonl traces/shared-prefix.jsonl "$b/corpus/fuzz_trace/"
 printf '%s\n' '{"timestamp": 0, "input_length": 600, "output_length": 20, "hash_ids": [0, 1]}' \
   '{"timestamp": 3000, "input_length": 1100, "output_length": 5, "hash_ids": [0, 1, 2]}' \
   '{"timestamp": 3000, "input_length": 40, "output_length": 0, "hash_ids": [7]}' > "$b/corpus/fuzz_mooncake/seed.jsonl"

@@ -1,0 +1,102 @@
+#include "cli/shard.hpp"
+
+#include <unistd.h>
+
+#include <cctype>
+#include <cerrno>
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <system_error>
+
+#include "core/config/input_error.hpp"
+
+namespace fs = std::filesystem;
+
+namespace dualpath::cli {
+
+namespace {
+
+std::string host_name() {
+  char buf[256] = {};
+  if (::gethostname(buf, sizeof buf - 1) != 0) return "host";
+  std::string h = buf;
+  for (char& c : h)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '.')) c = '_';
+  return h.empty() ? "host" : h;
+}
+
+const std::string kStaging = ".staging-";  // <dir>.staging-<host>-<pid>
+
+// Whether a process of this host still runs. A zombie does not: a killed shard whose parent is gone may stay one
+// until its new parent (pid 1 in a container) reaps it.
+bool process_alive(pid_t pid) {
+  if (::kill(pid, 0) != 0 && errno == ESRCH) return false;
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  if (!std::getline(stat, line)) return true;  // no /proc: trust kill()
+  const auto close = line.rfind(')');          // "pid (comm) S ...": the state follows the command name
+  return close == std::string::npos || close + 2 >= line.size() || line[close + 2] != 'Z';
+}
+
+}  // namespace
+
+std::optional<Shard> parse_shard(const std::string& text) {
+  if (text.empty()) return std::nullopt;
+  const auto bad = [&] {
+    return InputError("--shard", "expected I/N with 0 <= I < N (e.g. 0/4, as $SLURM_ARRAY_TASK_ID/N), found '" +
+                                     text + "'");
+  };
+  const auto slash = text.find('/');
+  if (slash == std::string::npos || slash == 0 || slash + 1 == text.size()) throw bad();
+  const std::string i = text.substr(0, slash), n = text.substr(slash + 1);
+  if (i.find_first_not_of("0123456789") != std::string::npos || n.find_first_not_of("0123456789") != std::string::npos ||
+      i.size() > 6 || n.size() > 6)
+    throw bad();
+  Shard s{std::stoul(i), std::stoul(n)};
+  if (s.count < 1 || s.index >= s.count) throw bad();
+  return s;
+}
+
+bool in_shard(const std::optional<Shard>& shard, size_t k) { return !shard || k % shard->count == shard->index; }
+
+std::string staging_folder(const std::string& dir) {
+  const fs::path d(dir);
+  const std::string host = host_name();
+  const std::string mine = d.filename().string() + kStaging + host + "-";
+  std::error_code ec;
+  if (fs::is_directory(d.parent_path(), ec))
+    for (const auto& e : fs::directory_iterator(d.parent_path(), ec)) {
+      const std::string name = e.path().filename().string();
+      if (name.rfind(mine, 0) != 0) continue;
+      const std::string pid = name.substr(mine.size());
+      if (pid.empty() || pid.find_first_not_of("0123456789") != std::string::npos) continue;
+      // A staging folder of a process of this host that is gone: a killed run, never published.
+      if (!process_alive(static_cast<pid_t>(std::stol(pid)))) fs::remove_all(e.path(), ec);
+    }
+  return dir + kStaging + host + "-" + std::to_string(::getpid());
+}
+
+bool publish_folder(const std::string& staging, const std::string& dir) {
+  std::error_code ec;
+  fs::rename(staging, dir, ec);  // atomic; fails when dir exists and is not empty
+  if (!ec) return true;
+  if (fs::exists(fs::path(dir) / "summary.json") || fs::exists(dir)) {
+    fs::remove_all(staging, ec);  // another shard published the same run first
+    return fs::exists(dir);
+  }
+  return false;
+}
+
+void write_json_atomically(const std::string& path, const nlohmann::json& j) {
+  const std::string tmp = path + ".tmp-" + host_name() + "-" + std::to_string(::getpid());
+  {
+    std::ofstream out(tmp);
+    out << std::setw(2) << j << "\n";
+    if (!out) throw InputError(path, "cannot write (disk full or no permission?)");
+  }
+  fs::rename(tmp, path);
+}
+
+}  // namespace dualpath::cli
