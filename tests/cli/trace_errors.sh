@@ -83,5 +83,24 @@ expect_error bad_from "--from: expected 'mooncake'" -- trace convert --from shar
 
 expect_error unwritable_output "/nonexistent-dir/x.jsonl" -- trace gen --profile 32k --trajectories 2 -o /nonexistent-dir/x.jsonl
 
+# Shared prefixes (issue 18): an unknown parent, a negative length, a parent shorter than the shared part, a cycle,
+# and a run on such a trace (the reader's error reaches `run` too); --block-tokens out of range.
+printf '%s\n%s\n' "$good" '{"id":"b","parent":"zz","shared":5,"rounds":[[10,5]]}' >"$tmp/parent.jsonl"
+expect_error unknown_parent "parent.jsonl:2: parent: expected the id of a trajectory in this trace, found 'zz'" -- \
+  trace stats "$tmp/parent.jsonl"
+printf '%s\n%s\n' "$good" '{"id":"b","parent":"a","shared":-4,"rounds":[[10,5]]}' >"$tmp/shared_neg.jsonl"
+expect_error negative_shared "shared_neg.jsonl:2: shared tokens" -- trace stats "$tmp/shared_neg.jsonl"
+printf '%s\n%s\n' "$good" '{"id":"b","parent":"a","shared":16,"rounds":[[20,5]]}' >"$tmp/shared_long.jsonl"
+expect_error shared_past_parent "shared_long.jsonl:2: shared: expected at most the 15 tokens of parent 'a'" -- \
+  trace stats "$tmp/shared_long.jsonl"
+printf '%s\n%s\n' '{"id":"a","parent":"b","shared":3,"rounds":[[10,5]]}' \
+  '{"id":"b","parent":"a","shared":3,"rounds":[[10,5]]}' >"$tmp/cycle.jsonl"
+expect_error parent_cycle "cycle.jsonl:1: parent: expected a chain of parents that ends, found the cycle a -> b -> a" -- \
+  trace stats "$tmp/cycle.jsonl"
+expect_error run_on_cycle "cycle.jsonl:1:" -- run "$2/scenarios/default.json" --set workload.source=file \
+  --set "workload.file=$tmp/cycle.jsonl" --out "$tmp/run"
+expect_error block_tokens "--block-tokens: expected an integer in [1, 1048576], found 0" -- \
+  trace stats "$tmp/good.jsonl" --block-tokens 0
+
 if [[ $fails -ne 0 ]]; then echo "$fails case(s) failed"; exit 1; fi
 echo "all trace error cases passed"
