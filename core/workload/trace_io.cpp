@@ -154,7 +154,8 @@ void write_trace(std::ostream& out, const Trace& trace) {
     for (size_t i = 0; i < t.rounds.size(); ++i) {
       const Round& r = t.rounds[i];
       out << (i ? ",[" : "[") << r.append << ',' << r.gen;
-      if (r.think != 0) out << ',' << format_decimal(r.think);
+      // A pause that prints as 0 (below a microsecond) is written as none, so that the file reads back to itself.
+      if (const std::string think = format_decimal(r.think); think != "0") out << ',' << think;
       out << ']';
     }
     out << "]}\n";

@@ -53,6 +53,18 @@ TEST(WorkloadIo, WriteThenReadIsIdentityAndWriteIsStable) {
   EXPECT_EQ(again.str(), out.str());
 }
 
+// Found by fuzz_trace: a think time that prints as "0" was written as a third entry, which read back as 0 and
+// was then omitted, so the file did not write back to itself.
+TEST(WorkloadIo, ATinyThinkTimeIsWrittenAsNoneAndReadsBackToTheSameBytes) {
+  std::istringstream in("{\"id\":\"a\",\"rounds\":[[5,1,1.6e-79],[3,2]]}\n");
+  std::ostringstream once, twice;
+  write_trace(once, parse_trace(in, "x"));
+  EXPECT_EQ(once.str(), "{\"id\":\"a\",\"rounds\":[[5,1],[3,2]]}\n");
+  std::istringstream again(once.str());
+  write_trace(twice, parse_trace(again, "y"));
+  EXPECT_EQ(once.str(), twice.str());
+}
+
 TEST(WorkloadIo, FormatDecimalIsFixedAndTrimmed) {
   EXPECT_EQ(format_decimal(1.5), "1.5");
   EXPECT_EQ(format_decimal(2), "2");
