@@ -82,11 +82,9 @@ bool publish_folder(const std::string& staging, const std::string& dir) {
   std::error_code ec;
   fs::rename(staging, dir, ec);  // atomic; fails when dir exists and is not empty
   if (!ec) return true;
-  if (fs::exists(fs::path(dir) / "summary.json") || fs::exists(dir)) {
-    fs::remove_all(staging, ec);  // another shard published the same run first
-    return fs::exists(dir);
-  }
-  return false;
+  if (!fs::exists(dir)) return false;
+  fs::remove_all(staging, ec);  // another shard published the same run first
+  return true;
 }
 
 void write_json_atomically(const std::string& path, const nlohmann::json& j) {

@@ -55,12 +55,11 @@ void Cluster::start_h2d(Request& r) {
   }
   const int64_t id = r.id;
   const int node = node_of(r.de);
-  // The prompt's Full Blocks not yet in storage. Usually they start at the hit; when the prompt is block-aligned
-  // the hit stops one block short (one token must be computed), and that recomputed block is already stored.
-  // Blocks that other agents share and have written (or are writing) are not written again.
-  const int64_t first_new = std::max(r.hit, blocks_.persisted_prefix(r.agent));
+  // The prompt's Full Blocks past the hit that are not in storage yet: claim() skips blocks already stored (the
+  // block a block-aligned prompt recomputes, since one token must be computed) and blocks other agents share and
+  // have written or are writing.
   const int64_t bt = blocks_.block_tokens();
-  BlockRanges blocks = blocks_.claim(r.agent, first_new / bt, blocks_.aligned(r.prompt) / bt);
+  BlockRanges blocks = blocks_.claim(r.agent, r.hit / bt, blocks_.aligned(r.prompt) / bt);
   const double new_blocks = kv_bytes(BlockIndex::block_count(blocks) * bt);
   const bool decodes = r.gen > 1;
   auto part = std::make_shared<int>((decodes ? 1 : 0) + (new_blocks > 0 ? 1 : 0));
@@ -247,7 +246,7 @@ void Cluster::chunk_done(int group) {
   std::map<int, std::shared_ptr<NodeFlush>> flushes;
   for (size_t i = 0; i < engines.size(); ++i) {
     s.unflushed_bytes[i] += d2h[i];
-    for (auto& w : written[i]) s.unflushed_blocks[i].push_back(w);
+    for (auto& w : written[i]) s.unflushed_blocks[i].push_back(std::move(w));
     if (s.unflushed_bytes[i] <= 0 || (!engine_finished[i] && s.unflushed_bytes[i] < tuning_.persist_flush_bytes))
       continue;
     auto& nf = flushes[node_of(engines[i])];
