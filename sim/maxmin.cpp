@@ -1,12 +1,13 @@
 #include "sim/maxmin.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <stdexcept>
 #include <utility>
 
 namespace dualpath::sim {
 
-MaxMin::MaxMin(std::vector<double> capacity) : links_(capacity.size()) {
+MaxMin::MaxMin(std::vector<double> capacity) : links_(capacity.size()), sets_(capacity.size()) {
   for (size_t i = 0; i < capacity.size(); ++i) {
     if (!(capacity[i] > 0)) throw std::invalid_argument("maxmin: link capacities must be > 0");
     links_[i].capacity = capacity[i];
@@ -23,7 +24,7 @@ void MaxMin::touch_link(int link) {
 
 // Adds (delta +1) or removes (-1) flow f in link's B_l bookkeeping and recomputes B_l.
 void MaxMin::count_group(int link, const FlowRec& f, int delta) {
-  LinkRec& l = links_[static_cast<size_t>(link)];
+  LinkSet& l = sets_[static_cast<size_t>(link)];
   if (f.narrowest == link) {
     l.self += delta;
   } else {
@@ -35,7 +36,7 @@ void MaxMin::count_group(int link, const FlowRec& f, int delta) {
       l.groups.pop_back();
     }
   }
-  double b = l.self * l.capacity;
+  double b = l.self * links_[static_cast<size_t>(link)].capacity;
   for (const auto& g : l.groups) b += links_[static_cast<size_t>(g.first)].capacity;
   l.load_bound = b;
 }
@@ -44,7 +45,8 @@ void MaxMin::count_group(int link, const FlowRec& f, int delta) {
 // are re-solved with or without it; a binding link whose flow set changed is touched by the caller.
 void MaxMin::update_binding(int link) {
   LinkRec& l = links_[static_cast<size_t>(link)];
-  const bool binding = l.flows.size() >= 2 && l.load_bound > l.capacity;
+  const LinkSet& set = sets_[static_cast<size_t>(link)];
+  const bool binding = set.flows.size() >= 2 && set.load_bound > l.capacity;
   if (binding == l.binding) return;
   l.binding = binding;
   if (!binding && l.active) {  // it leaves the constraint set: its flows are re-solved without it
@@ -57,7 +59,7 @@ void MaxMin::update_binding(int link) {
 
 int MaxMin::add(const int32_t* links, int n, double weight) {
   if (!(weight > 0)) throw std::invalid_argument("maxmin: flow weights must be > 0");
-  if (n <= 0) throw std::invalid_argument("maxmin: a flow must cross at least one link");
+  if (n <= 0 || n > kMaxLinks) throw std::invalid_argument("maxmin: a flow must cross 1 to kMaxLinks links");
   int id;
   if (free_.empty()) {
     id = static_cast<int>(flows_.size());
@@ -67,10 +69,11 @@ int MaxMin::add(const int32_t* links, int n, double weight) {
     free_.pop_back();
   }
   FlowRec& f = flows_[static_cast<size_t>(id)];
-  f.links = links;
+  std::copy(links, links + n, f.links.begin());
   f.n = n;
   f.weight = weight;
   f.rate = 0;
+  f.prev = 0;
   f.narrowest = links[0];
   for (int k = 1; k < n; ++k)
     if (links_[static_cast<size_t>(links[k])].capacity < links_[static_cast<size_t>(f.narrowest)].capacity)
@@ -78,7 +81,7 @@ int MaxMin::add(const int32_t* links, int n, double weight) {
   f.bound = links_[static_cast<size_t>(f.narrowest)].capacity;
   for (int k = 0; k < n; ++k) {
     LinkRec& l = links_[static_cast<size_t>(links[k])];
-    l.flows.push_back(id);
+    sets_[static_cast<size_t>(links[k])].flows.push_back(id);
     count_group(links[k], f, +1);
     update_binding(links[k]);
     if (l.active) touch_link(links[k]);
@@ -92,16 +95,17 @@ void MaxMin::remove(int id) {
   FlowRec& f = flows_[static_cast<size_t>(id)];
   for (int k = 0; k < f.n; ++k) {
     LinkRec& l = links_[static_cast<size_t>(f.links[k])];
-    auto it = std::find(l.flows.begin(), l.flows.end(), id);
-    if (it != l.flows.end()) {
-      *it = l.flows.back();
-      l.flows.pop_back();
+    std::vector<int>& on = sets_[static_cast<size_t>(f.links[k])].flows;
+    auto it = std::find(on.begin(), on.end(), id);
+    if (it != on.end()) {
+      *it = on.back();
+      on.pop_back();
     }
     count_group(f.links[k], f, -1);
+    l.load = on.empty() ? 0 : l.load - f.rate;
     if (l.active) touch_link(f.links[k]);  // its other flows gain the capacity this one leaves
     update_binding(f.links[k]);
   }
-  f.links = nullptr;
   f.n = 0;
   if (f.dirty) {  // added and removed between two solves
     f.dirty = false;
@@ -125,7 +129,7 @@ void MaxMin::visit(int flow) {
       if (!l.active || l.mark == epoch_) continue;
       l.mark = epoch_;
       comp_links_.push_back(f.links[k]);
-      for (int gi : l.flows) {
+      for (int gi : sets_[static_cast<size_t>(f.links[k])].flows) {
         FlowRec& g = flows_[static_cast<size_t>(gi)];
         if (g.mark == epoch_) continue;
         g.mark = epoch_;
@@ -161,7 +165,7 @@ void MaxMin::solve_pass(bool first) {
   for (int li : dirty_links_) {
     LinkRec& l = links_[static_cast<size_t>(li)];
     l.dirty = false;
-    for (int fi : l.flows) visit(fi);
+    for (int fi : sets_[static_cast<size_t>(li)].flows) visit(fi);
   }
   dirty_links_.clear();
   fill();
@@ -177,26 +181,59 @@ void MaxMin::solve_pass(bool first) {
       LinkRec& l = links_[static_cast<size_t>(li)];
       if (l.remaining > kSlack * l.capacity) l.active = false;
     }
-  for (int fi : comp_flows_) {
-    const FlowRec& f = flows_[static_cast<size_t>(fi)];
-    for (int k = 0; k < f.n; ++k) {
-      LinkRec& l = links_[static_cast<size_t>(f.links[k])];
-      if (!l.binding || l.active || l.checked == epoch_) continue;
-      l.checked = epoch_;
-      double load = 0;
-      for (int gi : l.flows) load += flows_[static_cast<size_t>(gi)].rate;
-      if (load > l.capacity * (1 + kOverload)) {
-        l.active = true;
-        touch_link(f.links[k]);
-      }
+  // fill() listed the inactive links that may bind on the re-solved flows' routes (no other link's load moved).
+  for (int li : check_) {
+    LinkRec& l = links_[static_cast<size_t>(li)];
+    if (l.active || l.load <= l.capacity * (1 + kOverload - kNear)) continue;
+    l.load = exact_load(li);
+    l.updates = 0;
+    if (l.load > l.capacity * (1 + kOverload)) {
+      l.active = true;
+      touch_link(li);
     }
   }
 }
 
+double MaxMin::exact_load(int link) const {
+  double load = 0;
+  for (int gi : sets_[static_cast<size_t>(link)].flows) {
+    const FlowRec& g = flows_[static_cast<size_t>(gi)];
+    load += g.rate < 0 ? g.prev : g.rate;  // during fill(), an unfixed flow still counts at its previous rate
+  }
+  return load;
+}
+
+namespace {
+
+// The lowest of `v` (+inf if empty), with four running minima so that the compare chain does not serialise.
+double lowest(const std::vector<double>& v) {
+  constexpr double inf = std::numeric_limits<double>::infinity();
+  double m0 = inf, m1 = inf, m2 = inf, m3 = inf;
+  size_t i = 0;
+  for (; i + 4 <= v.size(); i += 4) {
+    m0 = v[i] < m0 ? v[i] : m0;
+    m1 = v[i + 1] < m1 ? v[i + 1] : m1;
+    m2 = v[i + 2] < m2 ? v[i + 2] : m2;
+    m3 = v[i + 3] < m3 ? v[i + 3] : m3;
+  }
+  for (; i < v.size(); ++i) m0 = v[i] < m0 ? v[i] : m0;
+  return std::min(std::min(m0, m1), std::min(m2, m3));
+}
+
+}  // namespace
+
 void MaxMin::fill() {
-  // Progressive filling over those components: binding links and the flows' own bounds.
-  cand_.clear();
-  levels_.clear();
+  // Progressive filling over those components: binding links and the flows' own bounds. A flow's bound has a
+  // fixed level (bound / weight), so the flows are sorted by it once and taken in that order; only the links'
+  // levels move as flows are fixed, and they are few (the active links of the components), so they are scanned.
+  // A flow that crosses an active link no wider than its bound needs no bound of its own: that link's constraint
+  // implies it (rate <= remaining <= capacity), so it is left out of the sort.
+  // Each step fixes what the lowest level constrains; on a tie between a link and a flow's bound, the flow goes
+  // first, and equal bounds go in flow id order. Ties only decide the order in which equal levels are fixed.
+  by_bound_.clear();
+  link_cand_.clear();
+  link_levels_.clear();
+  check_.clear();
   for (int li : comp_links_) {
     LinkRec& l = links_[static_cast<size_t>(li)];
     l.remaining = l.capacity;
@@ -205,64 +242,80 @@ void MaxMin::fill() {
   }
   for (int fi : comp_flows_) {
     FlowRec& f = flows_[static_cast<size_t>(fi)];
+    f.prev = f.rate;
     f.rate = -1;
-    f.slot = static_cast<int>(cand_.size());
-    cand_.push_back(-(fi + 1));
-    levels_.push_back(f.bound / f.weight);
+    bool implied = false;  // an active link as narrow as its bound: that constraint implies the bound
     for (int k = 0; k < f.n; ++k) {
       LinkRec& l = links_[static_cast<size_t>(f.links[k])];
       if (!l.active) continue;
       l.weight += f.weight;
       ++l.unfixed;
+      implied = implied || l.capacity <= f.bound;
     }
+    if (!implied) by_bound_.emplace_back(f.bound / f.weight, fi);
   }
+  std::sort(by_bound_.begin(), by_bound_.end());
   for (int li : comp_links_) {
     LinkRec& l = links_[static_cast<size_t>(li)];
-    l.slot = static_cast<int>(cand_.size());
-    cand_.push_back(li);
-    levels_.push_back(l.remaining / l.weight);
+    l.slot = static_cast<int>(link_cand_.size());
+    link_cand_.push_back(li);
+    link_levels_.push_back(l.remaining / l.weight);
   }
-  auto drop = [this](size_t slot) {  // swap-remove constraint `slot` from the scan
-    cand_[slot] = cand_.back();
-    levels_[slot] = levels_.back();
-    const int moved = cand_[slot];
-    if (moved >= 0) links_[static_cast<size_t>(moved)].slot = static_cast<int>(slot);
-    else flows_[static_cast<size_t>(-moved - 1)].slot = static_cast<int>(slot);
-    cand_.pop_back();
-    levels_.pop_back();
+  auto drop = [this](size_t slot) {  // swap-remove a link from the scan
+    link_cand_[slot] = link_cand_.back();
+    link_levels_[slot] = link_levels_.back();
+    links_[static_cast<size_t>(link_cand_[slot])].slot = static_cast<int>(slot);
+    link_cand_.pop_back();
+    link_levels_.pop_back();
   };
   auto fix = [this, &drop](int fi, double level) {
     FlowRec& f = flows_[static_cast<size_t>(fi)];
     f.rate = std::min(level * f.weight, f.bound);
-    drop(static_cast<size_t>(f.slot));
     for (int k = 0; k < f.n; ++k) {
       LinkRec& l = links_[static_cast<size_t>(f.links[k])];
-      if (!l.active) continue;
+      l.load += f.rate - f.prev;
+      if (++l.updates >= kResum) {
+        l.load = exact_load(f.links[k]);
+        l.updates = 0;
+      }
+      if (!l.active) {
+        if (l.binding && l.checked != epoch_) {
+          l.checked = epoch_;
+          check_.push_back(f.links[k]);
+        }
+        continue;
+      }
       l.remaining -= f.rate;
+      links_moved_ = true;
       // Re-zero when the last flow leaves so a rounding residue cannot make a level out of nothing.
       if (--l.unfixed == 0) {
         l.weight = 0;
         drop(static_cast<size_t>(l.slot));
       } else {
         l.weight -= f.weight;
-        levels_[static_cast<size_t>(l.slot)] = (l.remaining > 0 ? l.remaining : 0) / l.weight;
+        link_levels_[static_cast<size_t>(l.slot)] = (l.remaining > 0 ? l.remaining : 0) / l.weight;
       }
     }
   };
-  // Ties between equal levels go to the constraint first in cand_ order, which only decides the order in which
-  // equal levels are fixed.
-  while (!cand_.empty()) {
-    size_t best = 0;
-    for (size_t i = 1; i < levels_.size(); ++i)
-      if (levels_[i] < levels_[best]) best = i;
-    const double level = levels_[best];
-    const int c = cand_[best];
-    if (c < 0) {
-      fix(-c - 1, level);
+  size_t next = 0;  // the first flow in by_bound_ that may still be unfixed
+  double level = 0;
+  links_moved_ = true;
+  while (true) {
+    while (next < by_bound_.size() && flows_[static_cast<size_t>(by_bound_[next].second)].rate >= 0) ++next;
+    if (next == by_bound_.size() && link_cand_.empty()) break;  // every flow fixed
+    // The lowest link level (re-scanned only after a fix moved one; a flow fixed at its own bound off the active
+    // links moves none), then its first slot: two branch-free scans, faster than one with a data-dependent branch.
+    if (links_moved_) {
+      level = lowest(link_levels_);
+      links_moved_ = false;
+    }
+    if (next < by_bound_.size() && by_bound_[next].first <= level) {
+      fix(by_bound_[next].second, by_bound_[next].first);
       continue;
     }
-    // Copy: fixing flows edits cand_, not the link's flow list, but keep the loop independent of that.
-    for (int fi : links_[static_cast<size_t>(c)].flows)
+    size_t best = 0;
+    while (link_levels_[best] != level) ++best;
+    for (int fi : sets_[static_cast<size_t>(link_cand_[best])].flows)
       if (flows_[static_cast<size_t>(fi)].rate < 0) fix(fi, level);
   }
 }

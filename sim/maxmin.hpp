@@ -28,6 +28,7 @@
 //    links that joined or left the constraint set) since the last solve; the others keep their rates.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <utility>
@@ -39,8 +40,10 @@ class MaxMin {
  public:
   explicit MaxMin(std::vector<double> capacity);  // bytes/s per link, all > 0
 
-  // A flow over `n` distinct links (the array must outlive the flow) with weight > 0. Returns its id; ids of
-  // removed flows are reused.
+  static constexpr int kMaxLinks = 8;  // links per flow (a fabric route has at most Route::kMaxLinks)
+
+  // A flow over `n` distinct links (1 <= n <= kMaxLinks; copied) with weight > 0. Returns its id; ids of removed
+  // flows are reused.
   int add(const int32_t* links, int n, double weight);
   void remove(int id);
   // Brings every flow's rate up to date.
@@ -52,24 +55,26 @@ class MaxMin {
 
  private:
   struct FlowRec {
-    const int32_t* links = nullptr;
+    std::array<int32_t, kMaxLinks> links{};  // inline: every solve walks them
     int n = 0;
     double weight = 1;
     double bound = 0;  // u_f: the smallest capacity on its route
     int narrowest = -1;  // a_f: the first link on its route with that capacity
     double rate = 0;   // < 0 while unfixed during a solve
+    double prev = 0;   // its rate before the solve in progress (link loads are updated by the difference)
     uint32_t mark = 0;
     uint32_t solve_mark = 0;  // listed in changed_ by the solve() of this id
     bool dirty = false;
-    int slot = -1;  // its bound's index in cand_ during a solve
   };
+  // What a solve reads of a link, kept small so that walking routes stays in cache; its flow set is in LinkSet.
   struct LinkRec {
     double capacity = 0;
-    // B_l: `self` flows whose narrowest link is this one, and per other narrowest link, how many of its flows.
-    int self = 0;
-    std::vector<std::pair<int, int>> groups;
-    double load_bound = 0;
     double remaining = 0;
+    // The sum of its flows' rates, kept up to date incrementally (loads change only when rates do) so that the
+    // overload check after a solve does not re-sum every flow of every link it looks at. Rounding drift is
+    // bounded by re-summing at least every kResum updates; the check re-sums before it activates a link.
+    double load = 0;
+    uint32_t updates = 0;
     double weight = 0;  // sum of the weights of its unfixed flows
     int unfixed = 0;
     uint32_t mark = 0;
@@ -77,8 +82,14 @@ class MaxMin {
     bool binding = false;  // may bind (not redundant): two or more flows and B_l > C_l
     bool active = false;   // in the constraint set (implies binding)
     uint32_t checked = 0;  // epoch of its last overload check
-    int slot = -1;         // its index in cand_ during a solve
+    int slot = -1;         // its index in link_cand_ during a solve
+  };
+  struct LinkSet {
     std::vector<int> flows;
+    // B_l: `self` flows whose narrowest link is this one, and per other narrowest link, how many of its flows.
+    int self = 0;
+    std::vector<std::pair<int, int>> groups;
+    double load_bound = 0;
   };
   void touch_link(int link);
   void update_binding(int link);
@@ -90,19 +101,27 @@ class MaxMin {
   // beyond capacity x (1 + kOverload) joins it. Neither changes the allocation, only the work per solve.
   static constexpr double kSlack = 1e-3;
   static constexpr double kOverload = 1e-9;
+  // An inactive link whose incremental load is within this fraction of its capacity below the activation
+  // threshold is re-summed exactly; further below, the drift (< 1e-9 of capacity) cannot hide an overload.
+  static constexpr double kNear = 1e-6;
+  static constexpr uint32_t kResum = 4096;
+  double exact_load(int link) const;
 
   std::vector<FlowRec> flows_;
   std::vector<int> free_;
   std::vector<LinkRec> links_;
+  std::vector<LinkSet> sets_;  // by link id, as links_
   std::vector<int> dirty_links_, dirty_flows_;
   uint32_t epoch_ = 0;
   uint32_t solve_id_ = 0;
   std::vector<int> changed_;
   std::vector<int> comp_links_, comp_flows_, stack_;
-  // The constraints scanned for the bottleneck during a solve: a link id >= 0, or -(flow id + 1) for a flow's
-  // own bound; levels_[i] is the level of cand_[i].
-  std::vector<int> cand_;
-  std::vector<double> levels_;
+  std::vector<int> check_;  // inactive links that may bind, crossed by flows re-solved in this pass
+  // During fill(): the re-solved flows by the level of their own bound, and the active links with their levels.
+  std::vector<std::pair<double, int>> by_bound_;
+  std::vector<int> link_cand_;
+  std::vector<double> link_levels_;
+  bool links_moved_ = false;  // a link level changed since the last scan for the lowest
 };
 
 }  // namespace dualpath::sim
