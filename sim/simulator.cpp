@@ -14,28 +14,34 @@ namespace dualpath::sim {
 
 namespace {
 
-void require(bool ok, const std::string& msg) {
-  if (!ok) throw std::invalid_argument("simulator: " + msg);
+// The checks run on every transfer, so a message is built only when one fails (a std::string argument would be
+// allocated every time: these literals are longer than the small-string buffer).
+void require(bool ok, const char* msg) {
+  if (!ok) throw std::invalid_argument(std::string("simulator: ") + msg);
+}
+void require_in_range(int v, int end, const char* what) {
+  if (v < 0 || v >= end)
+    throw std::invalid_argument(std::string("simulator: ") + what + " " + std::to_string(v) + " out of range");
 }
 
 }  // namespace
 
 void Simulator::storage_read(int node, const BlockRanges&, double bytes, Done done, Failed) {
   const Fabric& f = fabric();
-  require(node >= 0 && node < f.nodes(), "storage_read: node " + std::to_string(node) + " out of range");
+  require_in_range(node, f.nodes(), "storage_read: node");
   transfer_checked(f.storage(f.server_of(node)), f.sdram(node), bytes, TrafficClass::Kv, std::move(done));
 }
 
 void Simulator::storage_write(int node, const BlockRanges&, double bytes, Done done) {
   const Fabric& f = fabric();
-  require(node >= 0 && node < f.nodes(), "storage_write: node " + std::to_string(node) + " out of range");
+  require_in_range(node, f.nodes(), "storage_write: node");
   transfer_checked(f.sdram(node), f.storage(f.server_of(node)), bytes, TrafficClass::Kv, std::move(done));
 }
 
 void Simulator::transfer(Hop hop, Place src, Place dst, double bytes, TrafficClass cls, Done done) {
   const Fabric& f = fabric();
   auto endpoint = [&f](Place pl) {
-    require(pl.gpu >= 0 && pl.gpu < f.gpus(), "transfer: gpu " + std::to_string(pl.gpu) + " out of range");
+    require_in_range(pl.gpu, f.gpus(), "transfer: gpu");
     return pl.loc == Loc::Hbm ? f.hbm(pl.gpu) : f.dram(pl.gpu);
   };
   const int s = endpoint(src);
@@ -54,7 +60,7 @@ void Simulator::transfer(Hop hop, Place src, Place dst, double bytes, TrafficCla
 }
 
 void Simulator::compute(int gpu, const ComputeWork& work, Done done) {
-  require(gpu >= 0 && gpu < fabric().gpus(), "compute: gpu " + std::to_string(gpu) + " out of range");
+  require_in_range(gpu, fabric().gpus(), "compute: gpu");
   timer(work.seconds, std::move(done));
 }
 
