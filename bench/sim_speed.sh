@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Simulator speed: wall time, peak memory and simulated seconds per wall second for the paper-scale runs.
-#   bench/sim_speed.sh [BIN] [small|2p4d|48p96d|ladder|all] [REPEATS]
+#   bench/sim_speed.sh [BIN] [small|2p4d|48p96d|online|ladder|all] [REPEATS]
 # small : DS 660B 2P4D, 512 agents (a quick proxy)
 # 2p4d  : DS 660B 2P4D, 64K, 2048 agents offline, DualPath, Basic and Oracle (issue 13 target: DualPath <= 30 s)
-# 48p96d: DS 660B 48P96D (1,152 GPUs), 48K agents (target <= 15 min, <= 8 GiB)
+# 48p96d: DS 660B 48P96D (1,152 GPUs), 49,152 agents offline, whole run (issue 13 target: <= 30 min, <= 8 GiB)
+# online: DS 660B 44P88D (1,056 GPUs) online at 8.8 APS for 1,800 simulated s (issue 13 target: <= 30 min)
 # ladder: DS 660B DualPath at 2P4D, 6P12D, 12P24D, 24P48D, 48P96D with 1,024 agents per 2P4D unit, each cut at
 #         LADDER_SIM_S simulated seconds (default 600; LADDER_MAX_UNITS, default 24, skips larger sizes): wall time
 #         and rounds per wall second per size, so the growth of cost with scale shows (linear in rounds is the goal).
@@ -59,9 +60,11 @@ case "$which" in
   small) run_case small --set workload.agents=512 --policy dualpath ;;
   2p4d) for p in dualpath basic oracle; do run_case "2p4d-$p" --policy "$p"; done ;;
   48p96d) run_case 48p96d --set deployment.prefill_nodes=48 --set deployment.decode_nodes=96 --set workload.agents=49152 ;;
+  online) run_case online --set deployment.prefill_nodes=44 --set deployment.decode_nodes=88 --set workload.mode=online \
+            --set workload.aps=8.8 --set "workload.duration=1800 s" --set "sim.time_limit=1800 s" ;;
   ladder) ladder ;;
   all) run_case small --set workload.agents=512
        for p in dualpath basic oracle; do run_case "2p4d-$p" --policy "$p"; done
        run_case 48p96d --set deployment.prefill_nodes=48 --set deployment.decode_nodes=96 --set workload.agents=49152 ;;
-  *) echo "usage: $0 [BIN] [small|2p4d|48p96d|ladder|all] [REPEATS]" >&2; exit 2 ;;
+  *) echo "usage: $0 [BIN] [small|2p4d|48p96d|online|ladder|all] [REPEATS]" >&2; exit 2 ;;
 esac

@@ -2,20 +2,29 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
-#include <stdexcept>
+#include <string>
+#include <utility>
 
 namespace dualpath::hw {
 
 LinkLog::LinkLog(int nodes, int gpn, double snic_rate, double cnic_bw, double interval)
     : nodes_(nodes), gpn_(gpn), interval_(interval > 0 ? interval : 1.0) {
+  auto link = [](std::string name, LinkClass cls, double bw, int node, int gpu) {
+    LinkInfo info;
+    info.name = std::move(name);
+    info.cls = cls;
+    info.bandwidth = bw;
+    info.node = node;
+    info.gpu = gpu;
+    return Link{std::move(info), {}, {}};
+  };
   for (int n = 0; n < nodes; ++n) {
-    links_.push_back({"snic" + std::to_string(n) + "_down", "snic_down", n, -1, snic_rate, {}, {}});
-    links_.push_back({"snic" + std::to_string(n) + "_up", "snic_up", n, -1, snic_rate, {}, {}});
+    links_.push_back(link("snic" + std::to_string(n) + "_down", LinkClass::SnicDown, snic_rate, n, -1));
+    links_.push_back(link("snic" + std::to_string(n) + "_up", LinkClass::SnicUp, snic_rate, n, -1));
   }
   for (int g = 0; g < nodes * gpn; ++g) {
-    links_.push_back({"cnic" + std::to_string(g) + "_rd", "cnic_rd", g / gpn, g, cnic_bw, {}, {}});
-    links_.push_back({"cnic" + std::to_string(g) + "_wr", "cnic_wr", g / gpn, g, cnic_bw, {}, {}});
+    links_.push_back(link("cnic" + std::to_string(g) + "_rd", LinkClass::CnicRd, cnic_bw, g / gpn, g));
+    links_.push_back(link("cnic" + std::to_string(g) + "_wr", LinkClass::CnicWr, cnic_bw, g / gpn, g));
   }
 }
 
@@ -40,7 +49,7 @@ void LinkLog::add(Link& l, TrafficClass cls, double start, double end, double by
 void LinkLog::storage(int node, bool read, double start, double end, double bytes) {
   Link& l = links_.at(static_cast<size_t>(2 * node + (read ? 0 : 1)));
   // Paced FIFO: the operation's own bytes moved during the last bytes / rate seconds before it completed.
-  const double busy = l.capacity > 0 ? bytes / l.capacity : 0;
+  const double busy = l.info.bandwidth > 0 ? bytes / l.info.bandwidth : 0;
   add(l, TrafficClass::Kv, std::max(start, end - busy), end, bytes);
 }
 
@@ -50,23 +59,32 @@ void LinkLog::transfer(int src, int dst, TrafficClass cls, double start, double 
   add(links_.at(base + 2 * static_cast<size_t>(dst) + 1), cls, start, end, bytes);
 }
 
-void LinkLog::write_csv(const std::string& path, double span) const {
-  std::ofstream out(path);
-  if (!out) throw std::runtime_error("cannot write " + path);
-  out << "time,duration,link,class,node,gpu,utilisation,model_utilisation,kv_utilisation\n";
-  const size_t windows = static_cast<size_t>(std::ceil(std::max(0.0, span) / interval_));
+LinkReport LinkLog::report(double span) const {
+  LinkReport rep;
+  rep.interval = interval_;
+  rep.end_time = std::max(0.0, span);
+  for (const auto& l : links_) {
+    LinkInfo info = l.info;
+    for (double b : l.model) info.bytes_model += b;
+    for (double b : l.kv) info.bytes_kv += b;
+    const double cap = info.bandwidth * rep.end_time;
+    info.mean_utilisation = cap > 0 ? info.bytes() / cap : 0;
+    rep.links.push_back(std::move(info));
+  }
+  const size_t windows = static_cast<size_t>(std::ceil(rep.end_time / interval_));
   for (size_t w = 0; w < windows; ++w) {
     const double t = static_cast<double>(w) * interval_;
-    const double dur = std::min(interval_, span - t);
+    const double dur = std::min(interval_, rep.end_time - t);
     if (!(dur > 0)) break;
-    for (const auto& l : links_) {
+    for (size_t i = 0; i < links_.size(); ++i) {
+      const auto& l = links_[i];
       const double m = w < l.model.size() ? l.model[w] : 0, k = w < l.kv.size() ? l.kv[w] : 0;
-      if (m + k <= 0 || !(l.capacity > 0)) continue;
-      const double cap = l.capacity * dur;
-      out << t << ',' << dur << ',' << l.name << ',' << l.cls << ',' << l.node << ',' << l.gpu << ','
-          << (m + k) / cap << ',' << m / cap << ',' << k / cap << '\n';
+      if (m + k <= 0 || !(l.info.bandwidth > 0)) continue;
+      const double cap = l.info.bandwidth * dur;
+      rep.samples.push_back(LinkSample{t, dur, static_cast<int>(i), m / cap, k / cap});
     }
   }
+  return rep;
 }
 
 }  // namespace dualpath::hw

@@ -1,5 +1,6 @@
-// Measured link utilisation of a hardware run, written as links.csv in the simulator's format so `dualpath report`
-// draws both bodies the same way. Every completed operation adds its bytes to the links it used, spread evenly over
+// Measured link utilisation of a hardware run, as the same LinkReport the simulator produces (core/run/), so
+// links.csv and summary.json's "links" are written by the same code and `dualpath report` draws both bodies the
+// same way. Every completed operation adds its bytes to the links it used, spread evenly over
 // the time it occupied them: a paced SNIC read or write over the last bytes / rate seconds before it completed
 // (the bucket serves one node's operations in order), a transfer over its whole span on the source GPU's CNIC read
 // side and the destination GPU's CNIC write side. Utilisation is bytes / (capacity x window), capacities being the
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include "core/backend/backend.hpp"
+#include "core/run/link_report.hpp"
 
 namespace dualpath::hw {
 
@@ -18,15 +20,13 @@ class LinkLog {
   LinkLog(int nodes, int gpus_per_node, double snic_rate, double cnic_bw, double interval);
   void storage(int node, bool read, double start, double end, double bytes);
   void transfer(int src_gpu, int dst_gpu, TrafficClass cls, double start, double end, double bytes);
-  // Rows time,duration,link,class,node,gpu,utilisation,model_utilisation,kv_utilisation up to `span` seconds;
-  // only windows where a link carried bytes are written (the simulator's sparse convention).
-  void write_csv(const std::string& path, double span) const;
+  // Per-link totals over the run and samples of every window up to `span` seconds in which a link carried bytes
+  // (the simulator's sparse convention); mean utilisation = bytes / (capacity x span).
+  LinkReport report(double span) const;
 
  private:
   struct Link {
-    std::string name, cls;
-    int node, gpu;
-    double capacity;
+    LinkInfo info;
     std::vector<double> model, kv;  // bytes per window
   };
   void add(Link& l, TrafficClass cls, double start, double end, double bytes);

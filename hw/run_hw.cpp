@@ -3,40 +3,17 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
-#include <fstream>
-#include <iomanip>
 
 #include "core/config/loader.hpp"
 #include "core/engine/cluster.hpp"
 #include "core/metrics/summary.hpp"
+#include "core/run/run_folder.hpp"
 #include "core/workload/agents.hpp"
 #include "hw/compute_setup.hpp"
 #include "hw/hw_backend.hpp"
 #include "hw/local_nodes.hpp"
 
 namespace dualpath::hw {
-
-namespace {
-
-// Measured SNIC figures in the simulator's "links" shape: utilisation = requested bytes / (rate x run time).
-nlohmann::json link_summary(const HwStats& st, double rate, double span, int prefill_nodes) {
-  double pe = 0, de = 0, mx = 0, sum = 0;
-  int pe_n = 0, de_n = 0;
-  const int n = static_cast<int>(st.node_read_bytes.size());
-  for (int i = 0; i < n; ++i) {
-    const double b = st.node_read_bytes[i];
-    const double u = rate > 0 && span > 0 ? b / (rate * span) : 0;
-    (i < prefill_nodes ? pe : de) += u;
-    (i < prefill_nodes ? pe_n : de_n) += 1;
-    mx = std::max(mx, b), sum += b;
-  }
-  return {{"measured", "requested bytes per node over the emulated SNIC rate x run time"},
-          {"pe_snic_read_utilisation", pe_n ? pe / pe_n : 0.0},
-          {"de_snic_read_utilisation", de_n ? de / de_n : 0.0},
-          {"snic_read_balance_max_over_avg", sum > 0 ? mx / (sum / n) : 0.0}};
-}
-
-}  // namespace
 
 HwRunOutcome run_hw_scenario(const Scenario& sc, const std::string& scenario_dir, const std::string& out_dir,
                              const HwOptions& options) {
@@ -77,7 +54,6 @@ HwRunOutcome drive_and_report(const Scenario& sc, const std::string& scenario_di
   if (!stopped && !cluster.finished()) errors.push_back("the run ran out of work: " + cluster.stall_report());
 
   const RunSummary rs = summarize(cluster.requests(), cluster.totals(), sc.slo);
-  const auto f = cluster.features();
   const auto& st = backend.stats();
   const double span = rs.jct > 0 ? rs.jct : backend.now();
   nlohmann::json hw = nodes.report();  // its errors (node processes that failed or hung) count too
@@ -100,37 +76,15 @@ HwRunOutcome drive_and_report(const Scenario& sc, const std::string& scenario_di
   const auto& rf = cluster.read_failures();
   hw["read_failures"] = std::vector<std::string>(rf.begin(), rf.begin() + std::min<size_t>(rf.size(), 20));
   hw["errors"] = errors;
-  nlohmann::json summary = {
-      {"scenario", sc.name},
-      {"policy", sc.policy.name},
-      {"backend", "hw"},
-      {"compute", real ? "measured" : "emulated"},
-      {"features",
-       {{"layerwise", f.layerwise}, {"dual_path", f.dual_path}, {"scheduler", f.scheduler}, {"bypass_io", f.bypass_io}}},
-      {"qos", sc.policy.qos.enabled},
-      {"complete", cluster.finished() && errors.empty()},
-      {"rounds_total", cluster.rounds_total()},
-      {"alpha_tokens", cluster.view().alpha_tokens},
-      {"beta_tokens", cluster.view().beta_tokens},
-      {"peak_dram_buffer_fraction", cluster.peak_buffer_fraction()},
-      {"results", to_json(rs)},
-      {"reuse", reuse_json(reuse, rs)},
-      {"links", link_summary(st, snic, span, sc.deployment.prefill_nodes)},
-      {"waits", cluster.waits().to_json(rs.first_arrival + rs.jct, cluster.resource_use(rs.first_arrival + rs.jct))},
-      {"hw", hw},
-      {"config", scenario_to_json(sc)},
-  };
+  const LinkReport link_report = links.report(span);
+  nlohmann::json summary =
+      run_summary(sc, cluster, rs, reuse, link_report, cluster.finished() && errors.empty());
+  summary["links"]["measured"] = "bytes of completed operations per link over the emulated SNIC rate x run time";
+  summary["backend"] = "hw";
+  summary["compute"] = real ? "measured" : "emulated";
+  summary["hw"] = hw;
   std::filesystem::create_directories(out_dir);
-  std::ofstream(out_dir + "/summary.json") << std::setw(2) << summary << '\n';
-  {
-    std::ofstream req(out_dir + "/requests.csv");
-    write_requests_csv(req, cluster.requests());
-  }
-  {
-    std::ofstream waits(out_dir + "/waits.csv");
-    cluster.waits().write_csv(waits);
-  }
-  links.write_csv(out_dir + "/links.csv", span);
+  write_run_folder(out_dir, summary, cluster, link_report);
   o.summary = std::move(summary);
   o.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   return o;

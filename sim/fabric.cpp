@@ -21,19 +21,6 @@ void require_non_negative(double v, const char* what) {
 
 }  // namespace
 
-const char* link_class_name(LinkClass c) {
-  switch (c) {
-    case LinkClass::SnicDown: return "snic_down";
-    case LinkClass::SnicUp: return "snic_up";
-    case LinkClass::CnicRd: return "cnic_rd";
-    case LinkClass::CnicWr: return "cnic_wr";
-    case LinkClass::Pcie: return "pcie";
-    case LinkClass::Dram: return "dram";
-    case LinkClass::Storage: return "storage";
-  }
-  return "?";
-}
-
 void Fabric::validate(const Topology& topo, const Deployment& dep) {
   if (topo.gpus_per_node <= 0) throw std::invalid_argument("simulator: topology.gpus_per_node must be > 0");
   if (dep.prefill_nodes < 0 || dep.decode_nodes < 0 || dep.prefill_nodes + dep.decode_nodes <= 0)

@@ -25,7 +25,7 @@
 #include <vector>
 
 #include "core/config/scenario.hpp"
-#include "sim/link_report.hpp"
+#include "core/run/link_report.hpp"
 
 namespace dualpath::sim {
 

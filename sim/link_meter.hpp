@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "core/backend/backend.hpp"
-#include "sim/link_report.hpp"
+#include "core/run/link_report.hpp"
 
 namespace dualpath::sim {
 

@@ -4,7 +4,6 @@
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
-#include <map>
 #include <memory>
 
 #include "core/config/loader.hpp"
@@ -12,6 +11,7 @@
 #include "core/metrics/progress.hpp"
 #include "core/metrics/run_folders.hpp"
 #include "core/metrics/summary.hpp"
+#include "core/run/run_folder.hpp"
 #include "core/sched/policy_registry.hpp"
 #include "core/workload/agents.hpp"
 #include "sim/simulator.hpp"
@@ -20,52 +20,6 @@ namespace dualpath::sim {
 
 namespace {
 
-// Per link class: mean utilisation over the run (averaged over the class's links), and for SNICs the balance
-// max/avg of bytes read across nodes, split by prefill and decode nodes.
-nlohmann::json link_summary(const LinkReport& rep, int prefill_nodes) {
-  std::map<std::string, std::pair<double, int>> by_class;
-  double pe_snic = 0, de_snic = 0, snic_max = 0, snic_sum = 0;
-  int pe_n = 0, de_n = 0, snic_n = 0;
-  for (const auto& l : rep.links) {
-    auto& [sum, n] = by_class[link_class_name(l.cls)];
-    sum += l.mean_utilisation, n += 1;
-    if (l.cls == LinkClass::SnicDown) {
-      (l.node < prefill_nodes ? pe_snic : de_snic) += l.mean_utilisation;
-      (l.node < prefill_nodes ? pe_n : de_n) += 1;
-      snic_max = std::max(snic_max, l.bytes());
-      snic_sum += l.bytes(), snic_n += 1;
-    }
-  }
-  nlohmann::json util = nlohmann::json::object();
-  for (const auto& [cls, v] : by_class) util[cls] = v.first / v.second;
-  return {{"mean_utilisation_by_class", util},
-          {"pe_snic_read_utilisation", pe_n ? pe_snic / pe_n : 0.0},
-          {"de_snic_read_utilisation", de_n ? de_snic / de_n : 0.0},
-          {"snic_read_balance_max_over_avg", snic_sum > 0 ? snic_max / (snic_sum / snic_n) : 0.0}};
-}
-
-void write_links_csv(const std::string& path, const LinkReport& rep) {
-  std::ofstream out(path);
-  out << "time,duration,link,class,node,gpu,utilisation,model_utilisation,kv_utilisation\n" << std::setprecision(6);
-  for (const auto& s : rep.samples) {
-    const auto& l = rep.links[s.link];
-    out << s.time << ',' << s.duration << ',' << l.name << ',' << link_class_name(l.cls) << ',' << l.node << ','
-        << l.gpu << ',' << s.utilisation() << ',' << s.model_utilisation << ',' << s.kv_utilisation << '\n';
-  }
-}
-
-// The lockstep units of the cluster (as Cluster builds them): a whole EP group when weights are sharded, else
-// each engine on its own. The activity log's `unit` indexes these.
-std::vector<std::vector<int>> units_of(const std::vector<std::vector<int>>& groups, bool sharded) {
-  std::vector<std::vector<int>> units;
-  for (const auto& g : groups) {
-    if (sharded) units.push_back(g);
-    else
-      for (int e : g) units.push_back({e});
-  }
-  return units;
-}
-
 TraceStats write_trace(const std::string& file, const Scenario& sc, const Cluster& cluster, const ActivityLog& log,
                        const LinkReport& rep, const TraceOptions& options) {
   TraceInput in;
@@ -73,9 +27,8 @@ TraceStats write_trace(const std::string& file, const Scenario& sc, const Cluste
   in.gpus_per_node = sc.topology.gpus_per_node;
   in.prefill_nodes = sc.deployment.prefill_nodes;
   in.decode_nodes = sc.deployment.decode_nodes;
-  const bool sharded = cluster.cost().sharded_weights();
-  in.pe_units = units_of(cluster.view().pe_groups, sharded);
-  in.de_units = units_of(cluster.view().de_groups, sharded);
+  in.pe_units = cluster.pe_units();
+  in.de_units = cluster.de_units();
   in.log = &log;
   in.requests = &cluster.requests();
   in.links.reserve(rep.links.size());
@@ -151,25 +104,7 @@ RunOutcome run_scenario(const Scenario& sc, const std::string& scenario_dir, con
     throw NoProgressError("the simulation ran out of work: " + cluster.stall_report());
 
   const RunSummary rs = summarize(cluster.requests(), cluster.totals(), sc.slo);
-  const auto f = cluster.features();
-  nlohmann::json summary = {
-      {"scenario", sc.name},
-      {"policy", sc.policy.name},
-      {"features",
-       {{"layerwise", f.layerwise}, {"dual_path", f.dual_path}, {"scheduler", f.scheduler}, {"bypass_io", f.bypass_io}}},
-      {"qos", sc.policy.qos.enabled},
-      {"complete", cluster.finished()},
-      {"rounds_total", cluster.rounds_total()},
-      {"alpha_tokens", cluster.view().alpha_tokens},
-      {"beta_tokens", cluster.view().beta_tokens},
-      {"peak_dram_buffer_fraction", cluster.peak_buffer_fraction()},
-      {"results", to_json(rs)},
-      {"reuse", reuse_json(reuse, rs)},
-      {"links", link_summary(backend.links(), sc.deployment.prefill_nodes)},
-      {"waits", cluster.waits().to_json(rs.first_arrival + rs.jct, cluster.resource_use(rs.first_arrival + rs.jct))},
-      {"overlays", sc.overlays},  // overlay files applied before --set, in order (their effect is in "config")
-      {"config", scenario_to_json(sc)},
-  };
+  nlohmann::json summary = run_summary(sc, cluster, rs, reuse, backend.links(), cluster.finished());
   if (const StopRule* rule = cluster.stop_rule()) {
     // Which rule ended the online run, when, and the TTFT window means it judged (paper §7.6).
     const char* why = cluster.stop_reason() != StopReason::None ? stop_reason_name(cluster.stop_reason())
@@ -184,17 +119,7 @@ RunOutcome run_scenario(const Scenario& sc, const std::string& scenario_dir, con
                        {"lookback_s", rule->spec().lookback},
                        {"tolerance", rule->spec().tolerance}};
   }
-
-  std::ofstream(out_dir + "/summary.json") << std::setw(2) << summary << '\n';
-  {
-    std::ofstream req(out_dir + "/requests.csv");
-    write_requests_csv(req, cluster.requests());
-  }
-  {
-    std::ofstream waits(out_dir + "/waits.csv");
-    cluster.waits().write_csv(waits);
-  }
-  write_links_csv(out_dir + "/links.csv", backend.links());
+  write_run_folder(out_dir, summary, cluster, backend.links());
 
   RunOutcome o;
   if (!options.trace_file.empty()) {

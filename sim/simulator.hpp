@@ -28,7 +28,7 @@
 #include "core/backend/backend.hpp"
 #include "core/config/scenario.hpp"
 #include "sim/fabric.hpp"
-#include "sim/link_report.hpp"
+#include "core/run/link_report.hpp"
 
 namespace dualpath::sim {
 

@@ -60,6 +60,10 @@ class Cluster {
 
   const std::deque<Request>& requests() const { return requests_; }
   const ClusterView& view() const { return view_; }
+  // The lockstep units: a whole EP group when weights are sharded, else each engine on its own (the activity
+  // log's `unit` indexes them).
+  const std::vector<std::vector<int>>& pe_units() const { return pe_units_; }
+  const std::vector<std::vector<int>>& de_units() const { return de_units_; }
   const PolicyFeatures& features() const { return features_; }
   const TransferTotals& totals() const { return totals_; }
   const CostModel& cost() const { return cost_; }

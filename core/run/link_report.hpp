@@ -1,12 +1,17 @@
-// What the simulated links carried: per-link totals and time-averaged utilisation per sampling interval.
-// Plain data with no SimGrid types, so the CLI can write links.csv and summary.json from it.
+// What a run's links carried: per-link totals and time-averaged utilisation per sampling interval. Both bodies
+// produce it (the simulator from its fluid rates, sim/link_meter.hpp; the hardware body from completed operations,
+// hw/link_log.hpp), and links.csv and summary.json's "links" are written from it once (link_report.cpp), so a
+// report draws both the same way.
 #pragma once
 
 #include <cstdint>
+#include <iosfwd>
 #include <string>
 #include <vector>
 
-namespace dualpath::sim {
+#include <nlohmann/json.hpp>
+
+namespace dualpath {
 
 // The kind of hardware a link models; links.csv groups and plots by it.
 enum class LinkClass : uint8_t {
@@ -18,13 +23,13 @@ enum class LinkClass : uint8_t {
   Dram,      // a node's host DRAM, half duplex: reads and writes share its bandwidth
   Storage,   // a storage server's NIC or SSD
 };
-const char* link_class_name(LinkClass c);
+const char* link_class_name(LinkClass c);  // as links.csv's `class` column writes it
 
 struct LinkInfo {
   std::string name;   // e.g. "cnic3_rd", "snic1_down", "dram0", "pcie5_h2d", "stor2_ssd_read"
   LinkClass cls{};
   double bandwidth = 0;  // bytes/s
-  double latency = 0;    // seconds a transfer crossing this link adds after its last byte (see sim_backend.hpp)
+  double latency = 0;    // seconds a transfer crossing this link adds after its last byte (simulator only)
   int node = -1;         // compute node the link belongs to (-1 for storage servers)
   int gpu = -1;          // global GPU index for per-GPU links (CNIC, PCIe), else -1
   int server = -1;       // storage server index for storage links, else -1
@@ -54,4 +59,11 @@ struct LinkReport {
   std::vector<LinkSample> samples;  // ordered by interval, then by link index
 };
 
-}  // namespace dualpath::sim
+// links.csv: time,duration,link,class,node,gpu,utilisation,model_utilisation,kv_utilisation, one row per sample.
+void write_links_csv(std::ostream& out, const LinkReport& rep);
+// summary.json "links": per link class the mean utilisation over the run (averaged over the class's links), the
+// mean SNIC read utilisation of prefill and decode nodes (nodes below `prefill_nodes` are prefill nodes), and
+// the balance max/avg of bytes read across SNICs.
+nlohmann::json link_summary(const LinkReport& rep, int prefill_nodes);
+
+}  // namespace dualpath

@@ -1,0 +1,55 @@
+#include "core/run/link_report.hpp"
+
+#include <algorithm>
+#include <iomanip>
+#include <map>
+#include <ostream>
+#include <utility>
+
+namespace dualpath {
+
+const char* link_class_name(LinkClass c) {
+  switch (c) {
+    case LinkClass::SnicDown: return "snic_down";
+    case LinkClass::SnicUp: return "snic_up";
+    case LinkClass::CnicRd: return "cnic_rd";
+    case LinkClass::CnicWr: return "cnic_wr";
+    case LinkClass::Pcie: return "pcie";
+    case LinkClass::Dram: return "dram";
+    case LinkClass::Storage: return "storage";
+  }
+  return "?";
+}
+
+void write_links_csv(std::ostream& out, const LinkReport& rep) {
+  out << "time,duration,link,class,node,gpu,utilisation,model_utilisation,kv_utilisation\n" << std::setprecision(6);
+  for (const auto& s : rep.samples) {
+    const auto& l = rep.links[static_cast<size_t>(s.link)];
+    out << s.time << ',' << s.duration << ',' << l.name << ',' << link_class_name(l.cls) << ',' << l.node << ','
+        << l.gpu << ',' << s.utilisation() << ',' << s.model_utilisation << ',' << s.kv_utilisation << '\n';
+  }
+}
+
+nlohmann::json link_summary(const LinkReport& rep, int prefill_nodes) {
+  std::map<std::string, std::pair<double, int>> by_class;
+  double pe_snic = 0, de_snic = 0, snic_max = 0, snic_sum = 0;
+  int pe_n = 0, de_n = 0, snic_n = 0;
+  for (const auto& l : rep.links) {
+    auto& [sum, n] = by_class[link_class_name(l.cls)];
+    sum += l.mean_utilisation, n += 1;
+    if (l.cls == LinkClass::SnicDown) {
+      (l.node < prefill_nodes ? pe_snic : de_snic) += l.mean_utilisation;
+      (l.node < prefill_nodes ? pe_n : de_n) += 1;
+      snic_max = std::max(snic_max, l.bytes());
+      snic_sum += l.bytes(), snic_n += 1;
+    }
+  }
+  nlohmann::json util = nlohmann::json::object();
+  for (const auto& [cls, v] : by_class) util[cls] = v.first / v.second;
+  return {{"mean_utilisation_by_class", util},
+          {"pe_snic_read_utilisation", pe_n ? pe_snic / pe_n : 0.0},
+          {"de_snic_read_utilisation", de_n ? de_snic / de_n : 0.0},
+          {"snic_read_balance_max_over_avg", snic_sum > 0 ? snic_max / (snic_sum / snic_n) : 0.0}};
+}
+
+}  // namespace dualpath

@@ -1,0 +1,69 @@
+#include "core/run/run_folder.hpp"
+
+#include <fstream>
+#include <iomanip>
+#include <stdexcept>
+
+#include "core/config/loader.hpp"
+#include "core/engine/cluster.hpp"
+
+namespace dualpath {
+
+nlohmann::json run_summary(const Scenario& sc, const Cluster& cluster, const RunSummary& rs,
+                           const ZeroServiceReuse& reuse, const LinkReport& links, bool complete) {
+  const auto f = cluster.features();
+  const double end = rs.first_arrival + rs.jct;
+  return {
+      {"scenario", sc.name},
+      {"policy", sc.policy.name},
+      {"features",
+       {{"layerwise", f.layerwise}, {"dual_path", f.dual_path}, {"scheduler", f.scheduler}, {"bypass_io", f.bypass_io}}},
+      {"qos", sc.policy.qos.enabled},
+      {"complete", complete},
+      {"rounds_total", cluster.rounds_total()},
+      {"alpha_tokens", cluster.view().alpha_tokens},
+      {"beta_tokens", cluster.view().beta_tokens},
+      {"peak_dram_buffer_fraction", cluster.peak_buffer_fraction()},
+      {"results", to_json(rs)},
+      {"reuse", reuse_json(reuse, rs)},
+      {"links", link_summary(links, sc.deployment.prefill_nodes)},
+      {"waits", cluster.waits().to_json(end, cluster.resource_use(end))},
+      {"overlays", sc.overlays},  // overlay files applied before --set, in order (their effect is in "config")
+      {"config", scenario_to_json(sc)},
+  };
+}
+
+namespace {
+
+std::ofstream open_file(const std::string& path) {
+  std::ofstream out(path);
+  if (!out) throw std::runtime_error("cannot write " + path);
+  return out;
+}
+
+void close_file(std::ofstream& out, const std::string& path) {
+  out.close();
+  if (!out) throw std::runtime_error("failed writing " + path);
+}
+
+}  // namespace
+
+void write_run_folder(const std::string& dir, const nlohmann::json& summary, const Cluster& cluster,
+                      const LinkReport& links) {
+  const std::string s = dir + "/summary.json", r = dir + "/requests.csv", w = dir + "/waits.csv",
+                    l = dir + "/links.csv";
+  std::ofstream out = open_file(s);
+  out << std::setw(2) << summary << '\n';
+  close_file(out, s);
+  out = open_file(r);
+  write_requests_csv(out, cluster.requests());
+  close_file(out, r);
+  out = open_file(w);
+  cluster.waits().write_csv(out);
+  close_file(out, w);
+  out = open_file(l);
+  write_links_csv(out, links);
+  close_file(out, l);
+}
+
+}  // namespace dualpath

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Behaviour-preserving changes (refactors, exact speed-ups): runs every bundled scenario under every main policy
+# and the claims suite with two builds of dualpath and checks that every output file is byte-identical, except
+# perf.json (wall time) and lines that print wall time.
+#   scripts/same_outputs.sh OLD_BIN NEW_BIN [WORKDIR]
+# OLD_BIN is a build of the commit before the change (e.g. git worktree add /tmp/old <commit> and build there).
+# Exit 0 when all outputs match, 1 with the first differing files listed otherwise.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+old="${1:?usage: $0 OLD_BIN NEW_BIN [WORKDIR]}"
+new="${2:?usage: $0 OLD_BIN NEW_BIN [WORKDIR]}"
+work="${3:-$(mktemp -d)}"
+mkdir -p "$work"
+
+run_all() {  # bin tag
+  local bin=$1 tag=$2
+  for scen in "$root"/scenarios/*.json; do
+    local name; name=$(basename "$scen" .json)
+    case "$name" in schema | overlay.schema) continue ;; esac
+    for policy in basic dualpath oracle; do
+      "$bin" run "$scen" --quiet --policy "$policy" --out "$work/$tag/$name-$policy"
+    done
+  done
+  "$bin" claims --out "$work/$tag/claims" --jobs 1 > "$work/$tag/claims.txt"
+}
+
+run_all "$old" old
+run_all "$new" new
+bad=0
+while IFS= read -r f; do
+  rel=${f#"$work/old/"}
+  case "$rel" in */perf.json) continue ;; esac
+  if [ ! -f "$work/new/$rel" ]; then echo "missing in new: $rel"; bad=1; continue; fi
+  if ! cmp -s "$f" "$work/new/$rel"; then
+    # claims.txt prints wall times: compare it without them
+    if [ "$rel" = claims.txt ] && diff -q <(sed -E 's/[0-9.]+ s wall//g' "$f") \
+        <(sed -E 's/[0-9.]+ s wall//g' "$work/new/$rel") > /dev/null; then continue; fi
+    echo "differs: $rel"; bad=1
+  fi
+done < <(find "$work/old" -type f | sort)
+extra=$(cd "$work/new" && find . -type f | sed 's|^\./||' | while read -r r; do [ -f "$work/old/$r" ] || echo "$r"; done)
+if [ -n "$extra" ]; then echo "only in new: $extra"; bad=1; fi
+[ "$bad" = 0 ] && echo "same outputs: $(find "$work/old" -type f | wc -l) files compared in $work"
+exit "$bad"
