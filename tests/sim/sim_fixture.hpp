@@ -11,7 +11,7 @@
 #include <string>
 
 #include "core/config/scenario.hpp"
-#include "sim/link_report.hpp"
+#include "core/run/link_report.hpp"
 #include "sim/sim_backend.hpp"
 #include "sim/simulator.hpp"
 
