@@ -4,6 +4,7 @@
 # perf.json (wall time) and lines that print wall time.
 #   scripts/same_outputs.sh OLD_BIN NEW_BIN [WORKDIR]
 # OLD_BIN is a build of the commit before the change (e.g. git worktree add /tmp/old <commit> and build there).
+# With REUSE_OLD=1 and WORKDIR/old from an earlier call, the old outputs are not made again.
 # Exit 0 when all outputs match, 1 with the first differing files listed otherwise.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -24,7 +25,8 @@ run_all() {  # bin tag
   "$bin" claims --out "$work/$tag/claims" --jobs 1 > "$work/$tag/claims.txt"
 }
 
-run_all "$old" old
+[ "${REUSE_OLD:-0}" = 1 ] && [ -d "$work/old" ] || { rm -rf "$work/old"; run_all "$old" old; }
+rm -rf "$work/new"
 run_all "$new" new
 bad=0
 while IFS= read -r f; do

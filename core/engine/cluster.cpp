@@ -234,7 +234,7 @@ void erase_placed(std::deque<QueuedRequest>& q, const std::vector<Placement>& pl
 
 void Cluster::prefill_fetch(int group) {
   pe_fetch_armed_[group] = false;
-  const auto placed_list = policy_->place_prefill(view_, group, pe_waiting_);
+  const auto placed_list = policy_->placement().place_prefill(view_, group, pe_waiting_);
   std::vector<int64_t> ids;
   for (const auto& p : placed_list) {
     Request& r = requests_[pe_waiting_[p.index].id];
@@ -263,12 +263,12 @@ void Cluster::prefill_fetch(int group) {
 void Cluster::decode_fetch(int group) {
   de_fetch_armed_[group] = false;
   if (!de_global_.empty()) {
-    const auto routes = policy_->route_decode(view_, de_global_);
+    const auto routes = policy_->placement().route_decode(view_, de_global_);
     for (size_t i = 0; i < de_global_.size(); ++i) de_queues_[routes[i]].push_back(de_global_[i]);
     de_global_.clear();
   }
   auto& q = de_queues_[group];
-  const auto placed_list = policy_->place_decode(view_, group, q);
+  const auto placed_list = policy_->placement().place_decode(view_, group, q);
   std::vector<int64_t> ids;
   for (const auto& p : placed_list) {
     Request& r = requests_[q[p.index].id];

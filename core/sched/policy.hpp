@@ -1,5 +1,6 @@
 // A scheduling policy: inter-engine placement (PE and DE), read-path choice, and which mechanisms are on.
-// Policies are looked up by name (policy_registry.hpp); adding one is one file that calls register_policy.
+// Policies are looked up by name (policy_registry.hpp); adding one is one file under sched/policies/ with a
+// register function, listed once in sched/policies/builtin_policies.cpp.
 #pragma once
 
 #include <deque>
@@ -11,6 +12,7 @@
 #include "core/config/scenario.hpp"
 #include "core/engine/request.hpp"
 #include "core/sched/cluster_view.hpp"
+#include "core/sched/engine_placement.hpp"
 
 namespace dualpath {
 
@@ -22,24 +24,13 @@ struct PolicyFeatures {
   bool bypass_io = false;  // oracle: storage reads, H2D/D2H and PE->DE KV transfers take no time
 };
 
-// One placement: request at position `index` of the queue that was passed in goes to engine `engine`.
-struct Placement {
-  size_t index;
-  int engine;
-};
-
+// A policy: where requests go (an EnginePlacement) and which side reads a request's hit KV, under the mechanisms
+// its features switch on. The built-in ones compose the paper's parts (sched/policies/paper_policies.cpp).
 class Policy {
  public:
   virtual ~Policy() = default;
   virtual PolicyFeatures features() const = 0;
-  // A prefill group's leader fetches: place requests of the global FIFO waiting queue on its engines.
-  virtual std::vector<Placement> place_prefill(const ClusterView& view, int group,
-                                               const std::deque<QueuedRequest>& waiting) = 0;
-  // Phase 1 of decode placement: route each request of the global decode queue to a decode group.
-  virtual std::vector<int> route_decode(const ClusterView& view, const std::deque<QueuedRequest>& global) = 0;
-  // Phase 2: a decode group's leader fetches from its private queue.
-  virtual std::vector<Placement> place_decode(const ClusterView& view, int group,
-                                              const std::deque<QueuedRequest>& queue) = 0;
+  virtual EnginePlacement& placement() = 0;
   // Read path of a request whose PE and DE are known.
   virtual ReadSide choose_read_side(const ClusterView& view, const Request& r) = 0;
 };

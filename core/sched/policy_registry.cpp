@@ -4,12 +4,10 @@
 
 #include "core/config/input_error.hpp"
 #include "core/mutation/mutant.hpp"
+#include "core/sched/policies/builtin_policies.hpp"
+#include "core/sched/policies/builtin_policies.hpp"
 
 namespace dualpath {
-
-// Built-in policy files register themselves here. A new policy: one file under sched/policies/ with a
-// register_* function, plus one line in ensure_builtins().
-void register_standard_policies();
 
 namespace {
 struct Entry {
@@ -22,7 +20,7 @@ std::map<std::string, Entry>& table() {
 }
 const std::map<std::string, Entry>& registry() {
   static const bool once = [] {
-    register_standard_policies();
+    register_builtin_policies();
     return true;
   }();
   (void)once;

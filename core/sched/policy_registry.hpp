@@ -1,4 +1,5 @@
-// Name -> policy factory. Built-in: dualpath, basic, oracle (see sched/policies/).
+// Name -> policy factory. Built-in: dualpath, basic, oracle (sched/policies/paper_policies.cpp), registered by
+// sched/policies/builtin_policies.cpp.
 #pragma once
 
 #include <memory>

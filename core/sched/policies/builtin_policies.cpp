@@ -1,0 +1,12 @@
+// The policies built into dualpath, registered on first use of the registry. A new policy file under
+// sched/policies/ defines a register function; its one line goes here. (Explicit calls, not static
+// initialisers: the linker drops unreferenced objects of a static library, and their registrations with them.)
+#include "core/sched/policies/builtin_policies.hpp"
+
+namespace dualpath {
+
+void register_paper_policies();  // paper_policies.cpp: dualpath, basic, oracle
+
+void register_builtin_policies() { register_paper_policies(); }
+
+}  // namespace dualpath

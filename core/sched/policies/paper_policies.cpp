@@ -1,0 +1,54 @@
+// The paper's policies: `dualpath` (all mechanisms), `basic` (PE-only reads, no layerwise prefill, round-robin
+// placement) and `oracle` (dualpath with all KV I/O bypassed). They share one composition, driven by the
+// features: the scheduler feature picks the placement (SchedulerPlacement or RoundRobinPlacement) and, with
+// dual-path loading on, the read-side rule (queue-aware with the scheduler, alternating without). So each
+// ablation step is a toggle, e.g. basic + layerwise + dual_path is the paper's third step (both read paths,
+// chosen by alternation) and dualpath adds the scheduler.
+#include <cstdint>
+#include <memory>
+
+#include "core/mutation/mutant.hpp"
+#include "core/sched/policies/round_robin_placement.hpp"
+#include "core/sched/policies/scheduler_placement.hpp"
+#include "core/sched/policy_registry.hpp"
+
+namespace dualpath {
+namespace {
+
+class PaperPolicy final : public Policy {
+ public:
+  explicit PaperPolicy(const PolicyFeatures& f) : f_(f) {
+    if (f.scheduler) placement_ = std::make_unique<SchedulerPlacement>();
+    else placement_ = std::make_unique<RoundRobinPlacement>();
+  }
+  PolicyFeatures features() const override { return f_; }
+  EnginePlacement& placement() override { return *placement_; }
+
+  ReadSide choose_read_side(const ClusterView& view, const Request& r) override {
+    if (!f_.dual_path || mutant("no_de_read")) return ReadSide::Pe;
+    // Dual-path loading without the scheduler (the paper's third ablation step): both paths are used, but the
+    // choice does not look at queues; requests alternate between the PE and DE side.
+    if (!f_.scheduler) return (alternate_++ % 2 == 0) ? ReadSide::Pe : ReadSide::De;
+    // §6.1: read on the side whose node has the shorter storage read queue (ties go to the PE).
+    const auto& pe_node = view.nodes[view.engines[r.pe].node];
+    const auto& de_node = view.nodes[view.engines[r.de].node];
+    return de_node.read_queue_tokens < pe_node.read_queue_tokens ? ReadSide::De : ReadSide::Pe;
+  }
+
+ private:
+  PolicyFeatures f_;
+  std::unique_ptr<EnginePlacement> placement_;
+  uint64_t alternate_ = 0;  // read-side alternation without the scheduler
+};
+
+std::unique_ptr<Policy> make_paper_policy(const PolicyFeatures& f) { return std::make_unique<PaperPolicy>(f); }
+
+}  // namespace
+
+void register_paper_policies() {
+  register_policy("dualpath", PolicyFeatures{true, true, true, false}, make_paper_policy);
+  register_policy("basic", PolicyFeatures{false, false, false, false}, make_paper_policy);
+  register_policy("oracle", PolicyFeatures{true, true, true, true}, make_paper_policy);
+}
+
+}  // namespace dualpath

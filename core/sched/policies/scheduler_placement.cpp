@@ -1,0 +1,28 @@
+#include "core/sched/policies/scheduler_placement.hpp"
+
+#include "core/sched/de_selection.hpp"
+#include "core/sched/pe_selection.hpp"
+
+namespace dualpath {
+
+std::vector<Placement> SchedulerPlacement::place_prefill(const ClusterView& view, int group,
+                                                         const std::deque<QueuedRequest>& waiting) {
+  return select_prefill_engines(view, view.pe_groups[group], waiting);
+}
+
+std::vector<int> SchedulerPlacement::route_decode(const ClusterView& view, const std::deque<QueuedRequest>& global) {
+  std::vector<int64_t> queued(view.de_groups.size(), 0);
+  for (auto& [g, t] : queued_tokens_) queued[g] = t;
+  auto routes = route_to_decode_groups(view, global, queued);
+  for (size_t i = 0; i < routes.size(); ++i) queued_tokens_[routes[i]] += global[i].tokens;
+  return routes;
+}
+
+std::vector<Placement> SchedulerPlacement::place_decode(const ClusterView& view, int group,
+                                                        const std::deque<QueuedRequest>& queue) {
+  auto out = select_decode_engines(view, view.de_groups[group], queue);
+  for (const auto& p : out) queued_tokens_[group] -= queue[p.index].tokens;
+  return out;
+}
+
+}  // namespace dualpath
