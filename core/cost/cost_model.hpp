@@ -12,12 +12,6 @@
 
 namespace dualpath {
 
-// One request's share of a prefill forward: `cached` tokens whose KV is loaded, `fresh` tokens computed now.
-struct PrefillShape {
-  int64_t cached = 0;
-  int64_t fresh = 0;
-};
-
 // The compute network as the decode EP all-to-all sees it: per-GPU CNIC bandwidth, the share of it DeepEP's
 // low-latency kernels achieve, and the one-way hop latency each of dispatch and combine pays once.
 struct EpNetwork {

@@ -18,7 +18,7 @@
 #include "core/backend/backend.hpp"
 #include "core/config/scenario.hpp"
 #include "core/cost/cost_model.hpp"
-#include "core/engine/request.hpp"
+#include "core/model/request.hpp"
 #include "core/kv/block_index.hpp"
 #include "core/metrics/activity_log.hpp"
 #include "core/metrics/stop_rule.hpp"

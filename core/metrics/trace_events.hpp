@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "core/engine/request.hpp"
+#include "core/model/request.hpp"
 #include "core/metrics/activity_log.hpp"
 
 namespace dualpath {

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "core/config/scenario.hpp"
-#include "core/engine/request.hpp"
+#include "core/model/request.hpp"
 #include "core/sched/cluster_view.hpp"
 #include "core/sched/engine_placement.hpp"
 

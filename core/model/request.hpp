@@ -1,4 +1,5 @@
-// One round of one agent as it moves through the cluster, with its timeline.
+// One round of one agent as it moves through the cluster, with its timeline. Vocabulary of the whole core
+// (engines, scheduler, metrics), so it lives below all of them.
 #pragma once
 
 #include <cstdint>
