@@ -4,7 +4,9 @@
 # perf.json (wall time) and lines that print wall time.
 #   scripts/same_outputs.sh OLD_BIN NEW_BIN [WORKDIR]
 # OLD_BIN is a build of the commit before the change (e.g. git worktree add /tmp/old <commit> and build there).
-# With REUSE_OLD=1 and WORKDIR/old from an earlier call, the old outputs are not made again.
+# With REUSE_OLD=1 and WORKDIR/old from an earlier call, the old outputs are not made again. SCENARIOS (file names
+# under scenarios/, default all), POLICIES (default "basic dualpath oracle") and CLAIMS=0 (skip the claims suite)
+# narrow the comparison.
 # Exit 0 when all outputs match, 1 with the first differing files listed otherwise.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -15,14 +17,17 @@ mkdir -p "$work"
 
 run_all() {  # bin tag
   local bin=$1 tag=$2
-  for scen in "$root"/scenarios/*.json; do
+  local scens=() s
+  if [ -n "${SCENARIOS:-}" ]; then for s in $SCENARIOS; do scens+=("$root/scenarios/$s"); done
+  else scens=("$root"/scenarios/*.json); fi
+  for scen in "${scens[@]}"; do
     local name; name=$(basename "$scen" .json)
     case "$name" in schema | overlay.schema) continue ;; esac
-    for policy in basic dualpath oracle; do
+    for policy in ${POLICIES:-basic dualpath oracle}; do
       "$bin" run "$scen" --quiet --policy "$policy" --out "$work/$tag/$name-$policy"
     done
   done
-  "$bin" claims --out "$work/$tag/claims" --jobs 1 > "$work/$tag/claims.txt"
+  [ "${CLAIMS:-1}" = 0 ] || "$bin" claims --out "$work/$tag/claims" --jobs 1 > "$work/$tag/claims.txt"
 }
 
 [ "${REUSE_OLD:-0}" = 1 ] && [ -d "$work/old" ] || { rm -rf "$work/old"; run_all "$old" old; }
