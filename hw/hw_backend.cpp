@@ -13,8 +13,6 @@ HwBackend::HwBackend(const Scenario& sc, EventLoop& loop, NodeLink& nodes, LinkL
   gpus_per_node_ = sc.topology.gpus_per_node;
   gpus_ = nodes_n_ * gpus_per_node_;
   block_bytes_ = block_bytes_of(sc);
-  stats_.node_read_bytes.assign(nodes_n_, 0);
-  stats_.node_write_bytes.assign(nodes_n_, 0);
 }
 
 void HwBackend::fail(const std::string& what) {
@@ -65,7 +63,6 @@ void HwBackend::storage_read(int node, const BlockRanges& blocks, double bytes, 
   if (node < 0 || node >= nodes_n_) throw std::out_of_range("hw storage_read: node " + std::to_string(node));
   ++stats_.storage_reads;
   stats_.requested_read_bytes += bytes;
-  stats_.node_read_bytes[node] += bytes;
   done = metered(std::move(done),
                  [this, node, bytes](double t0, double t1) { links_->storage(node, true, t0, t1, bytes); });
   nodes_.read(node, keys_of(blocks, bytes, "storage_read"),
@@ -76,7 +73,6 @@ void HwBackend::storage_read(int node, const BlockRanges& blocks, double bytes, 
                 ++stats_.failed_reads;
                 --stats_.storage_reads;
                 stats_.requested_read_bytes -= bytes;
-                stats_.node_read_bytes[node] -= bytes;
                 failed(err);
               });
 }
@@ -85,7 +81,6 @@ void HwBackend::storage_write(int node, const BlockRanges& blocks, double bytes,
   if (node < 0 || node >= nodes_n_) throw std::out_of_range("hw storage_write: node " + std::to_string(node));
   ++stats_.storage_writes;
   stats_.requested_write_bytes += bytes;
-  stats_.node_write_bytes[node] += bytes;
   done = metered(std::move(done),
                  [this, node, bytes](double t0, double t1) { links_->storage(node, false, t0, t1, bytes); });
   nodes_.write(node, keys_of(blocks, bytes, "storage_write"),

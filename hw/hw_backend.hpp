@@ -26,7 +26,6 @@ struct HwStats {
   uint64_t failed_reads = 0;  // reads a node agent could not deliver, handed to the core to retry
   double requested_read_bytes = 0, requested_write_bytes = 0, transferred_bytes = 0;
   double predicted_compute_seconds = 0;
-  std::vector<double> node_read_bytes, node_write_bytes;  // requested bytes per node
 };
 
 class HwBackend final : public Backend {

@@ -8,7 +8,7 @@
 namespace dualpath::hw {
 
 LinkLog::LinkLog(int nodes, int gpn, double snic_rate, double cnic_bw, double interval)
-    : nodes_(nodes), gpn_(gpn), interval_(interval > 0 ? interval : 1.0) {
+    : nodes_(nodes), interval_(interval > 0 ? interval : 1.0) {
   auto link = [](std::string name, LinkClass cls, double bw, int node, int gpu) {
     LinkInfo info;
     info.name = std::move(name);

@@ -30,7 +30,7 @@ class LinkLog {
     std::vector<double> model, kv;  // bytes per window
   };
   void add(Link& l, TrafficClass cls, double start, double end, double bytes);
-  int nodes_, gpn_;
+  int nodes_;
   double interval_;
   std::vector<Link> links_;  // per node: snic_down, snic_up; then per GPU: cnic_rd, cnic_wr
 };

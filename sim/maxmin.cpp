@@ -103,6 +103,7 @@ void MaxMin::remove(int id) {
     }
     count_group(f.links[k], f, -1);
     l.load = on.empty() ? 0 : l.load - f.rate;
+    ++l.updates;  // counts toward the re-sum that bounds rounding drift, as fill()'s updates do
     if (l.active) touch_link(f.links[k]);  // its other flows gain the capacity this one leaves
     update_binding(f.links[k]);
   }
@@ -205,19 +206,11 @@ double MaxMin::exact_load(int link) const {
 
 namespace {
 
-// The lowest of `v` (+inf if empty), with four running minima so that the compare chain does not serialise.
+// The lowest of `v` (+inf if empty).
 double lowest(const std::vector<double>& v) {
-  constexpr double inf = std::numeric_limits<double>::infinity();
-  double m0 = inf, m1 = inf, m2 = inf, m3 = inf;
-  size_t i = 0;
-  for (; i + 4 <= v.size(); i += 4) {
-    m0 = v[i] < m0 ? v[i] : m0;
-    m1 = v[i + 1] < m1 ? v[i + 1] : m1;
-    m2 = v[i + 2] < m2 ? v[i + 2] : m2;
-    m3 = v[i + 3] < m3 ? v[i + 3] : m3;
-  }
-  for (; i < v.size(); ++i) m0 = v[i] < m0 ? v[i] : m0;
-  return std::min(std::min(m0, m1), std::min(m2, m3));
+  double m = std::numeric_limits<double>::infinity();
+  for (double x : v) m = x < m ? x : m;
+  return m;
 }
 
 }  // namespace
@@ -303,8 +296,8 @@ void MaxMin::fill() {
   while (true) {
     while (next < by_bound_.size() && flows_[static_cast<size_t>(by_bound_[next].second)].rate >= 0) ++next;
     if (next == by_bound_.size() && link_cand_.empty()) break;  // every flow fixed
-    // The lowest link level (re-scanned only after a fix moved one; a flow fixed at its own bound off the active
-    // links moves none), then its first slot: two branch-free scans, faster than one with a data-dependent branch.
+    // The lowest link level, re-scanned only after a fix moved one (a flow fixed at its own bound off the active
+    // links moves none).
     if (links_moved_) {
       level = lowest(link_levels_);
       links_moved_ = false;
