@@ -20,6 +20,7 @@
 #include "cli/scenario_options.hpp"
 #include "cli/name_list.hpp"
 #include "core/config/input_error.hpp"
+#include "core/config/faults.hpp"
 #include "core/config/loader.hpp"
 #include "core/engine/cluster.hpp"
 #include "core/metrics/run_folders.hpp"
@@ -41,6 +42,7 @@ struct RunArgs {
   bool quiet = false;
   std::string trace;
   TraceOptions trace_options;
+  std::vector<std::string> faults;
 };
 
 std::string fmt(double v, int prec = 2) {
@@ -205,7 +207,18 @@ void register_run_command(CLI::App& app) {
                   "Most link counter points in the trace; beyond, sampling intervals are merged (-1: no limit)")
       ->capture_default_str()
       ->check(CLI::Range(int64_t{-1}, std::numeric_limits<int64_t>::max()));
-  cmd->callback([args] { run(*args); });
+  cmd->add_option("--fault", args->faults,
+                  "Inject a fault: KIND:key=value,... (snic-down:node=0,at=300s[,until=600s]; "
+                  "snic-degrade:node=N,factor=F,at=T[,until=T]; storage-degrade:factor=F,at=T[,until=T]); "
+                  "added to the scenario's \"faults\" (docs/faults.md); repeatable")
+      ->take_all()
+      ->allow_extra_args(false);
+  cmd->callback([args] {
+    // Each --fault appends one entry to "faults", after every --set (an override like any other: child runs
+    // get it through --set).
+    for (const std::string& f : args->faults) args->overrides.push_back(fault_override(f));
+    run(*args);
+  });
 }
 
 }  // namespace dualpath::cli

@@ -77,7 +77,7 @@ void HwBackend::storage_read(int node, const BlockRanges& blocks, double bytes, 
               });
 }
 
-void HwBackend::storage_write(int node, const BlockRanges& blocks, double bytes, Done done) {
+void HwBackend::storage_write(int node, const BlockRanges& blocks, double bytes, Done done, Failed) {
   if (node < 0 || node >= nodes_n_) throw std::out_of_range("hw storage_write: node " + std::to_string(node));
   ++stats_.storage_writes;
   stats_.requested_write_bytes += bytes;

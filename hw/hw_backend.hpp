@@ -37,7 +37,8 @@ class HwBackend final : public Backend {
   using Backend::storage_read;
   using Backend::storage_write;
   void storage_read(int node, const BlockRanges& blocks, double bytes, Done done, Failed failed) override;
-  void storage_write(int node, const BlockRanges& blocks, double bytes, Done done) override;
+  // Real writes do not fail here (an error stops the run), so `failed` is never called.
+  void storage_write(int node, const BlockRanges& blocks, double bytes, Done done, Failed) override;
   void transfer(Hop hop, Place src, Place dst, double bytes, TrafficClass cls, Done done) override;
   void compute(int gpu, const ComputeWork& work, Done done) override;
   void timer(double delay, Done done) override;

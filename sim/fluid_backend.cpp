@@ -86,14 +86,14 @@ struct FluidBackend::Impl {
     events.push(clock + delay, events.next_seq(), std::move(done));
   }
 
-  void start_flow(int src, int dst, double bytes, TrafficClass cls, Done done) {
+  uint64_t start_flow(int src, int dst, double bytes, TrafficClass cls, Done done) {
     ++stats.transfers;
     const uint64_t seq = events.next_seq();
     // Whole bytes, as the SimGrid engine sends them.
     const double size = static_cast<double>(static_cast<uint64_t>(std::llround(bytes)));
     if (size == 0) {
       events.push(clock, seq, std::move(done));
-      return;
+      return seq;
     }
     stats.bytes += size;
     std::unique_ptr<Flow> f;
@@ -118,6 +118,23 @@ struct FluidBackend::Impl {
     f->index = static_cast<int>(flows.size());
     ++f->stamp;
     flows.push_back(std::move(f));
+    dirty = true;
+    return seq;
+  }
+
+  // A fault stops a running flow: it leaves the solver without completing (rare: a linear search is fine).
+  void cancel_flow(uint64_t seq) {
+    for (const auto& f : flows)
+      if (f->seq == seq) {
+        f->done = nullptr;
+        spare.push_back(retire(*f));
+        dirty = true;
+        return;
+      }
+  }
+
+  void scale_link(int link, double factor) {
+    maxmin.set_capacity(link, fabric.links()[static_cast<size_t>(link)].bandwidth * factor);
     dirty = true;
   }
 
@@ -266,9 +283,11 @@ double FluidBackend::now() const { return impl_->clock; }
 const LinkReport& FluidBackend::links() const { return impl_->report; }
 const SimStats& FluidBackend::stats() const { return impl_->stats; }
 const Fabric& FluidBackend::fabric() const { return impl_->fabric; }
-void FluidBackend::start_flow(int src, int dst, double bytes, TrafficClass cls, Done done) {
-  impl_->start_flow(src, dst, bytes, cls, std::move(done));
+uint64_t FluidBackend::start_flow(int src, int dst, double bytes, TrafficClass cls, Done done) {
+  return impl_->start_flow(src, dst, bytes, cls, std::move(done));
 }
+void FluidBackend::cancel_flow(uint64_t handle) { impl_->cancel_flow(handle); }
+void FluidBackend::scale_link(int link, double factor) { impl_->scale_link(link, factor); }
 void FluidBackend::add_timer(double delay, Done done) { impl_->add_timer(delay, std::move(done)); }
 
 }  // namespace dualpath::sim

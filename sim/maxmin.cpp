@@ -115,6 +115,35 @@ void MaxMin::remove(int id) {
   free_.push_back(id);
 }
 
+void MaxMin::set_capacity(int link, double capacity) {
+  if (!(capacity > 0)) throw std::invalid_argument("maxmin: link capacities must be > 0");
+  LinkRec& l = links_[static_cast<size_t>(link)];
+  if (capacity == l.capacity) return;
+  // Only flows crossing this link can have it as their narrowest link, so only their bounds, and the B_l of the
+  // links they cross, depend on its capacity: take them out of that bookkeeping and put them back.
+  const std::vector<int> on = sets_[static_cast<size_t>(link)].flows;
+  for (int fi : on) {
+    const FlowRec& f = flows_[static_cast<size_t>(fi)];
+    for (int k = 0; k < f.n; ++k) count_group(f.links[k], f, -1);
+  }
+  l.capacity = capacity;
+  for (int fi : on) {
+    FlowRec& f = flows_[static_cast<size_t>(fi)];
+    f.narrowest = f.links[0];
+    for (int k = 1; k < f.n; ++k)
+      if (links_[static_cast<size_t>(f.links[k])].capacity < links_[static_cast<size_t>(f.narrowest)].capacity)
+        f.narrowest = f.links[k];
+    f.bound = links_[static_cast<size_t>(f.narrowest)].capacity;
+    for (int k = 0; k < f.n; ++k) count_group(f.links[k], f, +1);
+  }
+  for (int fi : on) {
+    const FlowRec& f = flows_[static_cast<size_t>(fi)];
+    for (int k = 0; k < f.n; ++k) update_binding(f.links[k]);
+  }
+  update_binding(link);
+  touch_link(link);  // its flows are re-solved (whether it is an active constraint or not)
+}
+
 // Adds `flow` and everything reachable from it through active links to the component being collected.
 void MaxMin::visit(int flow) {
   if (flows_[static_cast<size_t>(flow)].mark == epoch_) return;

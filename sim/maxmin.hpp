@@ -46,6 +46,9 @@ class MaxMin {
   // flows are reused.
   int add(const int32_t* links, int n, double weight);
   void remove(int id);
+  // Changes a link's capacity (> 0; a fault). Its flows' bounds and every B_l they enter are recomputed, and they
+  // are re-solved at the next solve().
+  void set_capacity(int link, double capacity);
   // Brings every flow's rate up to date.
   void solve();
   double rate(int id) const { return flows_[static_cast<size_t>(id)].rate; }

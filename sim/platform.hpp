@@ -24,6 +24,7 @@ class Platform {
   const Fabric& fabric() const { return fabric_; }
   simgrid::s4u::Host* host(int endpoint) const { return hosts_[static_cast<size_t>(endpoint)]; }
   simgrid::s4u::Host* control_host() const { return control_; }
+  simgrid::s4u::Link* link(int index) const { return sg_links_[static_cast<size_t>(index)]; }
 
  private:
   Fabric fabric_;

@@ -13,6 +13,7 @@
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Comm.hpp>
 #include <simgrid/s4u/Engine.hpp>
+#include <simgrid/s4u/Link.hpp>
 
 #include "sim/engine.hpp"
 #include "sim/event_queue.hpp"
@@ -105,13 +106,13 @@ struct SimBackend::Impl {
     events.push(sg4::Engine::get_clock() + delay, events.next_seq(), std::move(done));
   }
 
-  void start_flow(int src, int dst, double bytes, TrafficClass cls, Done done) {
+  uint64_t start_flow(int src, int dst, double bytes, TrafficClass cls, Done done) {
     ++stats.transfers;
     const uint64_t seq = events.next_seq();
     const auto size = static_cast<uint64_t>(std::llround(bytes));
     if (size == 0) {
       events.push(sg4::Engine::get_clock(), seq, std::move(done));
-      return;
+      return seq;
     }
     stats.bytes += static_cast<double>(size);
     sg4::CommPtr comm = sg4::Comm::sendto_async(platform.host(src), platform.host(dst), size);
@@ -132,6 +133,24 @@ struct SimBackend::Impl {
     f.pending = static_cast<int>(pending.size());
     pending.push_back(comm);
     pending_flow.push_back(slot);
+    return seq;
+  }
+
+  // A fault stops a running comm without completing it. One that finished in the last step is left to
+  // collect_finished (the caller keeps its callback from running).
+  void cancel_flow(uint64_t seq) {
+    for (size_t i = 0; i < pending_flow.size(); ++i) {
+      Flow& f = flows[static_cast<size_t>(pending_flow[i])];
+      if (f.seq != seq || !f.handle.valid()) continue;
+      const int slot = pending_flow[i];
+      f.handle.reset();
+      pending[i]->cancel();
+      remove_pending(static_cast<int>(i));
+      f.pending = -1;
+      f.done = nullptr;
+      free_flows.push_back(slot);
+      return;
+    }
   }
 
   void remove_pending(int index) {
@@ -249,8 +268,13 @@ void SimBackend::stop() { impl_->stop_requested = true; }
 double SimBackend::now() const { return sg4::Engine::get_clock(); }
 
 const Fabric& SimBackend::fabric() const { return impl_->platform.fabric(); }
-void SimBackend::start_flow(int src, int dst, double bytes, TrafficClass cls, Done done) {
-  impl_->start_flow(src, dst, bytes, cls, std::move(done));
+uint64_t SimBackend::start_flow(int src, int dst, double bytes, TrafficClass cls, Done done) {
+  return impl_->start_flow(src, dst, bytes, cls, std::move(done));
+}
+void SimBackend::cancel_flow(uint64_t handle) { impl_->cancel_flow(handle); }
+void SimBackend::scale_link(int link, double factor) {
+  impl_->platform.link(link)->set_bandwidth(impl_->platform.fabric().links()[static_cast<size_t>(link)].bandwidth *
+                                            factor);
 }
 void SimBackend::add_timer(double delay, Done done) { impl_->add_timer(delay, std::move(done)); }
 

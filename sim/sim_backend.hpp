@@ -35,7 +35,9 @@ class SimBackend final : public Simulator {
 
  protected:
   const Fabric& fabric() const override;
-  void start_flow(int src, int dst, double bytes, TrafficClass cls, Done done) override;
+  uint64_t start_flow(int src, int dst, double bytes, TrafficClass cls, Done done) override;
+  void cancel_flow(uint64_t handle) override;
+  void scale_link(int link, double factor) override;
   void add_timer(double delay, Done done) override;
 
  private:

@@ -1,5 +1,6 @@
 #include "sim/simulator.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 #include <stdexcept>
@@ -26,16 +27,63 @@ void require_in_range(int v, int end, const char* what) {
 
 }  // namespace
 
-void Simulator::storage_read(int node, const BlockRanges&, double bytes, Done done, Failed) {
+void Simulator::storage_read(int node, const BlockRanges&, double bytes, Done done, Failed failed) {
   const Fabric& f = fabric();
   require_in_range(node, f.nodes(), "storage_read: node");
-  transfer_checked(f.storage(f.server_of(node)), f.sdram(node), bytes, TrafficClass::Kv, std::move(done));
+  storage_io(node, f.storage(f.server_of(node)), f.sdram(node), bytes, std::move(done), std::move(failed));
 }
 
-void Simulator::storage_write(int node, const BlockRanges&, double bytes, Done done) {
+void Simulator::storage_write(int node, const BlockRanges&, double bytes, Done done, Failed failed) {
   const Fabric& f = fabric();
   require_in_range(node, f.nodes(), "storage_write: node");
-  transfer_checked(f.sdram(node), f.storage(f.server_of(node)), bytes, TrafficClass::Kv, std::move(done));
+  storage_io(node, f.sdram(node), f.storage(f.server_of(node)), bytes, std::move(done), std::move(failed));
+}
+
+void Simulator::storage_io(int node, int src, int dst, double bytes, Done done, Failed failed) {
+  if (!track_io_) {
+    transfer_checked(src, dst, bytes, TrafficClass::Kv, std::move(done));
+    return;
+  }
+  // A completion already queued when a fault fails the I/O must not run: `live` guards it.
+  auto live = std::make_shared<bool>(true);
+  const uint64_t key = ++io_keys_;
+  if (io_.size() <= static_cast<size_t>(node)) io_.resize(static_cast<size_t>(node) + 1);
+  Done guarded = [this, node, key, live, done = std::move(done)] {
+    if (!*live) return;
+    auto& list = io_[static_cast<size_t>(node)];
+    list.erase(std::find_if(list.begin(), list.end(), [key](const StorageIo& io) { return io.key == key; }));
+    done();
+  };
+  const uint64_t flow = transfer_checked(src, dst, bytes, TrafficClass::Kv, std::move(guarded));
+  io_[static_cast<size_t>(node)].push_back({key, flow, live, std::move(failed)});
+}
+
+void Simulator::fail_storage_io(int node, const std::string& why) {
+  require_running();
+  if (node < 0 || static_cast<size_t>(node) >= io_.size()) return;
+  std::vector<StorageIo> list;
+  list.swap(io_[static_cast<size_t>(node)]);
+  for (StorageIo& io : list) {
+    *io.live = false;
+    cancel_flow(io.flow);
+    if (!io.failed) throw std::logic_error("simulator: a storage I/O failed by a fault has no failure callback");
+    add_timer(0, [failed = std::move(io.failed), why] { failed(why); });
+  }
+}
+
+void Simulator::scale_snic(int node, double factor) {
+  require(factor > 0, "scale_snic: factor must be > 0");
+  const auto& links = fabric().links();
+  for (size_t i = 0; i < links.size(); ++i)
+    if ((links[i].cls == LinkClass::SnicDown || links[i].cls == LinkClass::SnicUp) && links[i].node == node)
+      scale_link(static_cast<int>(i), factor);
+}
+
+void Simulator::scale_storage(double factor) {
+  require(factor > 0, "scale_storage: factor must be > 0");
+  const auto& links = fabric().links();
+  for (size_t i = 0; i < links.size(); ++i)
+    if (links[i].cls == LinkClass::Storage) scale_link(static_cast<int>(i), factor);
 }
 
 void Simulator::transfer(Hop hop, Place src, Place dst, double bytes, TrafficClass cls, Done done) {
@@ -71,11 +119,11 @@ void Simulator::timer(double delay, Done done) {
   add_timer(delay, std::move(done));
 }
 
-void Simulator::transfer_checked(int src, int dst, double bytes, TrafficClass cls, Done done) {
+uint64_t Simulator::transfer_checked(int src, int dst, double bytes, TrafficClass cls, Done done) {
   require_running();
   require(std::isfinite(bytes) && bytes >= 0, "transfer size must be a finite number >= 0");
   require(static_cast<bool>(done), "empty completion callback");
-  start_flow(src, dst, bytes, cls, std::move(done));
+  return start_flow(src, dst, bytes, cls, std::move(done));
 }
 
 void Simulator::check_horizon(double next) {

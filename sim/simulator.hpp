@@ -24,6 +24,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "core/backend/backend.hpp"
 #include "core/config/scenario.hpp"
@@ -73,15 +74,27 @@ class Simulator : public Backend {
   using Backend::storage_read;
   using Backend::storage_write;
   void storage_read(int node, const BlockRanges& blocks, double bytes, Done done, Failed failed) final;
-  void storage_write(int node, const BlockRanges& blocks, double bytes, Done done) final;
+  void storage_write(int node, const BlockRanges& blocks, double bytes, Done done, Failed failed) final;
   void transfer(Hop hop, Place src, Place dst, double bytes, TrafficClass cls, Done done) final;
   void compute(int gpu, const ComputeWork& work, Done done) final;
   void timer(double delay, Done done) final;
+  // Faults: link bandwidths scaled in the engine's solver (utilisation in links.csv stays relative to the
+  // nominal bandwidth), and storage I/O in flight failed by cancelling its flows.
+  bool can_inject_faults() const override { return true; }
+  void track_storage_io() override { track_io_ = true; }
+  void scale_snic(int node, double factor) override;
+  void scale_storage(double factor) override;
+  void fail_storage_io(int node, const std::string& why) override;
 
  protected:
   virtual const Fabric& fabric() const = 0;
-  // A flow of `bytes` (finite, >= 0) from fabric endpoint src to dst; `done` is not empty.
-  virtual void start_flow(int src, int dst, double bytes, TrafficClass cls, Done done) = 0;
+  // A flow of `bytes` (finite, >= 0) from fabric endpoint src to dst; `done` is not empty. Returns a handle for
+  // cancel_flow.
+  virtual uint64_t start_flow(int src, int dst, double bytes, TrafficClass cls, Done done) = 0;
+  // Stops a running flow without running its `done` (nothing happens if it already finished).
+  virtual void cancel_flow(uint64_t handle) = 0;
+  // Sets fabric link `link` to `factor` (> 0) x its nominal bandwidth; running flows get new rates.
+  virtual void scale_link(int link, double factor) = 0;
   // A timer `delay` (finite, >= 0) seconds from now; `done` is not empty.
   virtual void add_timer(double delay, Done done) = 0;
   void step_hook(double now) const {
@@ -97,8 +110,19 @@ class Simulator : public Backend {
 
  private:
   void require_running() const;
-  void transfer_checked(int src, int dst, double bytes, TrafficClass cls, Done done);
+  uint64_t transfer_checked(int src, int dst, double bytes, TrafficClass cls, Done done);
+  void storage_io(int node, int src, int dst, double bytes, Done done, Failed failed);
   std::function<void(double)> step_hook_;
+  // Storage I/O in flight per node, kept once track_storage_io() was called (runs with faults only): the flow,
+  // whether it may still complete, and what to call when a fault fails it.
+  struct StorageIo {
+    uint64_t key = 0, flow = 0;
+    std::shared_ptr<bool> live;
+    Failed failed;
+  };
+  bool track_io_ = false;
+  uint64_t io_keys_ = 0;
+  std::vector<std::vector<StorageIo>> io_;
 };
 
 // Creates the simulator of `engine` ("simgrid" or "native"). Throws std::invalid_argument on an unknown engine or

@@ -84,8 +84,12 @@ class Backend {
   void storage_read(int node, const BlockRanges& blocks, double bytes, Done done) {
     storage_read(node, blocks, bytes, std::move(done), Failed{});
   }
-  // node DRAM -> storage through the node's SNIC (persisting Full Blocks).
-  virtual void storage_write(int node, const BlockRanges& blocks, double bytes, Done done) = 0;
+  // node DRAM -> storage through the node's SNIC (persisting Full Blocks). `failed` as for storage_read: only a
+  // backend that injects faults calls it (fail_storage_io), and the core writes the blocks again later.
+  virtual void storage_write(int node, const BlockRanges& blocks, double bytes, Done done, Failed failed) = 0;
+  void storage_write(int node, const BlockRanges& blocks, double bytes, Done done) {
+    storage_write(node, blocks, bytes, std::move(done), Failed{});
+  }
   // Anonymous bytes, no block identity (closed-form tests, calibration).
   void storage_read(int node, double bytes, Done done) {
     storage_read(node, BlockRanges{}, bytes, std::move(done), Failed{});
@@ -97,6 +101,19 @@ class Backend {
   virtual void compute(int gpu, const ComputeWork& work, Done done) = 0;
   // Fire `done` after `delay` seconds.
   virtual void timer(double delay, Done done) = 0;
+  // Faults (scenario "faults", core/engine/cluster_faults.cpp). A backend that can inject them says so; the core
+  // calls track_storage_io() before any storage I/O starts, then the calls below at each fault's start and end.
+  virtual bool can_inject_faults() const { return false; }
+  virtual void track_storage_io() { throw std::logic_error("this backend cannot inject faults"); }
+  // Sets a node's SNIC (both directions) to `factor` x its nominal bandwidth (> 0; 1 restores it).
+  virtual void scale_snic(int /*node*/, double /*factor*/) { throw std::logic_error("this backend cannot inject faults"); }
+  // The same for every storage server's NIC and SSDs.
+  virtual void scale_storage(double /*factor*/) { throw std::logic_error("this backend cannot inject faults"); }
+  // Fails every storage read and write in flight through `node`'s SNIC: each one's `failed` runs (from the event
+  // loop, not inside this call) with `why`, and its `done` never does. What it moved so far is lost.
+  virtual void fail_storage_io(int /*node*/, const std::string& /*why*/) {
+    throw std::logic_error("this backend cannot inject faults");
+  }
   // Ending a run early (the online stop rule, workload.stop): whether this backend can, and the request to do so.
   // After stop() the backend drops all pending work at once: no callback of it runs. A backend that cannot
   // (real hardware, where work in flight cannot be dropped) says so and the engine refuses the configuration.

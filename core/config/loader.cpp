@@ -2,6 +2,7 @@
 
 #include <filesystem>
 
+#include "core/config/faults.hpp"
 #include "core/config/input_error.hpp"
 #include "core/config/json_file.hpp"
 #include "core/config/object_reader.hpp"
@@ -79,7 +80,7 @@ Scenario load_scenario(const std::string& path, const std::vector<std::string>& 
 
   const ObjectReader root(tree, "", origins,
                           {"name", "description", "sources", "model", "topology", "deployment", "workload", "policy",
-                           "slo", "outputs", "sim"});
+                           "slo", "outputs", "sim", "faults"});
   Scenario s;
   s.source_file = path;
   s.overlays = overlay_files;
@@ -103,6 +104,7 @@ Scenario load_scenario(const std::string& path, const std::vector<std::string>& 
   s.policy = parse_policy(root, "policy");
   s.outputs = parse_outputs(root, "outputs");
   s.sim = parse_sim(root, "sim", s.model);
+  s.faults = parse_faults(tree, origins, s.deployment, s.topology);
   return s;
 }
 

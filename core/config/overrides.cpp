@@ -60,13 +60,25 @@ void apply_override(nlohmann::json& tree, const Override& o, Origins& origins) {
   // Walk every segment but the last, creating missing objects.
   std::vector<std::string> segments;
   for (auto p = target; !p.empty(); p = p.parent_pointer()) segments.insert(segments.begin(), p.back());
+  // RFC 6901's "-" as the last segment names one past the end of a list: the value is appended (`run --fault`
+  // adds an entry to "faults" this way).
+  const bool append = segments.size() >= 2 && segments.back() == "-";
   for (size_t i = 0; i + 1 < segments.size(); ++i) {
     pointer = pointer_join(pointer, segments[i]);
+    const bool list = append && i + 2 == segments.size();
     if (!node->contains(segments[i])) {
-      (*node)[segments[i]] = nlohmann::json::object();
+      (*node)[segments[i]] = list ? nlohmann::json::array() : nlohmann::json::object();
       if (first_created.empty()) first_created = pointer;
     }
     node = &(*node)[segments[i]];
+    if (list) {
+      if (!node->is_array())
+        throw InputError(o.text + ": " + pointer, "cannot append to " + describe_found(*node) + "; expected a list here");
+      node->push_back(o.value);
+      const std::string element = pointer_join(pointer, std::to_string(node->size() - 1));
+      origins.set_with_base(first_created.empty() ? element : first_created, o.text, o.base_dir);
+      return;
+    }
     if (!node->is_object()) {
       throw InputError(o.text + ": " + pointer, "cannot set a key inside " + describe_found(*node) +
                                                     "; expected an object here");

@@ -194,6 +194,23 @@ struct SimSpec {
   std::string engine = "native";
 };
 
+// A fault injected at a simulated time (scenario "faults", `run --fault`; docs/faults.md). Node indices are the
+// deployment's: prefill nodes first, then decode nodes.
+enum class FaultKind : uint8_t {
+  SnicDown,        // the node's storage NIC carries nothing from `at` (until `until`): reads and writes on it fail
+  SnicDegrade,     // the node's storage NIC runs at `factor` x its bandwidth over [at, until)
+  StorageDegrade,  // every storage server's NIC and SSDs run at `factor` x their bandwidth over [at, until)
+};
+const char* fault_kind_name(FaultKind k);  // as the scenario writes it: "snic-down", ...
+
+struct FaultSpec {
+  FaultKind kind = FaultKind::SnicDown;
+  int node = -1;       // snic-*: the node; storage-degrade: -1
+  double factor = 0;   // degrade: the bandwidth kept, in (0, 1); down: 0
+  double at = 0;       // seconds
+  double until = -1;   // seconds, > at; -1 = until the end of the run
+};
+
 struct Scenario {
   std::string name;
   std::string description;
@@ -207,6 +224,7 @@ struct Scenario {
   PolicySpec policy;
   OutputSpec outputs;
   SimSpec sim;
+  std::vector<FaultSpec> faults;  // in scenario order
 };
 
 }  // namespace dualpath

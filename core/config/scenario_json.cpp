@@ -105,7 +105,7 @@ nlohmann::json scenario_to_json(const Scenario& s) {
                   {"pe_groups", d.pe_group_gpus > 0 ? d.prefill_nodes * g / d.pe_group_gpus : 0},
                   {"de_groups", d.de_group_gpus > 0 ? d.decode_nodes * g / d.de_group_gpus : 0}};
 
-  return {{"name", s.name},
+  json out = {{"name", s.name},
           {"description", s.description},
           {"source_file", s.source_file},
           {"units", "SI: bytes, bytes/s, seconds, FLOP/s"},
@@ -124,6 +124,19 @@ nlohmann::json scenario_to_json(const Scenario& s) {
             {"lmm_update", s.sim.lmm_update},
             {"engine", s.sim.engine}}},
           {"derived", derived}};
+  // Only when there are faults, so that a fault-free run's config.json is what it was before faults existed.
+  if (!s.faults.empty()) {
+    json faults = json::array();
+    for (const FaultSpec& f : s.faults) {
+      json e = {{"kind", fault_kind_name(f.kind)}, {"at", f.at}};
+      if (f.node >= 0) e["node"] = f.node;
+      if (f.kind != FaultKind::SnicDown) e["factor"] = f.factor;
+      if (f.until >= 0) e["until"] = f.until;
+      faults.push_back(e);
+    }
+    out["faults"] = faults;
+  }
+  return out;
 }
 
 }  // namespace dualpath

@@ -130,6 +130,7 @@ Cluster::Cluster(const Scenario& scenario, std::vector<Agent> agents, Backend& b
 Cluster::~Cluster() = default;
 
 void Cluster::start() {
+  arm_faults();  // first: a fault at t = 0 hits before any round is placed
   for (const auto& a : agents_) {
     if (a.rounds.empty()) continue;
     const int id = a.id;
@@ -302,6 +303,10 @@ void Cluster::placed(Request& r) {
   if (features_.bypass_io) {
     r.t.read_start = r.t.read_end = be_.now();
     ready_for_prefill(r);
+    return;
+  }
+  if (!faults_.empty() && !read_path_up(r)) {  // a fault has the chosen SNIC down: the path that is up, if any
+    reroute_read(r, static_cast<size_t>(snic_fault_[node_of(r.side == ReadSide::De ? r.de : r.pe)]));
     return;
   }
   enqueue_read(r);

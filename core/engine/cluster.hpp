@@ -82,6 +82,16 @@ class Cluster {
   // Storage reads that failed and were retried (on the other read path where the policy has two), and why.
   int64_t read_retries() const { return static_cast<int64_t>(read_failures_.size()); }
   const std::vector<std::string>& read_failures() const { return read_failures_; }
+  // The scenario's faults as they happened (cluster_faults.cpp): when each hit and ended and what it cost.
+  struct FaultRecord {
+    FaultSpec spec;
+    double started = -1, ended = -1;  // simulated seconds (-1: not reached; ended -1 = lasted to the end)
+    int64_t reads_failed = 0;         // reads in flight that the fault failed (read again from scratch)
+    int64_t writes_failed = 0;        // persistence writes in flight that it failed (written again when up)
+    int64_t reads_moved = 0;          // queued or failed reads sent to the other read path or another PE
+    double bytes_reread = 0, bytes_rewritten = 0;
+  };
+  const std::vector<FaultRecord>& faults() const { return faults_; }
   // Records forwards, stages, KV transfers and decode chunks into `log` (nullptr: off). Set before start().
   void set_activity_log(ActivityLog* log) { log_ = log; }
 
@@ -106,6 +116,18 @@ class Cluster {
   WaitCause admit(Request& r);  // Count when admitted, else what the read waits for
   void read_done(Request& r);
   void read_failed(Request& r, int node, const std::string& error);
+  // faults (cluster_faults.cpp)
+  void arm_faults();
+  void fault_begins(size_t i);
+  void fault_ends(size_t i);
+  void apply_scales();
+  bool read_path_up(const Request& r) const;
+  void reroute_read(Request& r, size_t fault);  // a read whose SNIC is down goes elsewhere, or waits
+  void unplace_pe(Request& r);                  // back to the PE waiting queue (no other read path)
+  void set_can_take(int node);                  // PE engines on `node` take requests iff they can load KV
+  // Persistence writes go through here: a write on a SNIC that is down waits for it, and one a fault fails is
+  // written again when the SNIC is back.
+  void persist_write(int node, const BlockRanges& blocks, double bytes, Done done);
   // prefill (cluster_prefill.cpp)
   void ready_for_prefill(Request& r);
   void maybe_start_forward(int group);
@@ -219,6 +241,9 @@ class Cluster {
   std::vector<QueueWait> queue_wait_;
   std::vector<int> reads_in_flight_;
   std::vector<std::string> read_failures_;
+  std::vector<FaultRecord> faults_;
+  std::vector<int> snic_fault_;                    // per node: the snic-down fault holding it down (-1: up)
+  std::vector<std::vector<Done>> parked_writes_;   // per node: writes waiting for its SNIC
   // per-engine ready queues (requests whose hit KV is in a DRAM buffer) and group pipelines
   std::vector<std::deque<int64_t>> ready_;
   // per decode engine, with policy.de_hbm = "handoff": requests whose prompt KV is in the DE buffer, waiting for

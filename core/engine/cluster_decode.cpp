@@ -77,7 +77,7 @@ void Cluster::start_h2d(Request& r) {
   }
   if (new_blocks > 0) {
     totals_.storage_write += new_blocks;
-    be_.storage_write(node, blocks, new_blocks, [this, blocks, one_done] {
+    persist_write(node, blocks, new_blocks, [this, blocks, one_done] {
       blocks_.persist(blocks);
       one_done();
     });
@@ -267,7 +267,7 @@ void Cluster::chunk_done(int group) {
                    totals_.storage_write += flush->bytes;
                    BlockRanges blocks;
                    for (const auto& w : flush->writes) blocks.insert(blocks.end(), w.blocks.begin(), w.blocks.end());
-                   be_.storage_write(node, blocks, flush->bytes, [this, flush] {
+                   persist_write(node, blocks, flush->bytes, [this, flush] {
                      for (const auto& w : flush->writes) {
                        blocks_.persist(w.blocks);
                        blocks_.write_finished(w.agent);

@@ -42,6 +42,10 @@ WaitCause Cluster::admit(Request& r) {
 void Cluster::pump_reads(int node) {
   auto& q = read_queue_[node];
   charge_queue(node);
+  if (!view_.nodes[node].snic_up) {  // a fault has its SNIC down: the queue waits for it
+    queue_wait_[node].cause = WaitCause::ReadQueue;
+    return;
+  }
   WaitCause head_blocked = WaitCause::Count;
   while (!q.empty() && reads_in_flight_[node] < tuning_.reads_in_flight_per_node) {
     Request& r = requests_[q.front()];
@@ -88,6 +92,17 @@ void Cluster::read_failed(Request& r, int node, const std::string& error) {
   view_.nodes[node].read_queue_tokens -= r.hit;
   totals_.storage_read -= r.hit_bytes;  // counted again when the retry starts
   (view_.nodes[node].prefill ? totals_.storage_read_pe : totals_.storage_read_de) -= r.hit_bytes;
+  if (!faults_.empty() && snic_fault_[node] >= 0) {  // a scenario fault took the SNIC down: not the read's fault
+    FaultRecord& rec = faults_[static_cast<size_t>(snic_fault_[node])];
+    ++rec.reads_failed;
+    rec.bytes_reread += r.hit_bytes;
+    release_buffer(r, node_of(r.pe), r.buffer_bytes[0]);
+    release_buffer(r, node_of(r.de), r.buffer_bytes[1]);
+    reroute_read(r, static_cast<size_t>(snic_fault_[node]));
+    pump_all_reads();
+    if (streamed_buffers()) pump_forwards();
+    return;
+  }
   const std::string what = "agent " + std::to_string(r.agent) + " round " + std::to_string(r.round) +
                            ": storage read on node " + std::to_string(node) + " failed: " + error;
   if (r.read_retries > 0 || mutant("no_read_retry")) throw StorageError(what + " (and an earlier attempt failed too)");

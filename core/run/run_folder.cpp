@@ -13,7 +13,7 @@ nlohmann::json run_summary(const Scenario& sc, const Cluster& cluster, const Run
                            const ZeroServiceReuse& reuse, const LinkReport& links, bool complete) {
   const auto f = cluster.features();
   const double end = rs.first_arrival + rs.jct;
-  return {
+  nlohmann::json out = {
       {"scenario", sc.name},
       {"policy", sc.policy.name},
       {"features",
@@ -31,6 +31,27 @@ nlohmann::json run_summary(const Scenario& sc, const Cluster& cluster, const Run
       {"overlays", sc.overlays},  // overlay files applied before --set, in order (their effect is in "config")
       {"config", scenario_to_json(sc)},
   };
+  // Only with faults, so that a fault-free summary is what it was before faults existed.
+  if (!cluster.faults().empty()) {
+    nlohmann::json list = nlohmann::json::array();
+    for (const auto& r : cluster.faults()) {
+      nlohmann::json e = {{"kind", fault_kind_name(r.spec.kind)},
+                          {"at", r.spec.at},
+                          {"started", r.started >= 0 ? nlohmann::json(r.started) : nlohmann::json(nullptr)},
+                          {"ended", r.ended >= 0 ? nlohmann::json(r.ended) : nlohmann::json(nullptr)},
+                          {"reads_failed", r.reads_failed},
+                          {"reads_moved", r.reads_moved},
+                          {"writes_failed", r.writes_failed},
+                          {"bytes_reread", r.bytes_reread},
+                          {"bytes_rewritten", r.bytes_rewritten}};
+      if (r.spec.node >= 0) e["node"] = r.spec.node;
+      if (r.spec.kind != FaultKind::SnicDown) e["factor"] = r.spec.factor;
+      if (r.spec.until >= 0) e["until"] = r.spec.until;
+      list.push_back(e);
+    }
+    out["faults"] = list;
+  }
+  return out;
 }
 
 namespace {

@@ -17,11 +17,15 @@ struct EngineState {
   int seq = 0;          // assigned, unfinished requests
   int64_t tok = 0;      // their tokens (prompt tokens; decode: prompt + generation)
   BufferPool hbm;       // KV capacity: HBM minus the engine's weight share; decode reserves per request
+  // False while the engine cannot load a request's KV (a prefill engine whose node's SNIC a fault took down, under
+  // a policy without the DE read path): placements give it no new request.
+  bool can_take = true;
 };
 
 struct NodeState {
   bool prefill = false;
   int64_t read_queue_tokens = 0;  // hit tokens waiting for or being read through this node's SNIC
+  bool snic_up = true;            // false while a fault has its storage NIC down (scenario "faults")
   BufferPool buffer;              // the node's DRAM buffer (PE buffer or DE buffer)
 };
 

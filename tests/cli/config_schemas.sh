@@ -78,6 +78,20 @@ s = copy.deepcopy(scen); del s["workload"]["agents"]; bad.append(("scenarios", "
 s = copy.deepcopy(scen); s["deployment"]["fetch_period"] = "50 GB"; bad.append(("scenarios", "duration as bytes", s))
 s = copy.deepcopy(scen); s["model"] = {"name": "x"}; bad.append(("scenarios", "inline model missing keys", s))
 s = copy.deepcopy(scen); s["topology"] = dict(topo, cnic_bw="1 s"); bad.append(("scenarios", "inline topology bad unit", s))
+faults = [{"kind": "snic-down", "node": 0, "at": "300 s", "until": "600 s"},
+          {"kind": "snic-degrade", "node": 1, "factor": 0.5, "at": "1 s"},
+          {"kind": "storage-degrade", "factor": 0.25, "at": "10 s", "until": "20 s"}]
+s = copy.deepcopy(scen); s["faults"] = faults; checked += 1
+for e in validator(schemas["scenarios"]).iter_errors(s):
+    failures += 1
+    print(f"FAIL scenarios/schema.json refuses documented faults: {e.message}")
+for label, f in (("unknown fault kind", {"kind": "node-up", "node": 0, "at": "1 s"}),
+                 ("fault time without unit", {"kind": "snic-down", "node": 0, "at": 300}),
+                 ("snic-down with a factor", {"kind": "snic-down", "node": 0, "factor": 0.5, "at": "1 s"}),
+                 ("degrade without factor", {"kind": "snic-degrade", "node": 0, "at": "1 s"}),
+                 ("storage-degrade with a node", {"kind": "storage-degrade", "node": 0, "factor": 0.5, "at": "1 s"}),
+                 ("factor 1", {"kind": "snic-degrade", "node": 0, "factor": 1, "at": "1 s"})):
+    s = copy.deepcopy(scen); s["faults"] = [f]; bad.append(("scenarios", label, s))
 o = {"overlay": 1, "set": {"topology.snic_bw": "1 GB/s"}}
 bad.append(("overlay", "wrong version", dict(o, overlay=2)))
 bad.append(("overlay", "unknown top-level key", dict(o, sets={})))

@@ -11,6 +11,7 @@ each row's unit column, and runs `dualpath check SCENARIO --set key=value` for e
   "(>= V with `k` = w)" the bound V is accepted once k is set to w
 Rows of other kinds (paths, booleans, patterns) are not checked here. Usage: documented_values.py DUALPATH REPO
 """
+import json
 import re
 import subprocess
 import sys
@@ -29,7 +30,23 @@ NEEDS = {
 }
 
 sections = {"`deployment`": "deployment.", "`workload`": "workload.", "`policy`": "policy.",
-            "`outputs` and `sim`": ""}
+            "`outputs` and `sim`": "", "`faults`": "faults."}
+# A fault's field is checked inside a whole fault that is valid apart from it (a degrade of node 0's SNIC).
+FAULT = {"kind": "snic-degrade", "node": 0, "factor": 0.5, "at": "1 s"}
+
+
+def fault_set(key, value):
+    field = key.split(".", 1)[1]
+    entry = dict(FAULT)
+    try:
+        entry[field] = int(value) if re.fullmatch(r"-?\d+", value) else float(value) if field == "factor" else value
+    except ValueError:
+        entry[field] = value
+    if entry["kind"] == "snic-down":
+        entry.pop("factor", None)
+    if entry["kind"] == "storage-degrade":
+        entry.pop("node", None)
+    return "faults=" + json.dumps([entry])
 
 
 def check(key, value, extra=()):
@@ -37,7 +54,7 @@ def check(key, value, extra=()):
     for prefix, ctx in CONTEXT.items():
         if key.startswith(prefix):
             sets += ctx
-    for s in list(extra) + [f"{key}={value}"]:
+    for s in list(extra) + [fault_set(key, value) if key.startswith("faults.") else f"{key}={value}"]:
         sets += NEEDS.get(s, []) + [s]
     args = [dualpath, "check", scenario]
     for s in sets:

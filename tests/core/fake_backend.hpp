@@ -56,7 +56,7 @@ class FakeBackend final : public Backend {
       for (int64_t b = r.first; b < r.last; ++b) unpersisted_reads += persisted[r.stream].count(b) ? 0 : 1;
     serve("snic_rd" + std::to_string(node), bytes / rates_.snic_bw, {"read", node, -1, bytes, 0, 0}, std::move(done));
   }
-  void storage_write(int node, const BlockRanges& blocks, double bytes, Done done) override {
+  void storage_write(int node, const BlockRanges& blocks, double bytes, Done done, Failed) override {
     writes.push_back(blocks);
     serve("snic_wr" + std::to_string(node), bytes / rates_.snic_bw, {"write", node, -1, bytes, 0, 0},
           [this, blocks, done = std::move(done)] {

@@ -6,15 +6,23 @@ namespace dualpath {
 
 namespace {
 
-int next_engine(const std::vector<std::vector<int>>& groups, size_t& cursor) {
-  size_t total = 0;
-  for (const auto& g : groups) total += g.size();
-  size_t k = mutant("basic_no_round_robin") ? 0 : cursor++ % total;
+int nth_engine(const std::vector<std::vector<int>>& groups, size_t k) {
   for (const auto& g : groups) {
     if (k < g.size()) return g[k];
     k -= g.size();
   }
   return groups.front().front();
+}
+
+// The next engine in global order that can take a request (-1: none can, a fault has them all).
+int next_engine(const ClusterView& view, const std::vector<std::vector<int>>& groups, size_t& cursor) {
+  size_t total = 0;
+  for (const auto& g : groups) total += g.size();
+  for (size_t tries = 0; tries < total; ++tries) {
+    const int e = nth_engine(groups, mutant("basic_no_round_robin") ? 0 : cursor++ % total);
+    if (view.engines[e].can_take) return e;
+  }
+  return -1;
 }
 
 }  // namespace
@@ -24,8 +32,16 @@ std::vector<Placement> RoundRobinPlacement::place_prefill(const ClusterView& vie
   std::vector<Placement> out;
   for (size_t q = 0; q < waiting.size(); ++q) {
     auto it = pe_target_.find(waiting[q].id);
-    if (it == pe_target_.end()) it = pe_target_.emplace(waiting[q].id, next_engine(view.pe_groups, pe_cursor_)).first;
+    if (it == pe_target_.end()) {
+      const int target = next_engine(view, view.pe_groups, pe_cursor_);
+      if (target < 0) break;  // no engine can take one now
+      it = pe_target_.emplace(waiting[q].id, target).first;
+    }
     const int e = it->second;
+    if (!view.engines[e].can_take) {  // its engine lost its read path since: it is targeted again next time
+      pe_target_.erase(it);
+      continue;
+    }
     bool mine = false;
     for (int x : view.pe_groups[group]) mine |= (x == e);
     if (mine) {
@@ -40,7 +56,7 @@ std::vector<Placement> RoundRobinPlacement::place_prefill(const ClusterView& vie
 std::vector<int> RoundRobinPlacement::route_decode(const ClusterView& view, const std::deque<QueuedRequest>& global) {
   std::vector<int> routes;
   for (const auto& r : global) {
-    const int engine = next_engine(view.de_groups, de_cursor_);
+    const int engine = next_engine(view, view.de_groups, de_cursor_);
     de_target_[r.id] = engine;
     routes.push_back(view.engines[engine].group);
   }

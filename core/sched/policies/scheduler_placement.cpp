@@ -7,7 +7,11 @@ namespace dualpath {
 
 std::vector<Placement> SchedulerPlacement::place_prefill(const ClusterView& view, int group,
                                                          const std::deque<QueuedRequest>& waiting) {
-  return select_prefill_engines(view, view.pe_groups[group], waiting);
+  std::vector<int> engines;
+  for (int e : view.pe_groups[group])
+    if (view.engines[e].can_take) engines.push_back(e);
+  if (engines.empty()) return {};
+  return select_prefill_engines(view, engines, waiting);
 }
 
 std::vector<int> SchedulerPlacement::route_decode(const ClusterView& view, const std::deque<QueuedRequest>& global) {

@@ -1,0 +1,110 @@
+#include "core/config/faults.hpp"
+
+#include <cstddef>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "core/config/input_error.hpp"
+#include "core/config/object_reader.hpp"
+
+namespace dualpath {
+
+const char* fault_kind_name(FaultKind k) {
+  switch (k) {
+    case FaultKind::SnicDown: return "snic-down";
+    case FaultKind::SnicDegrade: return "snic-degrade";
+    case FaultKind::StorageDegrade: return "storage-degrade";
+  }
+  return "?";
+}
+
+namespace {
+
+FaultKind kind_of(const std::string& name) {
+  if (name == "snic-down") return FaultKind::SnicDown;
+  if (name == "snic-degrade") return FaultKind::SnicDegrade;
+  return FaultKind::StorageDegrade;
+}
+
+FaultSpec parse_fault(const ObjectReader& r, const Deployment& dep, const Topology& topo) {
+  FaultSpec f;
+  f.kind = kind_of(r.choice("kind", {"snic-down", "snic-degrade", "storage-degrade"}));
+  const int nodes = dep.prefill_nodes + dep.decode_nodes;
+  auto refuse = [&r](const char* key, const std::string& why) {
+    if (r.has(key)) r.fail(key, why);
+  };
+  if (f.kind == FaultKind::StorageDegrade) {
+    refuse("node", "storage-degrade takes no node (it degrades every storage server)");
+    if (topo.storage.server_nic_bw <= 0 && topo.storage.ssd_read_bw <= 0 && topo.storage.ssd_write_bw <= 0)
+      r.fail("kind", "storage-degrade needs a storage cluster with a bandwidth (topology.storage.server_nic_bw, "
+                     "ssd_read_bw or ssd_write_bw > 0); this topology models storage as unlimited");
+  } else {
+    f.node = static_cast<int>(r.integer("node", 0, nodes - 1));
+  }
+  if (f.kind == FaultKind::SnicDown) {
+    refuse("factor", "snic-down takes no factor (the NIC carries nothing); use snic-degrade for a slower NIC");
+  } else {
+    f.factor = r.number("factor", Range{0.0, 1.0, true});
+    if (f.factor >= 1) r.fail("factor", "expected the fraction of bandwidth kept, in (0, 1), found 1");
+  }
+  f.at = r.quantity("at", units::Dimension::Duration, Range::non_negative());
+  if (r.has("until")) {
+    f.until = r.quantity("until", units::Dimension::Duration, Range::non_negative());
+    if (!(f.until > f.at)) {
+      std::ostringstream m;
+      m << "expected a time after `at` (" << f.at << " s)";
+      r.fail("until", m.str());
+    }
+  }
+  // A decode node persists every round's KV through its own SNIC; the simulator does not move that KV to another
+  // node, so a decode SNIC that never comes back would hold its rounds forever.
+  if (f.kind == FaultKind::SnicDown && f.node >= dep.prefill_nodes && f.until < 0)
+    r.fail("until", "snic-down on decode node " + std::to_string(f.node) +
+                        " needs `until`: a decode node persists KV through its SNIC, and the simulator does not move "
+                        "that KV to another node (docs/faults.md \"Limits\")");
+  return f;
+}
+
+}  // namespace
+
+std::vector<FaultSpec> parse_faults(const nlohmann::json& tree, const Origins& origins, const Deployment& dep,
+                                    const Topology& topo) {
+  std::vector<FaultSpec> out;
+  const auto it = tree.find("faults");
+  if (it == tree.end() || it->is_null()) return out;
+  if (!it->is_array()) throw InputError(origins.where("/faults"), "expected a list of faults, found " + describe_found(*it));
+  for (size_t i = 0; i < it->size(); ++i) {
+    const ObjectReader r((*it)[i], pointer_join("/faults", std::to_string(i)), origins,
+                         {"kind", "node", "factor", "at", "until"});
+    out.push_back(parse_fault(r, dep, topo));
+  }
+  return out;
+}
+
+std::string fault_override(const std::string& flag) {
+  const std::string where = "--fault " + flag;
+  const size_t colon = flag.find(':');
+  nlohmann::json entry = {{"kind", flag.substr(0, colon)}};
+  if (entry["kind"].get<std::string>().empty())
+    throw InputError(where, "expected KIND[:key=value,...], e.g. snic-down:node=0,at=300s,until=600s");
+  if (colon != std::string::npos) {
+    const std::string rest = flag.substr(colon + 1);
+    size_t start = 0;
+    while (start <= rest.size()) {
+      size_t comma = rest.find(',', start);
+      if (comma == std::string::npos) comma = rest.size();
+      const std::string item = rest.substr(start, comma - start);
+      const size_t eq = item.find('=');
+      if (eq == std::string::npos || eq == 0)
+        throw InputError(where, "expected key=value after the kind, found \"" + item + "\"");
+      const std::string key = item.substr(0, eq), value = item.substr(eq + 1);
+      nlohmann::json v = nlohmann::json::parse(value, nullptr, /*allow_exceptions=*/false);
+      entry[key] = v.is_discarded() || !v.is_number() ? nlohmann::json(value) : v;
+      start = comma + 1;
+    }
+  }
+  return "faults/-=" + entry.dump();
+}
+
+}  // namespace dualpath

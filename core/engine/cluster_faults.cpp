@@ -1,0 +1,183 @@
+// Faults (scenario "faults", docs/faults.md): a storage NIC that goes down or slows down, a storage cluster that
+// slows down, and how the cluster keeps serving. The backend scales link bandwidths and fails the storage I/O in
+// flight on a NIC that goes down; the core reacts as a scheduler would:
+//  - a read queued or failed on a down SNIC goes to the other read path when the policy has one and that side's
+//    SNIC is up (DualPath's second path is its resilience); a policy without the DE read path (Basic) puts the
+//    request back in the PE waiting queue, and prefill engines whose node cannot read take no new requests;
+//  - otherwise the read waits in its node's queue until the SNIC is back;
+//  - a persistence write on a down SNIC waits for it; one that a fault failed is written again, whole.
+// Nothing is dropped: every round completes exactly once (tests/core/faults_test.cpp, tests/cli/sim_faults.sh).
+#include <sstream>
+
+#include "core/config/input_error.hpp"
+#include "core/engine/cluster.hpp"
+#include "core/engine/cluster_state.hpp"
+
+namespace dualpath {
+
+void Cluster::arm_faults() {
+  faults_.clear();
+  snic_fault_.assign(view_.nodes.size(), -1);
+  parked_writes_.assign(view_.nodes.size(), {});
+  if (sc_.faults.empty()) return;
+  if (!be_.can_inject_faults())
+    throw InputError(sc_.source_file + ": /faults",
+                     "this backend cannot inject scenario faults (they are simulated; `dualpath-hw run --fault` "
+                     "injects the hardware body's own)");
+  be_.track_storage_io();
+  for (size_t i = 0; i < sc_.faults.size(); ++i) {
+    faults_.push_back(FaultRecord{sc_.faults[i]});
+    const FaultSpec& f = sc_.faults[i];
+    be_.timer(f.at, [this, i] { fault_begins(i); });
+    if (f.until >= 0) be_.timer(f.until, [this, i] { fault_ends(i); });
+  }
+}
+
+// The bandwidth factor of every SNIC and of the storage cluster: the product of the degrades active now.
+void Cluster::apply_scales() {
+  std::vector<double> snic(view_.nodes.size(), 1.0);
+  double storage = 1.0;
+  for (const FaultRecord& r : faults_) {
+    if (r.started < 0 || r.ended >= 0) continue;
+    if (r.spec.kind == FaultKind::SnicDegrade) snic[static_cast<size_t>(r.spec.node)] *= r.spec.factor;
+    if (r.spec.kind == FaultKind::StorageDegrade) storage *= r.spec.factor;
+  }
+  for (size_t n = 0; n < snic.size(); ++n) be_.scale_snic(static_cast<int>(n), snic[n]);
+  be_.scale_storage(storage);
+}
+
+void Cluster::fault_begins(size_t i) {
+  FaultRecord& rec = faults_[i];
+  rec.started = be_.now();
+  if (rec.spec.kind != FaultKind::SnicDown) {
+    apply_scales();
+    return;
+  }
+  const int node = rec.spec.node;
+  if (snic_fault_[static_cast<size_t>(node)] < 0) snic_fault_[static_cast<size_t>(node)] = static_cast<int>(i);
+  view_.nodes[node].snic_up = false;
+  set_can_take(node);
+  if (!features_.dual_path) {
+    bool any_pe_up = false;
+    bool comes_back = false;
+    for (size_t n = 0; n < view_.nodes.size(); ++n) any_pe_up = any_pe_up || (view_.nodes[n].prefill && view_.nodes[n].snic_up);
+    for (const FaultRecord& r : faults_)
+      comes_back = comes_back || (r.spec.kind == FaultKind::SnicDown && r.spec.until >= 0 && r.ended < 0 &&
+                                  view_.nodes[r.spec.node].prefill);
+    if (!any_pe_up && !comes_back) {
+      std::ostringstream m;
+      m << "fault " << i << " (snic-down on node " << node << " at " << rec.started << " s): policy "
+        << sc_.policy.name << " reads hit KV only through prefill-node SNICs, and every one of them is now down "
+        << "for good, so no further round can load its KV (a policy with the DE read path, e.g. dualpath, reads "
+        << "through the decode nodes; or give the fault an `until`)";
+      throw NoProgressError(m.str());
+    }
+  }
+  const std::string why = "the storage NIC of node " + std::to_string(node) + " is down (fault " + std::to_string(i) +
+                          ", snic-down at " + std::to_string(rec.started) + " s)";
+  be_.fail_storage_io(node, why);  // their failure callbacks run next, from the event loop
+  // Reads still queued on the node go elsewhere where they can.
+  charge_queue(node);
+  std::deque<int64_t> queued;
+  queued.swap(read_queue_[node]);
+  for (int64_t id : queued) {
+    Request& r = requests_[id];
+    view_.nodes[node].read_queue_tokens -= r.hit;
+    reroute_read(r, i);
+  }
+  pump_all_reads();
+}
+
+void Cluster::fault_ends(size_t i) {
+  FaultRecord& rec = faults_[i];
+  if (rec.started < 0) return;  // cannot happen (until > at), kept for safety
+  rec.ended = be_.now();
+  if (rec.spec.kind != FaultKind::SnicDown) {
+    apply_scales();
+    return;
+  }
+  const int node = rec.spec.node;
+  // Another snic-down on the same node may still hold it down.
+  int holder = -1;
+  for (size_t k = 0; k < faults_.size(); ++k)
+    if (faults_[k].spec.kind == FaultKind::SnicDown && faults_[k].spec.node == node && faults_[k].started >= 0 &&
+        faults_[k].ended < 0)
+      holder = static_cast<int>(k);
+  snic_fault_[static_cast<size_t>(node)] = holder;
+  if (holder >= 0) return;
+  view_.nodes[node].snic_up = true;
+  set_can_take(node);
+  std::vector<Done> parked;
+  parked.swap(parked_writes_[static_cast<size_t>(node)]);
+  for (Done& w : parked) w();
+  pump_reads(node);
+  arm_fetches();  // PE groups that could not read take requests again
+}
+
+bool Cluster::read_path_up(const Request& r) const {
+  return view_.nodes[node_of(r.side == ReadSide::De ? r.de : r.pe)].snic_up;
+}
+
+// A read that cannot go through its SNIC now (queued there when it went down, or failed by it): to the other side
+// with the DE read path, back to PE placement without it (unless no PE can read at all: then it waits), or it
+// waits in the queue where it is.
+void Cluster::reroute_read(Request& r, size_t fault) {
+  FaultRecord& rec = faults_[fault];
+  if (features_.dual_path) {
+    const ReadSide other = r.side == ReadSide::Pe ? ReadSide::De : ReadSide::Pe;
+    if (view_.nodes[node_of(other == ReadSide::De ? r.de : r.pe)].snic_up) {
+      r.side = other;
+      ++rec.reads_moved;
+    }
+    enqueue_read(r);
+    return;
+  }
+  bool any_pe_up = false;
+  for (const auto& n : view_.nodes) any_pe_up = any_pe_up || (n.prefill && n.snic_up);
+  if (!any_pe_up) {
+    enqueue_read(r);  // waits for a prefill SNIC to come back
+    return;
+  }
+  ++rec.reads_moved;
+  unplace_pe(r);
+}
+
+void Cluster::unplace_pe(Request& r) {
+  auto& e = view_.engines[r.pe];
+  e.tok -= r.prompt, e.seq -= 1;
+  r.pe = -1;
+  pe_waiting_.push_front({r.id, r.prompt, 0});
+  set_wait(r, WaitCause::PeAdmission);
+  arm_fetches();
+}
+
+// Without the DE read path a prefill engine reads through its own node's SNIC: it takes requests only while that
+// is up (the placements skip it; its group's other engines still take them).
+void Cluster::set_can_take(int node) {
+  if (features_.dual_path || !view_.nodes[node].prefill) return;
+  for (auto& e : view_.engines)
+    if (e.node == node && e.prefill) e.can_take = view_.nodes[node].snic_up;
+}
+
+void Cluster::persist_write(int node, const BlockRanges& blocks, double bytes, Done done) {
+  if (faults_.empty()) {
+    be_.storage_write(node, blocks, bytes, std::move(done));
+    return;
+  }
+  if (!view_.nodes[node].snic_up) {
+    parked_writes_[static_cast<size_t>(node)].push_back(
+        [this, node, blocks, bytes, done = std::move(done)]() mutable { persist_write(node, blocks, bytes, std::move(done)); });
+    return;
+  }
+  auto shared_done = std::make_shared<Done>(std::move(done));
+  be_.storage_write(node, blocks, bytes, [shared_done] { (*shared_done)(); },
+                    [this, node, blocks, bytes, shared_done](const std::string&) {
+                      const int f = snic_fault_[static_cast<size_t>(node)];
+                      if (f < 0) throw std::logic_error("cluster: a storage write failed with no fault on its node");
+                      ++faults_[static_cast<size_t>(f)].writes_failed;
+                      faults_[static_cast<size_t>(f)].bytes_rewritten += bytes;
+                      persist_write(node, blocks, bytes, [shared_done] { (*shared_done)(); });
+                    });
+}
+
+}  // namespace dualpath

@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# Faults in the simulator (issue 19, docs/faults.md) on DS 27B 1P1D, 64 agents (node 0 = the PE node, 1 = the DE):
+#  - the PE node's SNIC down from t = 20 s to the end: DualPath completes every round, each once, reading through
+#    the DE SNIC only after the fault; the reads the fault failed are read again (bytes counted) and hit KV is
+#    conserved (every hit byte read once logically; the SNICs carried at most the failed reads' bytes more);
+#  - Basic, with no other read path, stops with one clear line (exit 1); with `until` it waits and completes;
+#  - the DE node's SNIC down for 40 s: writes wait for it and every round still completes;
+#  - both network engines give the same run with faults, to their solver precision;
+#  - bad faults get exit 2 and one line.
+set -euo pipefail
+bin="$1"; root="$2"
+export PYTHONPATH="$root/tests/cli${PYTHONPATH:+:$PYTHONPATH}"  # checks.py
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+py=/usr/bin/python3; [ -x "$py" ] || py=python3
+sc="$root/scenarios/ds27b-1p1d.json"
+run() {  # folder, args...
+  local out=$1; shift
+  "$bin" run "$sc" --quiet --set workload.agents=64 --out "$tmp/$out" "$@"
+}
+run dp0 --policy dualpath
+# The fault hits while PE-side reads are in flight (the run is the fault-free one up to then): the first instant
+# after 20 s inside a PE-side read.
+at=$("$py" -c "
+import csv, sys
+reads = [(float(r['read_start']), float(r['read_end'])) for r in csv.DictReader(open(sys.argv[1]))
+         if r['read_side'] == 'pe' and int(r['hit']) > 0 and float(r['read_start']) >= 20]
+s, e = min(reads)
+print(f'{(s + e) / 2:.6f}s')" "$tmp/dp0/requests.csv")
+echo "PE SNIC fault at $at"
+run dp --policy dualpath --fault "snic-down:node=0,at=$at"
+run dp_sg --policy dualpath --fault "snic-down:node=0,at=$at" --set sim.engine=simgrid
+run basic0 --policy basic
+run basic_until --policy basic --fault "snic-down:node=0,at=20s,until=60s"
+run de_down --policy dualpath --fault "snic-down:node=1,at=20s,until=60s"
+rc=0; run basic --policy basic --fault snic-down:node=0,at=20s 2> "$tmp/basic.err" || rc=$?
+echo "basic with the only PE SNIC down for good: exit $rc: $(cat "$tmp/basic.err")"
+
+"$py" - "$tmp" "$rc" <<'PY'
+import csv, json, sys
+from checks import check, done
+t, basic_rc = sys.argv[1], int(sys.argv[2])
+def load(name):
+    return json.load(open(f"{t}/{name}/summary.json")), list(csv.DictReader(open(f"{t}/{name}/requests.csv")))
+def complete(name, s, reqs):
+    keys = {(r["agent"], r["round"]) for r in reqs}
+    check(s["complete"] and s["results"]["rounds"] == s["rounds_total"] == len(reqs) == len(keys),
+          f"{name}: all {s['rounds_total']} rounds complete, each exactly once ({len(reqs)} rows, {len(keys)} distinct)")
+
+s0, _ = load("dp0")
+s, reqs = load("dp")
+complete("dualpath, PE SNIC down", s, reqs)
+f = s["faults"][0]
+at = f["at"]
+check(f["kind"] == "snic-down" and f["started"] == at and f["ended"] is None, f"the fault is listed: started at {at} s, never ended")
+after = [r for r in reqs if float(r["read_start"]) > at and int(r["hit"]) > 0]
+check(len(after) > 100 and all(r["read_side"] == "de" for r in after),
+      f"every read started after the fault ({len(after)}) goes through the DE SNIC")
+pe_after = sum(float(r["utilisation"]) for r in csv.DictReader(open(f"{t}/dp/links.csv"))
+               if r["link"] == "snic0_down" and float(r["time"]) >= at + 1)
+check(pe_after == 0, f"the PE SNIC carries nothing after the fault (utilisation sum {pe_after})")
+check(f["reads_failed"] >= 1 and f["bytes_reread"] > 0, f"reads in flight at the fault failed and were read again: {f['reads_failed']}, {f['bytes_reread']/1e9:.2f} GB")
+b = s["results"]["bytes"]
+check(abs(b["hit_loaded_to_pe_hbm"] - b["storage_read"]) <= 1e-9 * b["storage_read"], "hit KV loaded to PE HBM = hit KV read (logical, once)")
+kv_per_token = s["config"]["derived"]["kv_bytes_per_token"]
+hit = sum(int(r["hit"]) for r in reqs) * kv_per_token
+check(abs(hit - b["storage_read"]) <= 1e-9 * hit, "storage_read = the requests' hit tokens x KV bytes per token")
+snic = sum(float(r["utilisation"]) * float(r["duration"]) for r in csv.DictReader(open(f"{t}/dp/links.csv")) if r["class"] == "snic_down")
+snic *= s["config"]["topology"]["snic_bw"]
+check(b["storage_read"] * (1 - 1e-6) <= snic <= (b["storage_read"] + f["bytes_reread"]) * (1 + 1e-6),
+      f"SNICs carried the hit KV plus part of the failed reads: {snic/1e9:.2f} GB in [{b['storage_read']/1e9:.2f}, {(b['storage_read'] + f['bytes_reread'])/1e9:.2f}]")
+check(s["results"]["jct_s"] > s0["results"]["jct_s"], f"the fault costs JCT: {s['results']['jct_s']:.1f} s vs {s0['results']['jct_s']:.1f} s without it")
+sg, _ = load("dp_sg")
+check(abs(sg["results"]["jct_s"] - s["results"]["jct_s"]) <= 1e-6 * s["results"]["jct_s"] and sg["faults"] == s["faults"],
+      f"simgrid and native agree with faults: JCT {sg['results']['jct_s']:.9g} vs {s['results']['jct_s']:.9g}")
+
+check(basic_rc == 1, f"basic with its only PE SNIC down for good stops with exit 1 (got {basic_rc})")
+err = open(f"{t}/basic.err").read().strip().splitlines()
+check(len(err) == 1 and "basic" in err[0] and "until" in err[0] and "fault 0" in err[0], "... and says why in one line")
+b0, _ = load("basic0")
+bu, breqs = load("basic_until")
+complete("basic, PE SNIC down 20-60 s", bu, breqs)
+gap = [r for r in breqs if 20.0 < float(r["read_start"]) < 60.0 and int(r["hit"]) > 0]
+check(not gap, f"basic starts no read while its only PE SNIC is down ({len(gap)} did)")
+check(bu["results"]["jct_s"] > b0["results"]["jct_s"] + 30, f"basic waits for the SNIC: JCT {bu['results']['jct_s']:.1f} s vs {b0['results']['jct_s']:.1f} s")
+de, dreqs = load("de_down")
+complete("dualpath, DE SNIC down 20-60 s", de, dreqs)
+dgap = [r for r in dreqs if 20.0 < float(r["read_start"]) < 60.0 and int(r["hit"]) > 0 and r["read_side"] == "de"]
+check(not dgap, f"no DE-side read starts while the DE SNIC is down ({len(dgap)} did)")
+done()
+PY
+
+# Bad faults: exit 2 and one line.
+for f in "snic-up:node=0,at=1s" "snic-down:node=9,at=1s" "snic-down:node=0,at=10s,until=5s" "snic-degrade:node=0,factor=1.5,at=1s" \
+         "snic-down:node=1,at=1s" "storage-degrade:node=0,factor=0.5,at=1s" "snic-down:node"; do
+  rc=0; "$bin" run "$sc" --quiet --out "$tmp/bad" --fault "$f" 2> "$tmp/err" || rc=$?
+  lines=$(wc -l < "$tmp/err")
+  if [ "$rc" != 2 ] || [ "$lines" != 1 ]; then echo "FAIL --fault $f: exit $rc, $lines lines"; cat "$tmp/err"; exit 1; fi
+  echo "ok   --fault $f: exit 2: $(cat "$tmp/err")"
+done
