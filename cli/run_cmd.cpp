@@ -43,6 +43,7 @@ struct RunArgs {
   std::string trace;
   TraceOptions trace_options;
   std::vector<std::string> faults;
+  bool baseline = false;
 };
 
 std::string fmt(double v, int prec = 2) {
@@ -106,7 +107,81 @@ std::vector<ChildJob> policy_jobs(const RunArgs& a, const std::vector<std::strin
   return jobs;
 }
 
+// --baseline: each run with faults is simulated again without them (in <its folder>/baseline/), and its
+// summary.json gains "fault_impact": the headline metrics with and without the faults and their relative change.
+void add_fault_impact(const RunArgs& a, const std::vector<std::string>& policies, const std::string& out,
+                      bool quiet) {
+  std::vector<std::string> folders;
+  std::vector<ChildJob> jobs;
+  for (const auto& policy : policies) {
+    const std::string folder = policies.size() > 1 ? out + "/" + policy : out;
+    folders.push_back(folder);
+    ChildJob job;
+    job.args = {"run", a.scenario, "--quiet", "--out", folder + "/baseline"};
+    for (const auto& f : a.overlays) job.args.insert(job.args.end(), {"--overlay", f});
+    for (const auto& o : a.overrides) job.args.insert(job.args.end(), {"--set", o});
+    job.args.insert(job.args.end(), {"--set", "policy.name=" + policy, "--set", "faults=[]"});
+    jobs.push_back(std::move(job));
+  }
+  const auto codes = run_child_jobs(jobs, default_parallelism(), nullptr, nullptr);
+  if (!quiet) std::cout << "fault impact (with faults vs the same run without them, in <run>/baseline/):\n";
+  for (size_t i = 0; i < policies.size(); ++i) {
+    if (codes[i] != 0)
+      throw CLI::RuntimeError("the baseline of policy " + policies[i] + " failed with exit code " +
+                                  std::to_string(codes[i]),
+                              kExitFailure);
+    const std::string path = folders[i] + "/summary.json";
+    nlohmann::json with, without;
+    {
+      std::ifstream in(path), base(folders[i] + "/baseline/summary.json");
+      with = nlohmann::json::parse(in);
+      without = nlohmann::json::parse(base);
+    }
+    nlohmann::json impact = {{"baseline", folders[i] + "/baseline"}};
+    auto metric = [&](const std::string& name, const nlohmann::json::json_pointer& ptr) {
+      const double x = with["results"][ptr].get<double>(), y = without["results"][ptr].get<double>();
+      impact[name] = {{"with_faults", x}, {"without", y}, {"change", y != 0 ? x / y - 1 : 0.0}};
+    };
+    metric("jct_s", nlohmann::json::json_pointer("/jct_s"));
+    metric("ttft_p50_s", nlohmann::json::json_pointer("/ttft_s/p50"));
+    metric("ttft_p99_s", nlohmann::json::json_pointer("/ttft_s/p99"));
+    metric("tpot_p50_s", nlohmann::json::json_pointer("/tpot_s/p50"));
+    metric("slo_both_ok_fraction", nlohmann::json::json_pointer("/slo/both_ok_fraction"));
+    with["fault_impact"] = impact;
+    std::ofstream o(path);
+    o << std::setw(2) << with << '\n';
+    if (!o) throw std::runtime_error("failed writing " + path);
+    if (!quiet)
+      std::cout << "  " << std::left << std::setw(10) << policies[i] << std::right << " JCT "
+                << fmt(impact["jct_s"]["with_faults"].get<double>(), 1) << " s vs "
+                << fmt(impact["jct_s"]["without"].get<double>(), 1) << " s ("
+                << (impact["jct_s"]["change"].get<double>() >= 0 ? "+" : "")
+                << fmt(100 * impact["jct_s"]["change"].get<double>(), 1) << "%), TTFT p50 "
+                << fmt(impact["ttft_p50_s"]["with_faults"].get<double>(), 2) << " s vs "
+                << fmt(impact["ttft_p50_s"]["without"].get<double>(), 2) << " s, SLO met "
+                << fmt(100 * impact["slo_both_ok_fraction"]["with_faults"].get<double>(), 1) << "% vs "
+                << fmt(100 * impact["slo_both_ok_fraction"]["without"].get<double>(), 1) << "%\n";
+  }
+}
+
+void run_once(const RunArgs& a);
+
 void run(const RunArgs& a) {
+  if (a.baseline) {
+    const Scenario sc = load_scenario(a.scenario, a.overrides, a.overlays);
+    if (sc.faults.empty())
+      throw InputError("--baseline", "compares a run with faults against the same run without them, but this run "
+                                     "has no faults (give --fault or a scenario \"faults\" list)");
+  }
+  run_once(a);
+  if (!a.baseline) return;
+  const Scenario sc = load_scenario(a.scenario, a.overrides, a.overlays);
+  auto policies = name_list(a.policies, "--policy");
+  if (policies.empty()) policies = {sc.policy.name};
+  add_fault_impact(a, policies, !a.out.empty() ? a.out : sc.outputs.dir + "/" + sc.name, a.quiet);
+}
+
+void run_once(const RunArgs& a) {
   Scenario sc = load_scenario(a.scenario, a.overrides, a.overlays);  // validates once, before any child starts
   const std::string out = !a.out.empty() ? a.out : sc.outputs.dir + "/" + sc.name;
   const auto policies = name_list(a.policies, "--policy");
@@ -213,6 +288,9 @@ void register_run_command(CLI::App& app) {
                   "added to the scenario's \"faults\" (docs/faults.md); repeatable")
       ->take_all()
       ->allow_extra_args(false);
+  cmd->add_flag("--baseline", args->baseline,
+                "With faults: also run each policy without them (in <run folder>/baseline/) and add "
+                "\"fault_impact\" (JCT, TTFT, TPOT, SLO with and without) to its summary.json");
   cmd->callback([args] {
     // Each --fault appends one entry to "faults", after every --set (an override like any other: child runs
     // get it through --set).

@@ -12,6 +12,7 @@
 #include "core/config/input_error.hpp"
 #include "core/engine/cluster.hpp"
 #include "core/engine/cluster_state.hpp"
+#include "core/mutation/mutant.hpp"
 
 namespace dualpath {
 
@@ -123,6 +124,10 @@ bool Cluster::read_path_up(const Request& r) const {
 // waits in the queue where it is.
 void Cluster::reroute_read(Request& r, size_t fault) {
   FaultRecord& rec = faults_[fault];
+  if (mutant("fault_no_reroute")) {
+    enqueue_read(r);
+    return;
+  }
   if (features_.dual_path) {
     const ReadSide other = r.side == ReadSide::Pe ? ReadSide::De : ReadSide::Pe;
     if (view_.nodes[node_of(other == ReadSide::De ? r.de : r.pe)].snic_up) {

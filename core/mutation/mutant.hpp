@@ -31,6 +31,7 @@ inline constexpr MutantInfo kMutants[] = {
     {"hit_ignores_persisted", "hit = persisted prefix (reads blocks not yet written)"},
     {"no_shared_prefix", "content shared between trajectories (every agent's blocks its own)"},
     {"shared_blocks_rewritten", "a shared block written once (claims ignore blocks stored or being written)"},
+    {"fault_no_reroute", "rerouting reads whose SNIC a fault took down (they wait for it instead)"},
 };
 
 #ifdef DUALPATH_MUTATION

@@ -6,6 +6,7 @@
 #  - Basic, with no other read path, stops with one clear line (exit 1); with `until` it waits and completes;
 #  - the DE node's SNIC down for 40 s: writes wait for it and every round still completes;
 #  - both network engines give the same run with faults, to their solver precision;
+#  - --baseline adds "fault_impact" against the same run without faults (and refuses a run that has none);
 #  - bad faults get exit 2 and one line.
 set -euo pipefail
 bin="$1"; root="$2"
@@ -27,7 +28,7 @@ reads = [(float(r['read_start']), float(r['read_end'])) for r in csv.DictReader(
 s, e = min(reads)
 print(f'{(s + e) / 2:.6f}s')" "$tmp/dp0/requests.csv")
 echo "PE SNIC fault at $at"
-run dp --policy dualpath --fault "snic-down:node=0,at=$at"
+run dp --policy dualpath --fault "snic-down:node=0,at=$at" --baseline
 run dp_sg --policy dualpath --fault "snic-down:node=0,at=$at" --set sim.engine=simgrid
 run basic0 --policy basic
 run basic_until --policy basic --fault "snic-down:node=0,at=20s,until=60s"
@@ -69,6 +70,12 @@ snic *= s["config"]["topology"]["snic_bw"]
 check(b["storage_read"] * (1 - 1e-6) <= snic <= (b["storage_read"] + f["bytes_reread"]) * (1 + 1e-6),
       f"SNICs carried the hit KV plus part of the failed reads: {snic/1e9:.2f} GB in [{b['storage_read']/1e9:.2f}, {(b['storage_read'] + f['bytes_reread'])/1e9:.2f}]")
 check(s["results"]["jct_s"] > s0["results"]["jct_s"], f"the fault costs JCT: {s['results']['jct_s']:.1f} s vs {s0['results']['jct_s']:.1f} s without it")
+imp = s["fault_impact"]
+check(imp["jct_s"]["with_faults"] == s["results"]["jct_s"] and imp["jct_s"]["without"] == s0["results"]["jct_s"]
+      and abs(imp["jct_s"]["change"] - (s["results"]["jct_s"] / s0["results"]["jct_s"] - 1)) < 1e-12,
+      f"--baseline: fault_impact compares with the fault-free run: JCT {100 * imp['jct_s']['change']:+.2f}%")
+base = json.load(open(f"{t}/dp/baseline/summary.json"))
+check("faults" not in base and base["results"] == s0["results"], "--baseline: the baseline is the same run without faults")
 sg, _ = load("dp_sg")
 check(abs(sg["results"]["jct_s"] - s["results"]["jct_s"]) <= 1e-6 * s["results"]["jct_s"] and sg["faults"] == s["faults"],
       f"simgrid and native agree with faults: JCT {sg['results']['jct_s']:.9g} vs {s['results']['jct_s']:.9g}")
@@ -88,6 +95,10 @@ dgap = [r for r in dreqs if 20.0 < float(r["read_start"]) < 60.0 and int(r["hit"
 check(not dgap, f"no DE-side read starts while the DE SNIC is down ({len(dgap)} did)")
 done()
 PY
+
+rc=0; "$bin" run "$sc" --quiet --out "$tmp/nob" --baseline 2> "$tmp/err" || rc=$?
+if [ "$rc" != 2 ] || [ "$(wc -l < "$tmp/err")" != 1 ]; then echo "FAIL --baseline without faults: exit $rc"; cat "$tmp/err"; exit 1; fi
+echo "ok   --baseline without faults: exit 2: $(cat "$tmp/err")"
 
 # Bad faults: exit 2 and one line.
 for f in "snic-up:node=0,at=1s" "snic-down:node=9,at=1s" "snic-down:node=0,at=10s,until=5s" "snic-degrade:node=0,factor=1.5,at=1s" \
