@@ -17,17 +17,33 @@ cp traces/example.jsonl traces/shared-prefix.jsonl "$b/corpus/fuzz_trace/"
 printf '%s\n' '{"timestamp": 0, "input_length": 600, "output_length": 20, "hash_ids": [0, 1]}' \
   '{"timestamp": 3000, "input_length": 1100, "output_length": 5, "hash_ids": [0, 1, 2]}' \
   '{"timestamp": 3000, "input_length": 40, "output_length": 0, "hash_ids": [7]}' > "$b/corpus/fuzz_mooncake/seed.jsonl"
-status=0
-for t in "${targets[@]}"; do
+# One target per core at a time (each libFuzzer run is single-threaded), so every target still gets SECONDS of
+# fuzzing; reports are printed in target order once all have run.
+run_target() {
+  local t=$1 log="$b/artifacts/$1/last-run.log"
   mkdir -p "$b/artifacts/$t"
-  log="$b/artifacts/$t/last-run.log"
+  rm -f "$b/artifacts/$t/failed"
   # -rss_limit_mb: a reader must not need gigabytes for a small file; -timeout: nor seconds.
   if "$b/fuzz/$t" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
       -artifact_prefix="$b/artifacts/$t/" "$b/corpus/$t" > "$log" 2>&1; then
-    echo "fuzz: $t: $(grep -E 'DONE' "$log" | tail -1 | tr -s '\t ' ' ')"  # runs, coverage, corpus, exec/s, RSS
+    echo "fuzz: $t: $(grep -E 'DONE' "$log" | tail -1 | tr -s '\t ' ' ')" > "$b/artifacts/$t/report"  # runs, coverage, corpus, exec/s, RSS
   else
-    status=1
-    echo "fuzz: $t FOUND A PROBLEM (input in $b/artifacts/$t/):"; grep -E 'ERROR|fuzz:|SUMMARY|Test unit written' "$log" | head -8
+    { echo "fuzz: $t FOUND A PROBLEM (input in $b/artifacts/$t/):"
+      grep -E 'ERROR|fuzz:|SUMMARY|Test unit written' "$log" | head -8; } > "$b/artifacts/$t/report"
+    touch "$b/artifacts/$t/failed"
   fi
+}
+slots="$(nproc)"
+declare -A pids
+for t in "${targets[@]}"; do
+  while [ "$(jobs -rp | wc -l)" -ge "$slots" ]; do wait -n || true; done
+  run_target "$t" &
+  pids[$t]=$!
+done
+status=0
+for t in "${targets[@]}"; do
+  wait "${pids[$t]}" || true
+  cat "$b/artifacts/$t/report"
+  [ ! -e "$b/artifacts/$t/failed" ] || status=1
 done
 exit $status
