@@ -236,6 +236,18 @@ def fig_links(rep, run):
         else:
             ax.text(0.5, 0.5, "no traffic on these links", transform=ax.transAxes, ha="center", va="center",
                     color="#666")
+    # Faults (summary.json "faults", docs/faults.md): a shaded span on every panel, labelled once on the top one.
+    end = float(links["time"].max() + links["duration"].max()) if not links.empty else 0.0
+    for i, f in enumerate(run.summary.get("faults", [])):
+        if f.get("started") is None:
+            continue
+        stop = f["ended"] if f.get("ended") is not None else max(end, f["started"])
+        what = f["kind"] + (f" node {f['node']}" if "node" in f else "") + (f" x{f['factor']:g}" if "factor" in f else "")
+        for k, ax in enumerate(axes):
+            ax.axvspan(f["started"], stop, color="#d62728", alpha=0.12, lw=0)
+            ax.axvline(f["started"], color="#d62728", lw=1, ls="-.")
+            if k == 0:
+                ax.text(f["started"], 103 - 8 * (i % 3), " " + what, color="#d62728", fontsize=8, va="top")
     if links.empty:
         axes[-1].set_xlim(0, max(1.0, float(run.results.get("jct_s", 1.0))))
     axes[-1].set_xlabel("simulated time (s)" if run.backend == "sim" else "time (s)")

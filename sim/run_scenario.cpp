@@ -3,6 +3,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <iomanip>
 #include <memory>
 
@@ -37,6 +38,13 @@ TraceStats write_trace(const std::string& file, const Scenario& sc, const Cluste
   for (const auto& s : rep.samples) in.samples.push_back({s.time, s.duration, s.link, s.model_utilisation, s.kv_utilisation});
   in.sample_interval = rep.interval;
   in.end_time = rep.end_time;
+  for (const auto& f : cluster.faults()) {
+    if (f.started < 0) continue;  // the run ended before it hit
+    std::ostringstream name;
+    name << fault_kind_name(f.spec.kind);
+    if (f.spec.kind != FaultKind::SnicDown) name << " x" << f.spec.factor;
+    in.faults.push_back({name.str(), f.spec.node, f.started, f.ended});
+  }
   const auto parent = std::filesystem::path(file).parent_path();
   if (!parent.empty()) std::filesystem::create_directories(parent);
   std::ofstream out(file, std::ios::binary);

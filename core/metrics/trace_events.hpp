@@ -39,6 +39,15 @@ struct TraceLinkSample {
   double model_utilisation = 0, kv_utilisation = 0;
 };
 
+// A fault of the run (scenario "faults"): drawn as a slice on a "faults" track of its node, or of every node for
+// one that hits the storage cluster (node -1).
+struct TraceFault {
+  std::string name;    // e.g. "snic-down", "snic-degrade x0.5"
+  int node = -1;
+  double start = 0;
+  double end = -1;     // -1: to the end of the run
+};
+
 struct TraceInput {
   std::string title;  // e.g. "default · dualpath"
   int gpus_per_node = 8;
@@ -50,6 +59,7 @@ struct TraceInput {
   std::vector<TraceLinkSample> samples;  // ordered by time, then link; sparse (a missing row means idle)
   double sample_interval = 1.0;
   double end_time = 0;  // simulated time when the run ended
+  std::vector<TraceFault> faults;
 };
 
 // Defaults keep a DS 660B 2P4D 2048-agent run well under 200 MB (about 80 MB; docs/visualisation.md has the

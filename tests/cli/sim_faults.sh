@@ -4,7 +4,8 @@
 #    the DE SNIC only after the fault; the reads the fault failed are read again (bytes counted) and hit KV is
 #    conserved (every hit byte read once logically; the SNICs carried at most the failed reads' bytes more);
 #  - Basic, with no other read path, stops with one clear line (exit 1); with `until` it waits and completes;
-#  - the DE node's SNIC down for 40 s: writes wait for it and every round still completes;
+#  - the DE node's SNIC down for 40 s: writes wait for it and every round still completes; the Perfetto trace
+#    marks the fault on that node;
 #  - both network engines give the same run with faults, to their solver precision;
 #  - --baseline adds "fault_impact" against the same run without faults (and refuses a run that has none);
 #  - bad faults get exit 2 and one line.
@@ -32,7 +33,7 @@ run dp --policy dualpath --fault "snic-down:node=0,at=$at" --baseline
 run dp_sg --policy dualpath --fault "snic-down:node=0,at=$at" --set sim.engine=simgrid
 run basic0 --policy basic
 run basic_until --policy basic --fault "snic-down:node=0,at=20s,until=60s"
-run de_down --policy dualpath --fault "snic-down:node=1,at=20s,until=60s"
+run de_down --policy dualpath --fault "snic-down:node=1,at=20s,until=60s" --trace "$tmp/de_down/trace.json"
 rc=0; run basic --policy basic --fault snic-down:node=0,at=20s 2> "$tmp/basic.err" || rc=$?
 echo "basic with the only PE SNIC down for good: exit $rc: $(cat "$tmp/basic.err")"
 
@@ -93,6 +94,9 @@ de, dreqs = load("de_down")
 complete("dualpath, DE SNIC down 20-60 s", de, dreqs)
 dgap = [r for r in dreqs if 20.0 < float(r["read_start"]) < 60.0 and int(r["hit"]) > 0 and r["read_side"] == "de"]
 check(not dgap, f"no DE-side read starts while the DE SNIC is down ({len(dgap)} did)")
+marks = [e for e in json.load(open(f"{t}/de_down/trace.json"))["traceEvents"] if e.get("cat") == "fault"]
+check(len(marks) == 1 and marks[0]["pid"] == 2 and marks[0]["ts"] == 20e6 and marks[0]["dur"] == 40e6
+      and marks[0]["name"] == "snic-down", f"the trace marks the fault on node 1's process over [20 s, 60 s): {marks}")
 done()
 PY
 
