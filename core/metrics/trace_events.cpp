@@ -42,7 +42,7 @@ class TraceBuilder {
     handoffs();
     decode_chunks();
     agents();
-    faults();
+    write_fault_slices(out_, threads_, in_, nodes_);
     write_link_counters(out_, in_, opt_, st_);
     flows();
     write_track_names(out_, threads_, nodes_, in_.prefill_nodes, !shown_agents_.empty());
@@ -67,18 +67,6 @@ class TraceBuilder {
     const auto& gpus = units[unit];
     if (gpus.size() == 1) return kind + " engine " + std::to_string(gpus.front());
     return kind + " unit " + std::to_string(unit) + " (EP" + std::to_string(gpus.size()) + ", " + gpu_range(gpus) + ")";
-  }
-
-  // Faults: one slice each on the "faults" track (sorted first) of the node it hit, or of every node.
-  void faults() {
-    for (const TraceFault& f : in_.faults) {
-      for (int n = 0; n < nodes_; ++n) {
-        if (f.node >= 0 && f.node != n) continue;
-        const Loc at{node_pid(n), threads_.get(node_pid(n), "faults", -1), f.start, end_or_run_end(f.end)};
-        slice(at, f.name.c_str(), "fault");
-        out_.done();
-      }
-    }
   }
 
   // ph X with the common fields; returns the buffer so callers can add "args" before done().

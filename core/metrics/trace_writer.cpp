@@ -47,6 +47,25 @@ void append_str(std::string& s, const std::string& v) {
   s += '"';
 }
 
+void write_fault_slices(Out& out, Threads& threads, const TraceInput& in, int nodes) {
+  for (const TraceFault& f : in.faults) {
+    for (int n = 0; n < nodes; ++n) {
+      if (f.node >= 0 && f.node != n) continue;
+      const double end = f.end >= 0 ? f.end : in.end_time;
+      std::string& s = out.begin();
+      s += "\"ph\":\"X\",\"pid\":" + std::to_string(node_pid(n)) + ",\"tid\":" +
+           std::to_string(threads.get(node_pid(n), "faults", -1)) + ",\"ts\":";
+      append_num(s, f.start * kUs);
+      s += ",\"dur\":";
+      append_num(s, std::max(0.0, end - f.start) * kUs);
+      s += ",\"name\":";
+      append_str(s, f.name);
+      s += ",\"cat\":\"fault\"";
+      out.done();
+    }
+  }
+}
+
 int64_t write_flow(Out& out, int64_t id, const std::vector<std::pair<Loc, double>>& pts) {
   if (pts.size() < 2) return 0;
   int64_t n = 0;

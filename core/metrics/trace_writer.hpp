@@ -118,6 +118,8 @@ void append_str(std::string& s, const std::string& v);
 // Link utilisation counter tracks (links.csv samples merged to at most opt.counter_limit points); sets
 // st.counter_interval and st.counter_points.
 void write_link_counters(Out& out, const TraceInput& in, const TraceOptions& opt, TraceStats& st);
+// The run's faults: one slice each on a "faults" track (sorted first) of the node it hit, or of every node.
+void write_fault_slices(Out& out, Threads& threads, const TraceInput& in, int nodes);
 // One request's flow arrow through the slices it visited (points in time order); returns the events written.
 int64_t write_flow(Out& out, int64_t id, const std::vector<std::pair<Loc, double>>& pts);
 // Process and thread names and sort order: node processes, the traced-requests process, every track.

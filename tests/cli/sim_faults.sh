@@ -4,6 +4,7 @@
 #    the DE SNIC only after the fault; the reads the fault failed are read again (bytes counted) and hit KV is
 #    conserved (every hit byte read once logically; the SNICs carried at most the failed reads' bytes more);
 #  - Basic, with no other read path, stops with one clear line (exit 1); with `until` it waits and completes;
+#    at 2P1D it keeps serving on the other prefill node's engines;
 #  - the DE node's SNIC down for 40 s: writes wait for it and every round still completes; the Perfetto trace
 #    marks the fault on that node;
 #  - both network engines give the same run with faults, to their solver precision;
@@ -34,6 +35,7 @@ run dp_sg --policy dualpath --fault "snic-down:node=0,at=$at" --set sim.engine=s
 run basic0 --policy basic
 run basic_until --policy basic --fault "snic-down:node=0,at=20s,until=60s"
 run de_down --policy dualpath --fault "snic-down:node=1,at=20s,until=60s" --trace "$tmp/de_down/trace.json"
+run basic2 --policy basic --set deployment.prefill_nodes=2 --fault snic-down:node=0,at=20s
 rc=0; run basic --policy basic --fault snic-down:node=0,at=20s 2> "$tmp/basic.err" || rc=$?
 echo "basic with the only PE SNIC down for good: exit $rc: $(cat "$tmp/basic.err")"
 
@@ -90,6 +92,14 @@ complete("basic, PE SNIC down 20-60 s", bu, breqs)
 gap = [r for r in breqs if 20.0 < float(r["read_start"]) < 60.0 and int(r["hit"]) > 0]
 check(not gap, f"basic starts no read while its only PE SNIC is down ({len(gap)} did)")
 check(bu["results"]["jct_s"] > b0["results"]["jct_s"] + 30, f"basic waits for the SNIC: JCT {bu['results']['jct_s']:.1f} s vs {b0['results']['jct_s']:.1f} s")
+b2, b2reqs = load("basic2")
+complete("basic 2P1D, node 0's SNIC down for good", b2, b2reqs)
+gpn = b2["config"]["topology"]["gpus_per_node"]
+late = [r for r in b2reqs if float(r["pe_assigned"]) > 20.0]
+check(len(late) > 100 and all(int(r["pe"]) // gpn == 1 for r in late),
+      f"basic 2P1D: every request placed after the fault ({len(late)}) goes to node 1's prefill engines")
+check(all(int(r["pe"]) // gpn == 1 for r in b2reqs if float(r["read_start"]) > 20.0 and int(r["hit"]) > 0),
+      "basic 2P1D: every read after the fault goes through node 1's SNIC")
 de, dreqs = load("de_down")
 complete("dualpath, DE SNIC down 20-60 s", de, dreqs)
 dgap = [r for r in dreqs if 20.0 < float(r["read_start"]) < 60.0 and int(r["hit"]) > 0 and r["read_side"] == "de"]
