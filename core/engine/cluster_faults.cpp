@@ -84,6 +84,7 @@ void Cluster::fault_begins(size_t i) {
   for (int64_t id : queued) {
     Request& r = requests_[id];
     view_.nodes[node].read_queue_tokens -= r.hit;
+    r.wait_since = be_.now();  // its time in the queue was charged by charge_queue, as when pump_reads takes it
     reroute_read(r, i);
   }
   pump_all_reads();

@@ -49,6 +49,12 @@ def complete(name, s, reqs):
     keys = {(r["agent"], r["round"]) for r in reqs}
     check(s["complete"] and s["results"]["rounds"] == s["rounds_total"] == len(reqs) == len(keys),
           f"{name}: all {s['rounds_total']} rounds complete, each exactly once ({len(reqs)} rows, {len(keys)} distinct)")
+    # The wait report still accounts for every request-second once: moved and failed reads are not charged twice.
+    ttft = sum(float(r["first_token"]) - float(r["arrival"]) for r in reqs)
+    life = sum(float(r["done"]) - float(r["arrival"]) for r in reqs)
+    for part, want in (("ttft", ttft), ("round", life)):
+        got = s["waits"][part]["request_seconds"]
+        check(abs(got - want) <= 1e-6 * want, f"{name}: {part} wait causes add up to {got:.3f} request-s (requests.csv: {want:.3f})")
 
 s0, _ = load("dp0")
 s, reqs = load("dp")
