@@ -59,13 +59,17 @@ void Cluster::fault_begins(size_t i) {
   view_.nodes[node].snic_up = false;
   set_can_take(node);
   if (!features_.dual_path) {
-    bool any_pe_up = false;
-    bool comes_back = false;
-    for (size_t n = 0; n < view_.nodes.size(); ++n) any_pe_up = any_pe_up || (view_.nodes[n].prefill && view_.nodes[n].snic_up);
-    for (const FaultRecord& r : faults_)
-      comes_back = comes_back || (r.spec.kind == FaultKind::SnicDown && r.spec.until >= 0 && r.ended < 0 &&
-                                  view_.nodes[r.spec.node].prefill);
-    if (!any_pe_up && !comes_back) {
+    // Some prefill node can read now or later: it is up, or every snic-down holding it down has an `until`.
+    bool can_read_later = false;
+    for (size_t n = 0; n < view_.nodes.size(); ++n) {
+      if (!view_.nodes[n].prefill) continue;
+      bool forever = false;
+      for (const FaultRecord& r : faults_)
+        forever = forever || (r.spec.kind == FaultKind::SnicDown && r.spec.node == static_cast<int>(n) &&
+                              r.started >= 0 && r.ended < 0 && r.spec.until < 0);
+      can_read_later = can_read_later || !forever;
+    }
+    if (!can_read_later) {
       std::ostringstream m;
       m << "fault " << i << " (snic-down on node " << node << " at " << rec.started << " s): policy "
         << sc_.policy.name << " reads hit KV only through prefill-node SNICs, and every one of them is now down "
