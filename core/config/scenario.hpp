@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "core/config/choices.hpp"
+
 namespace dualpath {
 
 // One LLM. Figures and their sources are in models/*.json ("sources" object).
@@ -153,16 +155,16 @@ struct PolicySpec {
   double compute_quota = 0.3;        // seconds of predicted attention time per PE forward batch
   // "forward" (the quota bounds a whole forward's predicted attention) | "layer" (each attention layer's);
   // docs/assumptions.md "Compute quota scope" says why forward is the default.
-  std::string quota_scope = "forward";
+  QuotaScope quota_scope = QuotaScope::Forward;
   // DRAM buffer lifecycle (docs/assumptions.md "Buffer lifecycle"): "stream" reserves each buffer only while it
   // holds KV (PE buffer from read start until each layer went to HBM; DE buffer of a PE-path request from its
   // first forward to the handoff); "reserve" reserves every buffer the request will need at read start.
-  std::string buffer = "stream";
+  BufferLifecycle buffer = BufferLifecycle::Stream;
   // When a decode engine takes the HBM a request will fill (docs/assumptions.md "Decode HBM allocation"):
   // "assign" reserves it when the DE is chosen (Algorithm 1 updates free_HBM there); "handoff" allocates it when
   // the complete prompt KV is in the DE buffer (§2.5), and the request waits there, holding its buffer, until
   // the engine has room.
-  std::string de_hbm = "handoff";
+  DeHbmAt de_hbm = DeHbmAt::Handoff;
   double alpha_seconds = 3.0;        // alpha = tokens one node reads from storage in this time
   double beta_seconds = 5.0;         // beta = tokens one GPU processes in this time
   double z_factor = 1.05;            // DE high-token threshold factor
@@ -180,7 +182,7 @@ struct SimSpec {
   int decode_chunk_steps = 4;    // decode steps simulated as one chunk (1 = every step); 4: within 2% JCT of 1
   // Which DE-node CNIC carries a PE GPU's KV to or from a DE node's DRAM buffer: "node" (the CNIC at the PE
   // GPU's local index: one flow per PE GPU and DE node) or "engine" (the decode engine's own CNIC).
-  std::string kv_port = "node";
+  KvPort kv_port = KvPort::Node;
   double time_limit = 0;         // stop the simulation at this simulated time (0 = none)
   // How SimGrid re-solves flow rates after an event (its network/optim): "lazy" re-computes only the flows whose
   // constraints changed, "full" all of them; "auto" = full for policies with the DE read path (its flows couple

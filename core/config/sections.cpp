@@ -219,9 +219,9 @@ PolicySpec parse_policy(const ObjectReader& parent, const std::string& key) {
   p.dual_path = r.optional_boolean("dual_path");
   p.scheduler = r.optional_boolean("scheduler");
   p.compute_quota = r.quantity("compute_quota", Dimension::Duration, Range::positive(), d.compute_quota);
-  p.quota_scope = r.choice("quota_scope", {"layer", "forward"}, d.quota_scope);
-  p.buffer = r.choice("buffer", {"stream", "reserve"}, d.buffer);
-  p.de_hbm = r.choice("de_hbm", {"assign", "handoff"}, d.de_hbm);
+  p.quota_scope = choice_value(kQuotaScopes, r.choice("quota_scope", choice_names(kQuotaScopes), name_of(d.quota_scope)));
+  p.buffer = choice_value(kBufferLifecycles, r.choice("buffer", choice_names(kBufferLifecycles), name_of(d.buffer)));
+  p.de_hbm = choice_value(kDeHbmAts, r.choice("de_hbm", choice_names(kDeHbmAts), name_of(d.de_hbm)));
   p.alpha_seconds = r.quantity("alpha_seconds", Dimension::Duration, Range::positive(), d.alpha_seconds);
   p.beta_seconds = r.quantity("beta_seconds", Dimension::Duration, Range::positive(), d.beta_seconds);
   p.z_factor = r.number("z_factor", Range::positive(), d.z_factor);
@@ -263,7 +263,7 @@ SimSpec parse_sim(const ObjectReader& parent, const std::string& key, const Mode
   // More layers per group than the model has would be meaningless; 0 lets the simulator choose.
   s.layer_group = static_cast<int>(r.integer("layer_group", 0, model.n_layers, d.layer_group));
   s.decode_chunk_steps = static_cast<int>(r.integer("decode_chunk_steps", 1, 1000000, d.decode_chunk_steps));
-  s.kv_port = r.choice("kv_port", {"node", "engine"}, d.kv_port);
+  s.kv_port = choice_value(kKvPorts, r.choice("kv_port", choice_names(kKvPorts), name_of(d.kv_port)));
   s.time_limit = r.quantity("time_limit", Dimension::Duration, Range::non_negative(), d.time_limit);
   s.lmm_update = r.choice("lmm_update", {"auto", "lazy", "full"}, d.lmm_update);
   s.engine = r.choice("engine", {"simgrid", "native"}, d.engine);

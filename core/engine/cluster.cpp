@@ -35,7 +35,7 @@ Cluster::Cluster(const Scenario& scenario, std::vector<Agent> agents, Backend& b
       blocks_(agents, scenario.policy.block_tokens),
       agents_(std::move(agents)),
       gpus_per_node_(scenario.topology.gpus_per_node),
-      per_node_ports_(scenario.sim.kv_port == "node"),
+      per_node_ports_(scenario.sim.kv_port == KvPort::Node),
       n_layers_(scenario.model.n_layers),
       kv_per_token_(scenario.model.kv_bytes_per_token()),
       kv_per_token_layer_(scenario.model.kv_bytes_per_token_one_layer()) {

@@ -157,8 +157,8 @@ class Cluster {
       waits_.move_holder(side, r.wait_cause, holder_cause(c), r.buffer_bytes[side], be_.now());
     r.wait_cause = c, r.wait_since = be_.now();
   }
-  bool streamed_buffers() const { return sc_.policy.buffer == "stream"; }
-  bool hbm_at_handoff() const { return sc_.policy.de_hbm == "handoff"; }
+  bool streamed_buffers() const { return sc_.policy.buffer == BufferLifecycle::Stream; }
+  bool hbm_at_handoff() const { return sc_.policy.de_hbm == DeHbmAt::Handoff; }
   // HBM given back on a decode engine (a round ended): with HBM allocated at handoff, waiting handoffs start.
   void release_hbm(int engine, double bytes);
   // Buffer room on `node` taken or given back for request `r` (occupancy over time, and who holds it).

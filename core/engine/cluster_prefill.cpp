@@ -35,7 +35,7 @@ void Cluster::maybe_start_forward(int group) {
   auto& gs = *pe_state_[group];
   if (gs.current) return;  // the group is computing; the next forward is formed when it finishes
   const auto& engines = pe_units_[group];
-  const double scope = sc_.policy.quota_scope == "forward" ? n_layers_ : 1.0;
+  const double scope = sc_.policy.quota_scope == QuotaScope::Forward ? n_layers_ : 1.0;
   auto predict = [&](int64_t cached, int64_t fresh) { return cost_.attention_layer_time(cached, fresh) * scope; };
 
   auto f = std::make_unique<Forward>();

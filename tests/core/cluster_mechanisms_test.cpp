@@ -40,7 +40,7 @@ TEST(ClusterMechanisms, ComputeQuotaChunksALongPrefillAcrossForwards) {
   Scenario s = test::small_scenario();
   s.policy.name = "dualpath";
   s.policy.compute_quota = 0.02;
-  s.policy.quota_scope = "forward";
+  s.policy.quota_scope = QuotaScope::Forward;
   FakeBackend be(FakeRates{50e9, 50e9, 1});
   Cluster c(s, {agent(0, {{32768, 2, 0}})}, be);
   ActivityLog log;

@@ -103,7 +103,7 @@ TEST_P(Conservation, EveryRoundOnceAndHitBytesDelivered) {
   const std::string param = GetParam();  // "<policy>" or "<policy>+handoff" (decode HBM taken at handoff)
   const std::string policy = param.substr(0, param.find('+'));
   s.policy.name = policy;
-  if (param.find("+handoff") != std::string::npos) s.policy.de_hbm = "handoff";
+  if (param.find("+handoff") != std::string::npos) s.policy.de_hbm = DeHbmAt::Handoff;
   s.policy.compute_quota = 1e9;  // no chunking: each hit is loaded exactly once
   s.topology.dram_buffer_bytes = 2e9;
   FakeBackend be(FakeRates{50e9, 50e9, 2});
@@ -188,7 +188,7 @@ TEST(Cluster, DecodeHbmIsTakenAtAssignmentOrAtHandoff) {
   std::map<std::string, std::vector<RequestTimes>> times;
   std::map<std::string, double> hbm_wait_after_read;
   for (const std::string mode : {"assign", "handoff"}) {
-    s.policy.de_hbm = mode;
+    s.policy.de_hbm = choice_value(kDeHbmAts, mode);
     FakeBackend be(FakeRates{50e9, 50e9, 1});
     Cluster c(s, agents, be);
     c.start();

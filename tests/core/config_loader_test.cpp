@@ -110,7 +110,7 @@ TEST_F(config_loader, DefaultsComeFromScenarioHpp) {
   const dualpath::PolicySpec p;
   const dualpath::SimSpec sim;
   EXPECT_EQ(s.policy.block_tokens, p.block_tokens);
-  EXPECT_EQ(s.policy.quota_scope, "forward");
+  EXPECT_EQ(s.policy.quota_scope, dualpath::QuotaScope::Forward);
   EXPECT_DOUBLE_EQ(s.policy.alpha_seconds, 3.0);
   EXPECT_DOUBLE_EQ(s.policy.beta_seconds, 5.0);
   EXPECT_DOUBLE_EQ(s.policy.z_factor, 1.05);

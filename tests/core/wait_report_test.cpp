@@ -71,8 +71,8 @@ class WaitConservation : public ::testing::TestWithParam<std::tuple<const char*,
 TEST_P(WaitConservation, CausesAddUpToLifetimesAndTtfts) {
   Scenario s = test::small_scenario(2, 2, 2);
   s.policy.name = std::get<0>(GetParam());
-  s.policy.buffer = std::get<1>(GetParam());
-  s.policy.de_hbm = std::get<2>(GetParam());
+  s.policy.buffer = choice_value(kBufferLifecycles, std::get<1>(GetParam()));
+  s.policy.de_hbm = choice_value(kDeHbmAts, std::get<2>(GetParam()));
   s.topology.dram_buffer_bytes = 3 * 5000 * s.model.kv_bytes_per_token();  // buffers bind now and then
   // Decode HBM for about three requests per engine, so decode HBM binds now and then too.
   s.topology.gpu.hbm_bytes = CostModel(s.model, s.topology.gpu).weight_bytes_per_gpu(s.deployment.de_group_gpus) +
@@ -118,7 +118,7 @@ INSTANTIATE_TEST_SUITE_P(PoliciesAndBuffers, WaitConservation,
 TEST(WaitReport, SmallBuffersShowAsBufferWaits) {
   for (const char* mode : {"stream", "reserve"}) {
     Scenario s = test::small_scenario(1, 1, 2);
-    s.policy.buffer = mode;
+    s.policy.buffer = choice_value(kBufferLifecycles, mode);
     FakeBackend tight_be(FakeRates{50e9, 50e9, 2});
     s.topology.dram_buffer_bytes = 2.2 * 4500 * s.model.kv_bytes_per_token();
     Cluster tight(s, agents(8), tight_be);
@@ -147,7 +147,7 @@ TEST(BufferLifecycle, StreamedPeBufferIsReleasedLayerByLayer) {
     Scenario s = test::small_scenario();
     s.sim.layer_group = 1;
     s.policy.dual_path = false;
-    s.policy.buffer = mode;
+    s.policy.buffer = choice_value(kBufferLifecycles, mode);
     const double cnic = 0.5e9;  // load-bound: one layer's load is longer than its compute
     FakeBackend be(FakeRates{50e9, cnic, 1});
     Cluster c(s, {agent(0, {{4096, 2, 0}, {100, 2, 0}})}, be);
@@ -179,7 +179,7 @@ TEST(BufferLifecycle, StreamedPeBufferIsReleasedLayerByLayer) {
 TEST(BufferLifecycle, StreamedDeBufferIsReservedWhenTheForwardStarts) {
   Scenario s = test::small_scenario();
   s.policy.dual_path = false;
-  s.policy.buffer = "stream";
+  s.policy.buffer = BufferLifecycle::Stream;
   FakeBackend be(FakeRates{1e9, 50e9, 1});  // a slow SNIC: the read takes a while
   Cluster c(s, {agent(0, {{4096, 2, 0}, {100, 2, 0}})}, be);
   c.start();

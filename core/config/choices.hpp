@@ -1,0 +1,60 @@
+// Choice-valued scenario keys as enums, each with one table of the names the files use: the loader parses a name
+// once (ObjectReader::choice), scenario_to_json writes it back, and the engines compare enums, not strings.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace dualpath {
+
+// policy.quota_scope: the compute quota bounds a whole forward's predicted attention, or each layer's.
+enum class QuotaScope : uint8_t { Forward, Layer };
+// policy.buffer: DRAM buffers reserved only while they hold KV, or all of them at read start.
+enum class BufferLifecycle : uint8_t { Stream, Reserve };
+// policy.de_hbm: a decode engine's HBM taken when the engine is chosen, or at handoff.
+enum class DeHbmAt : uint8_t { Assign, Handoff };
+// sim.kv_port: the DE-node CNIC that carries a PE GPU's KV: the one at the PE GPU's local index, or the engine's.
+enum class KvPort : uint8_t { Node, Engine };
+
+template <class E>
+struct ChoiceName {
+  E value;
+  const char* name;
+};
+// The tables, in the order messages list the names.
+inline constexpr ChoiceName<QuotaScope> kQuotaScopes[] = {{QuotaScope::Layer, "layer"}, {QuotaScope::Forward, "forward"}};
+inline constexpr ChoiceName<BufferLifecycle> kBufferLifecycles[] = {{BufferLifecycle::Stream, "stream"},
+                                                                    {BufferLifecycle::Reserve, "reserve"}};
+inline constexpr ChoiceName<DeHbmAt> kDeHbmAts[] = {{DeHbmAt::Assign, "assign"}, {DeHbmAt::Handoff, "handoff"}};
+inline constexpr ChoiceName<KvPort> kKvPorts[] = {{KvPort::Node, "node"}, {KvPort::Engine, "engine"}};
+
+template <class E, size_t N>
+const char* choice_name(const ChoiceName<E> (&table)[N], E value) {
+  for (const auto& c : table)
+    if (c.value == value) return c.name;
+  return "?";
+}
+template <class E, size_t N>
+std::vector<std::string> choice_names(const ChoiceName<E> (&table)[N]) {
+  std::vector<std::string> out;
+  for (const auto& c : table) out.emplace_back(c.name);
+  return out;
+}
+// The value named `name`; std::invalid_argument when the table has no such name (the loader checks first).
+template <class E, size_t N>
+E choice_value(const ChoiceName<E> (&table)[N], std::string_view name) {
+  for (const auto& c : table)
+    if (name == c.name) return c.value;
+  throw std::invalid_argument("unknown choice \"" + std::string(name) + "\"");
+}
+
+inline const char* name_of(QuotaScope v) { return choice_name(kQuotaScopes, v); }
+inline const char* name_of(BufferLifecycle v) { return choice_name(kBufferLifecycles, v); }
+inline const char* name_of(DeHbmAt v) { return choice_name(kDeHbmAts, v); }
+inline const char* name_of(KvPort v) { return choice_name(kKvPorts, v); }
+
+}  // namespace dualpath
