@@ -88,15 +88,21 @@ void print_table(const std::vector<std::pair<std::string, nlohmann::json>>& runs
   std::cout << "\n";
 }
 
+// One `dualpath run` child of this run's scenario, overlays and overrides, for `policy`, into `folder`.
+ChildJob child_run(const RunArgs& a, const std::string& policy, const std::string& folder) {
+  ChildJob job;
+  job.args = {"run", a.scenario, "--quiet", "--out", folder};
+  for (const auto& f : a.overlays) job.args.insert(job.args.end(), {"--overlay", f});
+  for (const auto& o : a.overrides) job.args.insert(job.args.end(), {"--set", o});
+  job.args.insert(job.args.end(), {"--set", "policy.name=" + policy});
+  return job;
+}
+
 // The `dualpath run` child jobs of a side-by-side comparison, one per policy, on the same scenario and workload.
 std::vector<ChildJob> policy_jobs(const RunArgs& a, const std::vector<std::string>& policies, const std::string& out) {
   std::vector<ChildJob> jobs;
   for (const auto& policy : policies) {
-    ChildJob job;
-    job.args = {"run", a.scenario, "--quiet", "--out", out + "/" + policy};
-    for (const auto& f : a.overlays) job.args.insert(job.args.end(), {"--overlay", f});
-    for (const auto& o : a.overrides) job.args.insert(job.args.end(), {"--set", o});
-    job.args.insert(job.args.end(), {"--set", "policy.name=" + policy});
+    ChildJob job = child_run(a, policy, out + "/" + policy);
     if (!a.trace.empty())
       job.args.insert(job.args.end(), {"--trace", trace_file_for_policy(a.trace, policy), "--trace-flows",
                                        std::to_string(a.trace_options.flow_requests), "--trace-detail",
@@ -116,11 +122,8 @@ void add_fault_impact(const RunArgs& a, const std::vector<std::string>& policies
   for (const auto& policy : policies) {
     const std::string folder = policies.size() > 1 ? out + "/" + policy : out;
     folders.push_back(folder);
-    ChildJob job;
-    job.args = {"run", a.scenario, "--quiet", "--out", folder + "/baseline"};
-    for (const auto& f : a.overlays) job.args.insert(job.args.end(), {"--overlay", f});
-    for (const auto& o : a.overrides) job.args.insert(job.args.end(), {"--set", o});
-    job.args.insert(job.args.end(), {"--set", "policy.name=" + policy, "--set", "faults=[]"});
+    ChildJob job = child_run(a, policy, folder + "/baseline");
+    job.args.insert(job.args.end(), {"--set", "faults=[]"});
     jobs.push_back(std::move(job));
   }
   const auto codes = run_child_jobs(jobs, default_parallelism(), nullptr, nullptr);

@@ -41,7 +41,7 @@ TraceStats write_trace(const std::string& file, const Scenario& sc, const Cluste
   for (const auto& f : cluster.faults()) {
     if (f.started < 0) continue;  // the run ended before it hit
     std::ostringstream name;
-    name << fault_kind_name(f.spec.kind);
+    name << name_of(f.spec.kind);
     if (f.spec.kind != FaultKind::SnicDown) name << " x" << f.spec.factor;
     in.faults.push_back({name.str(), f.spec.node, f.started, f.ended});
   }

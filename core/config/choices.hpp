@@ -17,6 +17,8 @@ enum class QuotaScope : uint8_t { Forward, Layer };
 enum class BufferLifecycle : uint8_t { Stream, Reserve };
 // policy.de_hbm: a decode engine's HBM taken when the engine is chosen, or at handoff.
 enum class DeHbmAt : uint8_t { Assign, Handoff };
+// faults[].kind (docs/faults.md).
+enum class FaultKind : uint8_t { SnicDown, SnicDegrade, StorageDegrade };
 // sim.kv_port: the DE-node CNIC that carries a PE GPU's KV: the one at the PE GPU's local index, or the engine's.
 enum class KvPort : uint8_t { Node, Engine };
 
@@ -30,6 +32,9 @@ inline constexpr ChoiceName<QuotaScope> kQuotaScopes[] = {{QuotaScope::Layer, "l
 inline constexpr ChoiceName<BufferLifecycle> kBufferLifecycles[] = {{BufferLifecycle::Stream, "stream"},
                                                                     {BufferLifecycle::Reserve, "reserve"}};
 inline constexpr ChoiceName<DeHbmAt> kDeHbmAts[] = {{DeHbmAt::Assign, "assign"}, {DeHbmAt::Handoff, "handoff"}};
+inline constexpr ChoiceName<FaultKind> kFaultKinds[] = {{FaultKind::SnicDown, "snic-down"},
+                                                        {FaultKind::SnicDegrade, "snic-degrade"},
+                                                        {FaultKind::StorageDegrade, "storage-degrade"}};
 inline constexpr ChoiceName<KvPort> kKvPorts[] = {{KvPort::Node, "node"}, {KvPort::Engine, "engine"}};
 
 template <class E, size_t N>
@@ -56,5 +61,6 @@ inline const char* name_of(QuotaScope v) { return choice_name(kQuotaScopes, v); 
 inline const char* name_of(BufferLifecycle v) { return choice_name(kBufferLifecycles, v); }
 inline const char* name_of(DeHbmAt v) { return choice_name(kDeHbmAts, v); }
 inline const char* name_of(KvPort v) { return choice_name(kKvPorts, v); }
+inline const char* name_of(FaultKind v) { return choice_name(kFaultKinds, v); }
 
 }  // namespace dualpath

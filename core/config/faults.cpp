@@ -10,26 +10,11 @@
 
 namespace dualpath {
 
-const char* fault_kind_name(FaultKind k) {
-  switch (k) {
-    case FaultKind::SnicDown: return "snic-down";
-    case FaultKind::SnicDegrade: return "snic-degrade";
-    case FaultKind::StorageDegrade: return "storage-degrade";
-  }
-  return "?";
-}
-
 namespace {
-
-FaultKind kind_of(const std::string& name) {
-  if (name == "snic-down") return FaultKind::SnicDown;
-  if (name == "snic-degrade") return FaultKind::SnicDegrade;
-  return FaultKind::StorageDegrade;
-}
 
 FaultSpec parse_fault(const ObjectReader& r, const Deployment& dep, const Topology& topo) {
   FaultSpec f;
-  f.kind = kind_of(r.choice("kind", {"snic-down", "snic-degrade", "storage-degrade"}));
+  f.kind = choice_value(kFaultKinds, r.choice("kind", choice_names(kFaultKinds)));
   const int nodes = dep.prefill_nodes + dep.decode_nodes;
   auto refuse = [&r](const char* key, const std::string& why) {
     if (r.has(key)) r.fail(key, why);

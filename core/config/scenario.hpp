@@ -198,13 +198,9 @@ struct SimSpec {
 
 // A fault injected at a simulated time (scenario "faults", `run --fault`; docs/faults.md). Node indices are the
 // deployment's: prefill nodes first, then decode nodes.
-enum class FaultKind : uint8_t {
-  SnicDown,        // the node's storage NIC carries nothing from `at` (until `until`): reads and writes on it fail
-  SnicDegrade,     // the node's storage NIC runs at `factor` x its bandwidth over [at, until)
-  StorageDegrade,  // every storage server's NIC and SSDs run at `factor` x their bandwidth over [at, until)
-};
-const char* fault_kind_name(FaultKind k);  // as the scenario writes it: "snic-down", ...
-
+// The kinds (FaultKind, core/config/choices.hpp): snic-down (the node's storage NIC carries nothing from `at`
+// until `until`: reads and writes on it fail), snic-degrade (it runs at `factor` x its bandwidth), storage-degrade
+// (every storage server's NIC and SSDs run at `factor` x their bandwidth).
 struct FaultSpec {
   FaultKind kind = FaultKind::SnicDown;
   int node = -1;       // snic-*: the node; storage-degrade: -1

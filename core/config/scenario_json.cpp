@@ -128,7 +128,7 @@ nlohmann::json scenario_to_json(const Scenario& s) {
   if (!s.faults.empty()) {
     json faults = json::array();
     for (const FaultSpec& f : s.faults) {
-      json e = {{"kind", fault_kind_name(f.kind)}, {"at", f.at}};
+      json e = {{"kind", name_of(f.kind)}, {"at", f.at}};
       if (f.node >= 0) e["node"] = f.node;
       if (f.kind != FaultKind::SnicDown) e["factor"] = f.factor;
       if (f.until >= 0) e["until"] = f.until;

@@ -306,7 +306,7 @@ void Cluster::placed(Request& r) {
     return;
   }
   if (!faults_.empty() && !read_path_up(r)) {  // a fault has the chosen SNIC down: the path that is up, if any
-    reroute_read(r, static_cast<size_t>(snic_fault_[node_of(r.side == ReadSide::De ? r.de : r.pe)]));
+    reroute_read(r, static_cast<size_t>(down_fault(node_of(r.side == ReadSide::De ? r.de : r.pe))));
     return;
   }
   enqueue_read(r);

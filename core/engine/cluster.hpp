@@ -122,6 +122,7 @@ class Cluster {
   void fault_ends(size_t i);
   void apply_scales();
   bool read_path_up(const Request& r) const;
+  int down_fault(int node) const;  // the active snic-down fault holding `node`'s SNIC down (-1: it is up)
   void reroute_read(Request& r, size_t fault);  // a read whose SNIC is down goes elsewhere, or waits
   void unplace_pe(Request& r);                  // back to the PE waiting queue (no other read path)
   void set_can_take(int node);                  // PE engines on `node` take requests iff they can load KV
@@ -242,7 +243,6 @@ class Cluster {
   std::vector<int> reads_in_flight_;
   std::vector<std::string> read_failures_;
   std::vector<FaultRecord> faults_;
-  std::vector<int> snic_fault_;                    // per node: the snic-down fault holding it down (-1: up)
   std::vector<std::vector<Done>> parked_writes_;   // per node: writes waiting for its SNIC
   // per-engine ready queues (requests whose hit KV is in a DRAM buffer) and group pipelines
   std::vector<std::deque<int64_t>> ready_;

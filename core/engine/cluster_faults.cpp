@@ -18,7 +18,6 @@ namespace dualpath {
 
 void Cluster::arm_faults() {
   faults_.clear();
-  snic_fault_.assign(view_.nodes.size(), -1);
   parked_writes_.assign(view_.nodes.size(), {});
   if (sc_.faults.empty()) return;
   if (!be_.can_inject_faults())
@@ -55,7 +54,6 @@ void Cluster::fault_begins(size_t i) {
     return;
   }
   const int node = rec.spec.node;
-  if (snic_fault_[static_cast<size_t>(node)] < 0) snic_fault_[static_cast<size_t>(node)] = static_cast<int>(i);
   view_.nodes[node].snic_up = false;
   set_can_take(node);
   if (!features_.dual_path) {
@@ -103,14 +101,7 @@ void Cluster::fault_ends(size_t i) {
     return;
   }
   const int node = rec.spec.node;
-  // Another snic-down on the same node may still hold it down.
-  int holder = -1;
-  for (size_t k = 0; k < faults_.size(); ++k)
-    if (faults_[k].spec.kind == FaultKind::SnicDown && faults_[k].spec.node == node && faults_[k].started >= 0 &&
-        faults_[k].ended < 0)
-      holder = static_cast<int>(k);
-  snic_fault_[static_cast<size_t>(node)] = holder;
-  if (holder >= 0) return;
+  if (down_fault(node) >= 0) return;  // another snic-down still holds it down
   view_.nodes[node].snic_up = true;
   set_can_take(node);
   std::vector<Done> parked;
@@ -118,6 +109,15 @@ void Cluster::fault_ends(size_t i) {
   for (Done& w : parked) w();
   pump_reads(node);
   arm_fetches();  // PE groups that could not read take requests again
+}
+
+int Cluster::down_fault(int node) const {
+  for (size_t k = 0; k < faults_.size(); ++k) {
+    const FaultRecord& r = faults_[k];
+    if (r.spec.kind == FaultKind::SnicDown && r.spec.node == node && r.started >= 0 && r.ended < 0)
+      return static_cast<int>(k);
+  }
+  return -1;
 }
 
 bool Cluster::read_path_up(const Request& r) const {
@@ -182,7 +182,7 @@ void Cluster::persist_write(int node, const BlockRanges& blocks, double bytes, D
   auto shared_done = std::make_shared<Done>(std::move(done));
   be_.storage_write(node, blocks, bytes, [shared_done] { (*shared_done)(); },
                     [this, node, blocks, bytes, shared_done](const std::string&) {
-                      const int f = snic_fault_[static_cast<size_t>(node)];
+                      const int f = down_fault(node);
                       if (f < 0) throw std::logic_error("cluster: a storage write failed with no fault on its node");
                       ++faults_[static_cast<size_t>(f)].writes_failed;
                       faults_[static_cast<size_t>(f)].bytes_rewritten += bytes;

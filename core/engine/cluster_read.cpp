@@ -92,13 +92,13 @@ void Cluster::read_failed(Request& r, int node, const std::string& error) {
   view_.nodes[node].read_queue_tokens -= r.hit;
   totals_.storage_read -= r.hit_bytes;  // counted again when the retry starts
   (view_.nodes[node].prefill ? totals_.storage_read_pe : totals_.storage_read_de) -= r.hit_bytes;
-  if (!faults_.empty() && snic_fault_[node] >= 0) {  // a scenario fault took the SNIC down: not the read's fault
-    FaultRecord& rec = faults_[static_cast<size_t>(snic_fault_[node])];
+  if (const int f = faults_.empty() ? -1 : down_fault(node); f >= 0) {  // a scenario fault took the SNIC down
+    FaultRecord& rec = faults_[static_cast<size_t>(f)];
     ++rec.reads_failed;
     rec.bytes_reread += r.hit_bytes;
     release_buffer(r, node_of(r.pe), r.buffer_bytes[0]);
     release_buffer(r, node_of(r.de), r.buffer_bytes[1]);
-    reroute_read(r, static_cast<size_t>(snic_fault_[node]));
+    reroute_read(r, static_cast<size_t>(f));
     pump_all_reads();
     if (streamed_buffers()) pump_forwards();
     return;

@@ -35,7 +35,7 @@ nlohmann::json run_summary(const Scenario& sc, const Cluster& cluster, const Run
   if (!cluster.faults().empty()) {
     nlohmann::json list = nlohmann::json::array();
     for (const auto& r : cluster.faults()) {
-      nlohmann::json e = {{"kind", fault_kind_name(r.spec.kind)},
+      nlohmann::json e = {{"kind", name_of(r.spec.kind)},
                           {"at", r.spec.at},
                           {"started", r.started >= 0 ? nlohmann::json(r.started) : nlohmann::json(nullptr)},
                           {"ended", r.ended >= 0 ? nlohmann::json(r.ended) : nlohmann::json(nullptr)},

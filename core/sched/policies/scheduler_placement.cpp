@@ -1,5 +1,8 @@
 #include "core/sched/policies/scheduler_placement.hpp"
 
+#include <algorithm>
+#include <iterator>
+
 #include "core/sched/de_selection.hpp"
 #include "core/sched/pe_selection.hpp"
 
@@ -7,9 +10,13 @@ namespace dualpath {
 
 std::vector<Placement> SchedulerPlacement::place_prefill(const ClusterView& view, int group,
                                                          const std::deque<QueuedRequest>& waiting) {
+  const auto& group_engines = view.pe_groups[group];
+  const auto cannot = [&view](int e) { return !view.engines[e].can_take; };
+  if (std::none_of(group_engines.begin(), group_engines.end(), cannot))
+    return select_prefill_engines(view, group_engines, waiting);
+  // A fault keeps some of them from loading KV (EngineState::can_take): place on the others.
   std::vector<int> engines;
-  for (int e : view.pe_groups[group])
-    if (view.engines[e].can_take) engines.push_back(e);
+  std::remove_copy_if(group_engines.begin(), group_engines.end(), std::back_inserter(engines), cannot);
   if (engines.empty()) return {};
   return select_prefill_engines(view, engines, waiting);
 }
