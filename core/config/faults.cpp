@@ -27,7 +27,11 @@ FaultSpec parse_fault(const ObjectReader& r, const Deployment& dep, const Topolo
   } else {
     f.node = static_cast<int>(r.integer("node", 0, nodes - 1));
   }
-  if (f.kind == FaultKind::SnicDown) {
+  if (f.kind == FaultKind::NodeDown) {
+    refuse("factor", "node-down takes no factor (the node is lost)");
+    refuse("until", "node-down takes no until: a lost node does not come back within the run (docs/faults.md "
+                    "\"Limits\"); use snic-down with until for a NIC that comes back");
+  } else if (f.kind == FaultKind::SnicDown) {
     refuse("factor", "snic-down takes no factor (the NIC carries nothing); use snic-degrade for a slower NIC");
   } else {
     f.factor = r.number("factor", Range{0.0, 1.0, true});

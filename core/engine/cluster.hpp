@@ -12,6 +12,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -90,6 +91,10 @@ class Cluster {
     int64_t writes_failed = 0;        // persistence writes in flight that it failed (written again when up)
     int64_t reads_moved = 0;          // queued or failed reads sent to the other read path or another PE
     double bytes_reread = 0, bytes_rewritten = 0;
+    // node-down: rounds whose attempt was lost and restarted, the hit KV those attempts had read (or were reading)
+    // for nothing, and the bytes of claimed blocks whose write was lost (written again by whoever computes them).
+    int64_t rounds_restarted = 0;
+    double bytes_lost = 0, writes_lost = 0;
   };
   const std::vector<FaultRecord>& faults() const { return faults_; }
   // Records forwards, stages, KV transfers and decode chunks into `log` (nullptr: off). Set before start().
@@ -127,8 +132,18 @@ class Cluster {
   void unplace_pe(Request& r);                  // back to the PE waiting queue (no other read path)
   void set_can_take(int node);                  // PE engines on `node` take requests iff they can load KV
   // Persistence writes go through here: a write on a SNIC that is down waits for it, and one a fault fails is
-  // written again when the SNIC is back.
-  void persist_write(int node, const BlockRanges& blocks, double bytes, Done done);
+  // written again when the SNIC is back. `write` is its entry in the node's writes in flight (begin_write).
+  void persist_write(int node, int64_t write, const BlockRanges& blocks, double bytes, Done done);
+  // node-down (cluster_node_down.cpp)
+  void node_down(size_t fault);
+  bool lose_attempt(Request& r, FaultRecord& rec);  // releases what the attempt holds; true: its round restarts
+  void drop_lost_from_queues();
+  // Claimed blocks on their way to storage from `node` (and the agents whose write_started they carry), tracked
+  // only when a node can be lost: a lost node's are unclaimed at once. -1 when not tracked.
+  int64_t begin_write(int node, const BlockRanges& blocks, std::vector<int> agents, double bytes);
+  bool write_live(int node, int64_t write) const {
+    return write < 0 || inflight_writes_[static_cast<size_t>(node)].count(write) > 0;
+  }
   // prefill (cluster_prefill.cpp)
   void ready_for_prefill(Request& r);
   void maybe_start_forward(int group);
@@ -244,6 +259,18 @@ class Cluster {
   std::vector<std::string> read_failures_;
   std::vector<FaultRecord> faults_;
   std::vector<std::vector<Done>> parked_writes_;   // per node: writes waiting for its SNIC
+  // node-down: engines lost (with every engine of their lockstep unit), forwards of lost prefill units (kept so
+  // that their callbacks in flight find them), and writes in flight per node (begin_write).
+  std::vector<bool> engine_lost_;
+  std::vector<std::unique_ptr<Forward>> lost_forwards_;
+  struct InflightWrite {
+    BlockRanges blocks;
+    std::vector<int> agents;  // one write_started each
+    double bytes = 0;
+  };
+  bool track_writes_ = false;
+  int64_t next_write_ = 0;
+  std::vector<std::unordered_map<int64_t, InflightWrite>> inflight_writes_;
   // per-engine ready queues (requests whose hit KV is in a DRAM buffer) and group pipelines
   std::vector<std::deque<int64_t>> ready_;
   // per decode engine, with policy.de_hbm = "handoff": requests whose prompt KV is in the DE buffer, waiting for

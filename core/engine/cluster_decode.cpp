@@ -77,7 +77,8 @@ void Cluster::start_h2d(Request& r) {
   }
   if (new_blocks > 0) {
     totals_.storage_write += new_blocks;
-    persist_write(node, blocks, new_blocks, [this, blocks, one_done] {
+    const int64_t write = begin_write(node, blocks, {}, new_blocks);
+    persist_write(node, write, blocks, new_blocks, [this, blocks, one_done] {
       blocks_.persist(blocks);
       one_done();
     });
@@ -85,6 +86,7 @@ void Cluster::start_h2d(Request& r) {
 }
 
 void Cluster::handoff_done(Request& r) {
+  if (r.lost) return;  // its decode node was lost (node_down released what it held)
   r.t.handoff_end = be_.now();
   const int64_t prompt_blocks = blocks_.aligned(r.prompt);
   if (!features_.bypass_io) {
@@ -112,7 +114,7 @@ void Cluster::handoff_done(Request& r) {
 
 void Cluster::maybe_start_chunk(int group) {
   auto& s = *de_state_[group];
-  if (s.running) return;
+  if (s.running || s.lost) return;
   const auto& engines = de_units_[group];
   int64_t min_left = -1;
   size_t batch_total = 0;
@@ -178,6 +180,7 @@ void Cluster::maybe_start_chunk(int group) {
   const double rdma = sc_.model.decode_ep_rdma_bytes_per_token_layer(nodes_spanned(engines));
   s.pending = 1;
   auto part_done = [this, group] {
+    if (de_state_[group]->lost) return;  // lost with a node mid-chunk
     if (--de_state_[group]->pending == 0) chunk_done(group);
   };
   std::vector<std::pair<size_t, double>> collectives;
@@ -242,6 +245,7 @@ void Cluster::chunk_done(int group) {
     int pending = 0;
     double bytes = 0;
     std::vector<AgentWrite> writes;
+    int64_t write = -1;  // its entry among the node's writes in flight (begin_write)
   };
   std::map<int, std::shared_ptr<NodeFlush>> flushes;
   for (size_t i = 0; i < engines.size(); ++i) {
@@ -263,11 +267,11 @@ void Cluster::chunk_done(int group) {
     const int node = node_of(gpu);
     be_.transfer(Hop::D2H, Place{Loc::Hbm, gpu}, Place{Loc::Dram, gpu}, bytes, TrafficClass::Kv,
                  [this, flush, node] {
-                   if (--flush->pending > 0) return;
+                   if (--flush->pending > 0 || !write_live(node, flush->write)) return;
                    totals_.storage_write += flush->bytes;
                    BlockRanges blocks;
                    for (const auto& w : flush->writes) blocks.insert(blocks.end(), w.blocks.begin(), w.blocks.end());
-                   persist_write(node, blocks, flush->bytes, [this, flush] {
+                   persist_write(node, flush->write, blocks, flush->bytes, [this, flush] {
                      for (const auto& w : flush->writes) {
                        blocks_.persist(w.blocks);
                        blocks_.write_finished(w.agent);
@@ -276,6 +280,16 @@ void Cluster::chunk_done(int group) {
                    });
                  });
   }
+  if (track_writes_)  // a node can be lost: its flushes in flight are undone with it (node_down)
+    for (auto& [node, nf] : flushes) {
+      BlockRanges blocks;
+      std::vector<int> agents;
+      for (const auto& w : nf->writes) {
+        blocks.insert(blocks.end(), w.blocks.begin(), w.blocks.end());
+        agents.push_back(w.agent);
+      }
+      nf->write = begin_write(node, blocks, std::move(agents), nf->bytes);
+    }
   for (int64_t id : finished) {
     Request& r = requests_[id];
     auto& eng = view_.engines[r.de];

@@ -19,6 +19,8 @@ namespace dualpath {
 void Cluster::arm_faults() {
   faults_.clear();
   parked_writes_.assign(view_.nodes.size(), {});
+  engine_lost_.assign(view_.engines.size(), false);
+  inflight_writes_.assign(view_.nodes.size(), {});
   if (sc_.faults.empty()) return;
   if (!be_.can_inject_faults())
     throw InputError(sc_.source_file + ": /faults",
@@ -26,6 +28,7 @@ void Cluster::arm_faults() {
                      "injects the hardware body's own)");
   be_.track_storage_io();
   for (size_t i = 0; i < sc_.faults.size(); ++i) {
+    track_writes_ = track_writes_ || sc_.faults[i].kind == FaultKind::NodeDown;
     faults_.push_back(FaultRecord{sc_.faults[i]});
     const FaultSpec& f = sc_.faults[i];
     be_.timer(f.at, [this, i] { fault_begins(i); });
@@ -49,6 +52,10 @@ void Cluster::apply_scales() {
 void Cluster::fault_begins(size_t i) {
   FaultRecord& rec = faults_[i];
   rec.started = be_.now();
+  if (rec.spec.kind == FaultKind::NodeDown) {
+    node_down(i);
+    return;
+  }
   if (rec.spec.kind != FaultKind::SnicDown) {
     apply_scales();
     return;
@@ -114,7 +121,8 @@ void Cluster::fault_ends(size_t i) {
 int Cluster::down_fault(int node) const {
   for (size_t k = 0; k < faults_.size(); ++k) {
     const FaultRecord& r = faults_[k];
-    if (r.spec.kind == FaultKind::SnicDown && r.spec.node == node && r.started >= 0 && r.ended < 0)
+    if ((r.spec.kind == FaultKind::SnicDown || r.spec.kind == FaultKind::NodeDown) && r.spec.node == node &&
+        r.started >= 0 && r.ended < 0)
       return static_cast<int>(k);
   }
   return -1;
@@ -166,28 +174,45 @@ void Cluster::unplace_pe(Request& r) {
 void Cluster::set_can_take(int node) {
   if (features_.dual_path || !view_.nodes[node].prefill) return;
   for (auto& e : view_.engines)
-    if (e.node == node && e.prefill) e.can_take = view_.nodes[node].snic_up;
+    if (e.node == node && e.prefill) e.can_take = view_.nodes[node].snic_up && !engine_lost_[static_cast<size_t>(e.gpu)];
 }
 
-void Cluster::persist_write(int node, const BlockRanges& blocks, double bytes, Done done) {
+void Cluster::persist_write(int node, int64_t write, const BlockRanges& blocks, double bytes, Done done) {
   if (faults_.empty()) {
     be_.storage_write(node, blocks, bytes, std::move(done));
     return;
   }
+  if (!write_live(node, write)) return;  // lost with its node (node_down unclaimed its blocks)
   if (!view_.nodes[node].snic_up) {
     parked_writes_[static_cast<size_t>(node)].push_back(
-        [this, node, blocks, bytes, done = std::move(done)]() mutable { persist_write(node, blocks, bytes, std::move(done)); });
+        [this, node, write, blocks, bytes, done = std::move(done)]() mutable {
+          persist_write(node, write, blocks, bytes, std::move(done));
+        });
     return;
   }
   auto shared_done = std::make_shared<Done>(std::move(done));
-  be_.storage_write(node, blocks, bytes, [shared_done] { (*shared_done)(); },
-                    [this, node, blocks, bytes, shared_done](const std::string&) {
-                      const int f = down_fault(node);
-                      if (f < 0) throw std::logic_error("cluster: a storage write failed with no fault on its node");
-                      ++faults_[static_cast<size_t>(f)].writes_failed;
-                      faults_[static_cast<size_t>(f)].bytes_rewritten += bytes;
-                      persist_write(node, blocks, bytes, [shared_done] { (*shared_done)(); });
-                    });
+  be_.storage_write(
+      node, blocks, bytes,
+      [this, node, write, shared_done] {
+        if (!write_live(node, write)) return;
+        if (write >= 0) inflight_writes_[static_cast<size_t>(node)].erase(write);
+        (*shared_done)();
+      },
+      [this, node, write, blocks, bytes, shared_done](const std::string&) {
+        if (!write_live(node, write)) return;
+        const int f = down_fault(node);
+        if (f < 0) throw std::logic_error("cluster: a storage write failed with no fault on its node");
+        ++faults_[static_cast<size_t>(f)].writes_failed;
+        faults_[static_cast<size_t>(f)].bytes_rewritten += bytes;
+        persist_write(node, write, blocks, bytes, [shared_done] { (*shared_done)(); });
+      });
+}
+
+int64_t Cluster::begin_write(int node, const BlockRanges& blocks, std::vector<int> agents, double bytes) {
+  if (!track_writes_) return -1;
+  const int64_t id = next_write_++;
+  inflight_writes_[static_cast<size_t>(node)].emplace(id, InflightWrite{blocks, std::move(agents), bytes});
+  return id;
 }
 
 }  // namespace dualpath

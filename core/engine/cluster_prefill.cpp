@@ -33,7 +33,7 @@ std::vector<int> stage_layers(int n_layers, bool layerwise, int layer_group) {
 
 void Cluster::maybe_start_forward(int group) {
   auto& gs = *pe_state_[group];
-  if (gs.current) return;  // the group is computing; the next forward is formed when it finishes
+  if (gs.current || gs.lost) return;  // the group is computing; the next forward is formed when it finishes
   const auto& engines = pe_units_[group];
   const double scope = sc_.policy.quota_scope == QuotaScope::Forward ? n_layers_ : 1.0;
   auto predict = [&](int64_t cached, int64_t fresh) { return cost_.attention_layer_time(cached, fresh) * scope; };
@@ -153,7 +153,7 @@ void Cluster::release_loaded_layers(const Forward& f, int stage) {
   for (size_t i = 0; i < engines.size(); ++i)
     for (const auto& e : f.batch[i]) {
       Request& r = requests_[e.request];
-      if (!e.last_chunk || r.side != ReadSide::Pe || r.hit_bytes <= 0) continue;
+      if (!e.last_chunk || r.side != ReadSide::Pe || r.hit_bytes <= 0 || r.lost) continue;
       release_buffer(r, node_of(r.pe), r.hit_bytes * share);
       if (std::find(nodes.begin(), nodes.end(), node_of(r.pe)) == nodes.end()) nodes.push_back(node_of(r.pe));
     }
@@ -180,7 +180,7 @@ void Cluster::start_loads(Forward& f, int stage) {
       for (const auto& e : f.batch[i]) {
         const Request& r = requests_[e.request];
         const double bytes = kv_bytes_layers(e.cached, f.layers[stage]);
-        if (bytes <= 0) continue;
+        if (bytes <= 0 || r.lost) continue;  // a lost attempt's KV went with its node
         by_source[r.side == ReadSide::De ? buffer_port(r.de, engines[i]) : r.pe] += bytes;
         if (e.cached == r.hit && r.prefilled == e.fresh) totals_.hit_loaded_to_pe += bytes;  // first chunk
       }
@@ -193,6 +193,7 @@ void Cluster::start_loads(Forward& f, int stage) {
         be_.transfer(local ? Hop::H2D : Hop::RemoteDramToHbm, Place{Loc::Dram, src}, Place{Loc::Hbm, engines[i]},
                      bytes, TrafficClass::Kv, [this, fp, stage, rec] {
                        if (rec >= 0) log_->transfers[rec].end = be_.now();
+                       if (fp->lost) return;
                        if (--fp->loads_pending[stage] == 0) {
                          if (log_) log_->stages[fp->log_stage0 + stage].load_end = be_.now();
                          fp->loaded[stage] = true;
@@ -261,12 +262,13 @@ void Cluster::try_compute(Forward& f) {
   // two micro-batches). loads_pending[stage] is zero by now and is reused to count the parts.
   Forward* fp = &f;
   auto part_done = [this, fp, stage] {
+    if (fp->lost) return;  // its group was lost with a node
     if (--fp->loads_pending[stage] == 0) compute_done(*fp, stage);
   };
   const auto collectives = stage_collectives(engines, tokens, layers);
   f.loads_pending[stage] = 1 + static_cast<int>(collectives.size());
   be_.compute(engines[0], work, [this, fp, stage, part_done] {
-    if (fp->loads_pending[stage] > 1) mark_forward(*fp, WaitCause::EpAllToAll);  // the all-to-all outlasts compute
+    if (!fp->lost && fp->loads_pending[stage] > 1) mark_forward(*fp, WaitCause::EpAllToAll);  // the all-to-all outlasts compute
     part_done();
   });
   for (const auto& [i, bytes] : collectives) {
@@ -307,7 +309,8 @@ void Cluster::compute_done(Forward& f, int stage) {
     for (size_t i = 0; i < engines.size(); ++i) {
       std::map<int, double> by_dest;
       for (const auto& e : f.batch[i])
-        by_dest[buffer_port(requests_[e.request].de, engines[i])] += kv_bytes_layers(e.send_tokens, f.layers[stage]);
+        if (!requests_[e.request].lost)  // a lost attempt's decode node is gone
+          by_dest[buffer_port(requests_[e.request].de, engines[i])] += kv_bytes_layers(e.send_tokens, f.layers[stage]);
       for (const auto& [de, bytes] : by_dest) {
         if (bytes <= 0) continue;
         totals_.pe_to_de += bytes;
@@ -317,7 +320,7 @@ void Cluster::compute_done(Forward& f, int stage) {
         be_.transfer(Hop::HbmToRemoteDram, Place{Loc::Hbm, engines[i]}, Place{Loc::Dram, de}, bytes,
                      TrafficClass::Kv, [this, fp, stage, rec] {
                        if (rec >= 0) log_->transfers[rec].end = be_.now();
-                       if (--fp->sends_pending[stage] == 0) send_done(*fp, stage);
+                       if (!fp->lost && --fp->sends_pending[stage] == 0) send_done(*fp, stage);
                      });
       }
     }
@@ -342,6 +345,7 @@ void Cluster::forward_finished(Forward& f) {
     eng.hbm.release(f.hbm_per_engine[i]);
     for (const auto& e : f.batch[i]) {
       Request& r = requests_[e.request];
+      if (r.lost) continue;  // node_down released what it held
       if (!e.last_chunk) {
         set_wait(r, WaitCause::PeQueue);  // back in the ready queue for its next chunk
         continue;
@@ -379,7 +383,7 @@ void Cluster::send_done(Forward& f, int stage) {
   std::vector<int64_t> arrived;
   for (const auto& per_engine : f.batch)
     for (const auto& e : per_engine)
-      if (e.last_chunk) arrived.push_back(e.request);
+      if (e.last_chunk && !requests_[e.request].lost) arrived.push_back(e.request);
   auto& draining = pe_state_[f.group]->draining;
   draining.erase(std::remove_if(draining.begin(), draining.end(), [&](const auto& p) { return p.get() == &f; }),
                  draining.end());  // f is destroyed here; only `arrived` is used below

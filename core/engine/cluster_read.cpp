@@ -68,7 +68,7 @@ void Cluster::pump_reads(int node) {
         node, blocks, r.hit_bytes,
         [this, id, node] {
           --reads_in_flight_[node];
-          read_done(requests_[id]);
+          if (!requests_[id].lost) read_done(requests_[id]);  // a lost attempt's read was counted by node_down
           pump_reads(node);
         },
         [this, id, node](const std::string& error) { read_failed(requests_[id], node, error); });
@@ -89,6 +89,10 @@ void Cluster::pump_all_reads() {
 // buffers are returned and reserved again by admit() on the new side; nothing else of the request has started.
 void Cluster::read_failed(Request& r, int node, const std::string& error) {
   --reads_in_flight_[node];
+  if (r.lost) {  // its attempt was lost with a node: nothing to read again
+    pump_reads(node);
+    return;
+  }
   view_.nodes[node].read_queue_tokens -= r.hit;
   totals_.storage_read -= r.hit_bytes;  // counted again when the retry starts
   (view_.nodes[node].prefill ? totals_.storage_read_pe : totals_.storage_read_de) -= r.hit_bytes;

@@ -43,9 +43,11 @@ struct Cluster::Forward {
   double start = 0;          // when the forward was formed (PE busy time)
   int log_forward = -1;      // index in ActivityLog::forwards, -1 when not logging
   int log_stage0 = -1;       // index of stage 0 in ActivityLog::stages
+  bool lost = false;         // its group was lost with a node: callbacks still in flight do nothing
 };
 
 struct Cluster::PrefillGroupState {
+  bool lost = false;               // an engine of the group was lost with a node (fault node-down)
   bool waits_for_de_room = false;  // its last formation left ready requests out for lack of DE buffer room
   std::unique_ptr<Forward> current;             // the forward whose compute is running (at most one)
   std::vector<std::unique_ptr<Forward>> draining;  // forwards whose sends are still in flight
@@ -55,6 +57,7 @@ struct Cluster::DecodeGroupState {
   std::vector<std::vector<int64_t>> active;  // per engine of the group: requests decoding
   std::vector<std::vector<int64_t>> joining; // per engine: handoffs done, join at the next chunk
   bool running = false;
+  bool lost = false;      // an engine of the group was lost with a node: the chunk in flight does nothing
   int steps = 0;          // steps of the chunk in flight
   double step_time = 0;
   double chunk_start = 0;

@@ -102,6 +102,12 @@ void BlockIndex::persist(const BlockRanges& blocks) {
     for (int64_t k = r.first; k < r.last; ++k) set(r.stream, k, kPersisted);
 }
 
+void BlockIndex::unclaim(const BlockRanges& blocks) {
+  for (const auto& r : blocks)
+    for (int64_t k = r.first; k < r.last; ++k)
+      if (state(r.stream, k) == kClaimed) state_[static_cast<size_t>(r.stream)][static_cast<size_t>(k)] = kAbsent;
+}
+
 void BlockIndex::mark_persisted(int agent, int64_t tokens) {
   for_each_run(agent, 0, tokens / block_, [&](int stream, int64_t a, int64_t b) {
     for (int64_t k = a; k < b; ++k) set(stream, k, kPersisted);

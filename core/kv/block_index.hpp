@@ -44,6 +44,9 @@ class BlockIndex {
   BlockRanges claim(int agent, int64_t first, int64_t last);
   // A write of claimed blocks reached storage: they are hits from now on.
   void persist(const BlockRanges& blocks);
+  // A write of claimed blocks was lost with its node (fault node-down): the blocks it still held claimed are absent
+  // again, so whoever computes them next writes them.
+  void unclaim(const BlockRanges& blocks);
   // Oracle: KV I/O is bypassed, so the agent's first `tokens` tokens count as persisted at once.
   void mark_persisted(int agent, int64_t tokens);
 

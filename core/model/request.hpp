@@ -48,6 +48,9 @@ struct Request {
   int read_retries = 0;        // storage reads of this round that failed and were retried
   // DRAM buffer bytes it holds on its PE node [0] (hit KV) and DE node [1] (prompt KV, until the handoff ends).
   double buffer_bytes[2] = {0, 0};
+  // This attempt was lost with a node (fault node-down): nothing of it runs on, and its round restarts as a new
+  // request (the row of a lost attempt in requests.csv has done = -1).
+  bool lost = false;
   bool pe_fetch_seen = false;  // a PE group leader's fetch has seen it (waiting after that is PE admission)
   bool de_fetch_seen = false;  // a DE group leader's fetch has seen it (waiting after that is DE HBM)
   // What it waits for now and since when (the "what binds" report, core/metrics/wait_report.hpp).

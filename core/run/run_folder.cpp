@@ -44,8 +44,13 @@ nlohmann::json run_summary(const Scenario& sc, const Cluster& cluster, const Run
                           {"writes_failed", r.writes_failed},
                           {"bytes_reread", r.bytes_reread},
                           {"bytes_rewritten", r.bytes_rewritten}};
+      if (r.spec.kind == FaultKind::NodeDown) {
+        e["rounds_restarted"] = r.rounds_restarted;
+        e["bytes_lost"] = r.bytes_lost;
+        e["writes_lost"] = r.writes_lost;
+      }
       if (r.spec.node >= 0) e["node"] = r.spec.node;
-      if (r.spec.kind != FaultKind::SnicDown) e["factor"] = r.spec.factor;
+      if (r.spec.kind != FaultKind::SnicDown && r.spec.kind != FaultKind::NodeDown) e["factor"] = r.spec.factor;
       if (r.spec.until >= 0) e["until"] = r.spec.until;
       list.push_back(e);
     }

@@ -1,6 +1,7 @@
 #include "core/sched/de_selection.hpp"
 
 #include <limits>
+#include <stdexcept>
 #include "core/mutation/mutant.hpp"
 
 namespace dualpath {
@@ -9,17 +10,23 @@ std::vector<int> route_to_decode_groups(const ClusterView& view, const std::dequ
                                         const std::vector<int64_t>& queued_tokens_per_group) {
   // Group load = tokens of its engines + tokens already routed to it and not yet placed; updated per request
   // so that one drain spreads a burst instead of sending it all to the same group.
+  // A group none of whose engines can take a request (a node-down fault took them) is never chosen.
   std::vector<int64_t> load(view.de_groups.size(), 0);
+  std::vector<bool> open(view.de_groups.size(), false);
+  size_t first_open = view.de_groups.size();
   for (size_t g = 0; g < view.de_groups.size(); ++g) {
-    for (int e : view.de_groups[g]) load[g] += view.engines[e].tok;
+    for (int e : view.de_groups[g]) load[g] += view.engines[e].tok, open[g] = open[g] || view.engines[e].can_take;
     load[g] += queued_tokens_per_group[g];
+    if (open[g] && first_open == view.de_groups.size()) first_open = g;
   }
   std::vector<int> out;
   out.reserve(global.size());
+  if (first_open == view.de_groups.size() && !global.empty())  // the cluster stops before this (node_down)
+    throw std::logic_error("decode routing: no decode group has an engine that can take a request");
   for (const auto& r : global) {
-    size_t best = 0;
-    for (size_t g = 1; g < load.size(); ++g)
-      if (load[g] < load[best] && !mutant("de_group_first")) best = g;
+    size_t best = first_open;
+    for (size_t g = first_open + 1; g < load.size(); ++g)
+      if (open[g] && load[g] < load[best] && !mutant("de_group_first")) best = g;
     load[best] += r.tokens;
     out.push_back(static_cast<int>(best));
   }

@@ -28,6 +28,8 @@ class EnginePlacement {
   // Phase 2: a decode group's leader fetches from its private queue.
   virtual std::vector<Placement> place_decode(const ClusterView& view, int group,
                                               const std::deque<QueuedRequest>& queue) = 0;
+  // A request routed to `group` left its queue unplaced (the group lost engines with a node): it is routed again.
+  virtual void unrouted(int /*group*/, const QueuedRequest& /*request*/) {}
 };
 
 }  // namespace dualpath

@@ -31,7 +31,16 @@ std::vector<int> SchedulerPlacement::route_decode(const ClusterView& view, const
 
 std::vector<Placement> SchedulerPlacement::place_decode(const ClusterView& view, int group,
                                                         const std::deque<QueuedRequest>& queue) {
-  auto out = select_decode_engines(view, view.de_groups[group], queue);
+  const auto& group_engines = view.de_groups[group];
+  const auto cannot = [&view](int e) { return !view.engines[e].can_take; };
+  std::vector<Placement> out;
+  if (std::none_of(group_engines.begin(), group_engines.end(), cannot)) {
+    out = select_decode_engines(view, group_engines, queue);
+  } else {  // a node-down fault took some of them: place on the others
+    std::vector<int> engines;
+    std::remove_copy_if(group_engines.begin(), group_engines.end(), std::back_inserter(engines), cannot);
+    if (!engines.empty()) out = select_decode_engines(view, engines, queue);
+  }
   for (const auto& p : out) queued_tokens_[group] -= queue[p.index].tokens;
   return out;
 }

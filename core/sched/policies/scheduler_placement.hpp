@@ -17,6 +17,7 @@ class SchedulerPlacement final : public EnginePlacement {
   std::vector<int> route_decode(const ClusterView& view, const std::deque<QueuedRequest>& global) override;
   std::vector<Placement> place_decode(const ClusterView& view, int group,
                                       const std::deque<QueuedRequest>& queue) override;
+  void unrouted(int group, const QueuedRequest& request) override { queued_tokens_[group] -= request.tokens; }
 
  private:
   std::map<int, int64_t> queued_tokens_;  // per decode group: tokens routed to it and not yet placed

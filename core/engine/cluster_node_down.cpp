@@ -1,0 +1,184 @@
+// Fault node-down (docs/faults.md): a node is lost at `at` with everything on it, for the rest of the run:
+//  - its engines, and every engine that steps in lockstep with one of them (an EP group that spans the node: the
+//    group cannot run a layer without it). Lost engines take no request again; their forwards and decode chunks in
+//    flight are dropped;
+//  - its DRAM buffer and HBM: the KV they held;
+//  - its SNIC (storage I/O in flight on it fails), and the persistence writes it had in flight or not yet started:
+//    their claimed blocks are unclaimed, so whoever computes those blocks next writes them.
+// Every round with an attempt on a lost engine restarts at once as a new request (the agent's framework retries
+// the call): its hit is the persisted prefix of its prompt now, so it restarts from its last persisted block. The
+// lost attempt gives back what it held on the surviving nodes. A round whose first token was its last (gen = 1) is
+// already complete and does not restart; only its prompt's persistence is lost. Transfers already in flight over
+// the compute network from or to the lost node run to their end (the network does not know the node is gone);
+// their bytes are discarded.
+#include <algorithm>
+#include <sstream>
+
+#include "core/engine/cluster.hpp"
+#include "core/engine/cluster_state.hpp"
+
+namespace dualpath {
+
+void Cluster::node_down(size_t i) {
+  FaultRecord& rec = faults_[i];
+  const int node = rec.spec.node;
+  // 1. The engines lost: every lockstep unit with a GPU on the node.
+  auto lose_units = [&](const std::vector<std::vector<int>>& units, auto on_unit) {
+    for (size_t u = 0; u < units.size(); ++u) {
+      if (std::none_of(units[u].begin(), units[u].end(), [&](int e) { return node_of(e) == node; })) continue;
+      for (int e : units[u]) engine_lost_[static_cast<size_t>(e)] = true, view_.engines[e].can_take = false;
+      on_unit(u);
+    }
+  };
+  lose_units(pe_units_, [&](size_t u) {
+    auto& gs = *pe_state_[u];
+    gs.lost = true;
+    if (gs.current) gs.draining.push_back(std::move(gs.current));
+    for (auto& f : gs.draining) {
+      f->lost = true;
+      lost_forwards_.push_back(std::move(f));
+    }
+    gs.draining.clear();
+  });
+  lose_units(de_units_, [&](size_t u) {
+    auto& s = *de_state_[u];
+    s.lost = true;
+    for (size_t k = 0; k < s.unflushed_blocks.size(); ++k) {  // filled blocks not yet on their way to storage
+      for (const AgentWrite& w : s.unflushed_blocks[k]) {
+        blocks_.unclaim(w.blocks);
+        blocks_.write_finished(w.agent);
+      }
+      rec.writes_lost += s.unflushed_bytes[k];
+      s.unflushed_blocks[k].clear();
+      s.unflushed_bytes[k] = 0;
+    }
+  });
+  bool pe_left = false, de_left = false;
+  for (const auto& e : view_.engines)
+    (e.prefill ? pe_left : de_left) |= !engine_lost_[static_cast<size_t>(e.gpu)];
+  if (!pe_left || !de_left) {
+    std::ostringstream m;
+    m << "fault " << i << " (node-down on node " << node << " at " << rec.started << " s): no "
+      << (pe_left ? "decode" : "prefill") << " engine is left (the node's engines and every engine in an EP group "
+      << "with one of them were lost), so no further round can be served";
+    throw NoProgressError(m.str());
+  }
+  // 2. Its SNIC: storage I/O in flight fails (the failure callbacks run next, from the event loop, and find their
+  // requests lost) and its writes in flight are undone now, so that no block stays claimed by a write that will
+  // never land.
+  view_.nodes[static_cast<size_t>(node)].snic_up = false;
+  be_.fail_storage_io(node, "node " + std::to_string(node) + " is down (fault " + std::to_string(i) + ")");
+  for (auto& [id, w] : inflight_writes_[static_cast<size_t>(node)]) {
+    blocks_.unclaim(w.blocks);
+    for (int agent : w.agents) blocks_.write_finished(agent);
+    rec.writes_lost += w.bytes;
+  }
+  inflight_writes_[static_cast<size_t>(node)].clear();
+  parked_writes_[static_cast<size_t>(node)].clear();
+  // 3. The attempts lost: those on a lost decode engine that have not finished, and those on a lost prefill engine
+  // whose prompt KV is not yet all in the decode buffer.
+  std::vector<int64_t> restart;
+  for (Request& r : requests_) {
+    if (r.lost) continue;
+    const bool complete = r.t.done >= 0 && (r.gen > 1 || r.t.handoff_end >= 0 || features_.bypass_io);
+    if (complete) continue;
+    const bool on_pe = r.pe >= 0 && engine_lost_[static_cast<size_t>(r.pe)] && r.t.handoff_start < 0;
+    const bool on_de = r.de >= 0 && engine_lost_[static_cast<size_t>(r.de)];
+    if (!on_pe && !on_de) continue;
+    if (lose_attempt(r, rec)) restart.push_back(r.id);
+  }
+  drop_lost_from_queues();
+  for (int64_t id : restart) {
+    const Request& r = requests_[id];
+    ++rec.rounds_restarted;
+    issue_round(r.agent, r.round);
+  }
+  pump_all_reads();
+  if (streamed_buffers()) pump_forwards();
+  arm_fetches();
+}
+
+bool Cluster::lose_attempt(Request& r, FaultRecord& rec) {
+  const double now = be_.now();
+  const bool round_over = r.wait_cause == WaitCause::Count;  // gen = 1: its first token was its last
+  r.lost = true;
+  // Its storage read: queued (the queue's time is charged up to now, then it leaves), in flight (its slot is
+  // freed by the backend's callback), or done; what it read is lost either way.
+  if (!features_.bypass_io && r.pe >= 0 && r.de >= 0 && r.side != ReadSide::Unset) {
+    const int rn = node_of(r.side == ReadSide::De ? r.de : r.pe);
+    auto& q = read_queue_[static_cast<size_t>(rn)];
+    const auto it = std::find(q.begin(), q.end(), r.id);
+    if (it != q.end()) {
+      charge_queue(rn);
+      q.erase(it);
+      view_.nodes[static_cast<size_t>(rn)].read_queue_tokens -= r.hit;
+      r.wait_since = now;
+    } else if (r.wait_cause == WaitCause::Read) {
+      view_.nodes[static_cast<size_t>(rn)].read_queue_tokens -= r.hit;
+      rec.bytes_lost += r.hit_bytes;
+    } else if (r.t.read_end >= 0) {
+      rec.bytes_lost += r.hit_bytes;
+    }
+  }
+  // Engine counters and HBM on the engines that remain (a lost engine's are gone with it).
+  if (r.pe >= 0 && r.t.first_token < 0) {
+    auto& e = view_.engines[r.pe];
+    e.tok -= r.prompt, e.seq -= 1;
+  }
+  if (r.de >= 0) {
+    auto& e = view_.engines[r.de];
+    e.tok -= r.prompt + r.gen, e.seq -= 1;
+    auto& waiting = hbm_waiting_[static_cast<size_t>(r.de)];
+    const auto w = std::find(waiting.begin(), waiting.end(), r.id);
+    const bool holds_hbm = !hbm_at_handoff() || (r.t.handoff_start >= 0 && w == waiting.end());
+    if (w != waiting.end()) waiting.erase(w);
+    if (holds_hbm) {
+      if (engine_lost_[static_cast<size_t>(r.de)]) e.hbm.release(kv_bytes(r.prompt + r.gen));
+      else release_hbm(r.de, kv_bytes(r.prompt + r.gen));
+    }
+  }
+  if (r.buffer_bytes[0] > 0) release_buffer(r, node_of(r.pe), r.buffer_bytes[0]);
+  if (r.buffer_bytes[1] > 0) release_buffer(r, node_of(r.de), r.buffer_bytes[1]);
+  // The prompt's persistence that its first token started (its handoff would have ended it).
+  if (!features_.bypass_io && r.t.first_token >= 0 && r.t.handoff_end < 0) blocks_.write_finished(r.agent);
+  if (round_over) return false;
+  waits_.charge(r.wait_cause, r.wait_since, now);
+  r.wait_cause = WaitCause::Count;
+  return true;
+}
+
+// Lost attempts leave every queue they may sit in; requests routed to a decode group that lost engines go back to
+// the global decode queue (routed again among the groups that remain).
+void Cluster::drop_lost_from_queues() {
+  auto keep_live = [this](auto& q) {
+    q.erase(std::remove_if(q.begin(), q.end(), [this](const auto& x) { return requests_[x.id].lost; }), q.end());
+  };
+  keep_live(pe_waiting_);
+  keep_live(de_global_);
+  std::deque<QueuedRequest> rerouted;
+  for (size_t g = 0; g < de_queues_.size(); ++g) {
+    keep_live(de_queues_[g]);
+    const auto& engines = view_.de_groups[g];
+    if (std::none_of(engines.begin(), engines.end(), [this](int e) { return engine_lost_[static_cast<size_t>(e)]; }))
+      continue;
+    for (const auto& q : de_queues_[g]) {
+      policy_->placement().unrouted(static_cast<int>(g), q);
+      rerouted.push_back(q);
+    }
+    de_queues_[g].clear();
+  }
+  de_global_.insert(de_global_.begin(), rerouted.begin(), rerouted.end());
+  for (auto& ready : ready_)
+    ready.erase(std::remove_if(ready.begin(), ready.end(), [this](int64_t id) { return requests_[id].lost; }),
+                ready.end());
+  for (auto& waiting : hbm_waiting_)
+    waiting.erase(std::remove_if(waiting.begin(), waiting.end(), [this](int64_t id) { return requests_[id].lost; }),
+                  waiting.end());
+  for (size_t u = 0; u < de_units_.size(); ++u) {
+    if (!de_state_[u]->lost) continue;
+    for (auto& a : de_state_[u]->active) a.clear();
+    for (auto& j : de_state_[u]->joining) j.clear();
+  }
+}
+
+}  // namespace dualpath
