@@ -17,7 +17,7 @@ if [ ${#mutants[@]} -eq 0 ]; then
   mapfile -t mutants < <(sed -n 's/^ *{"\([a-z_]*\)", ".*},$/\1/p' core/mutation/mutant.hpp)
 fi
 # Tier 3: end-to-end checks against closed forms and the paper's claims, a few seconds to a minute each.
-cli_tier='^cli\.(sim_invariants|sim_fidelity|sim_faults|claims_waits|claims_1)$'
+cli_tier='^cli\.(sim_invariants|sim_fidelity|sim_faults|sim_node_down|claims_waits|claims_1)$'
 log=$(mktemp -d); trap 'rm -rf "$log"' EXIT
 
 # The tests ctest lists under "The following tests FAILED:" (not the disabled or skipped ones it also lists).

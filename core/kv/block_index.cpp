@@ -103,6 +103,7 @@ void BlockIndex::persist(const BlockRanges& blocks) {
 }
 
 void BlockIndex::unclaim(const BlockRanges& blocks) {
+  if (mutant("node_down_keeps_claims")) return;
   for (const auto& r : blocks)
     for (int64_t k = r.first; k < r.last; ++k)
       if (state(r.stream, k) == kClaimed) state_[static_cast<size_t>(r.stream)][static_cast<size_t>(k)] = kAbsent;

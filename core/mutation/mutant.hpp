@@ -32,6 +32,7 @@ inline constexpr MutantInfo kMutants[] = {
     {"no_shared_prefix", "content shared between trajectories (every agent's blocks its own)"},
     {"shared_blocks_rewritten", "a shared block written once (claims ignore blocks stored or being written)"},
     {"fault_no_reroute", "rerouting reads whose SNIC a fault took down (they wait for it instead)"},
+    {"node_down_keeps_claims", "undoing a lost node's writes (their blocks stay claimed, never written)"},
 };
 
 #ifdef DUALPATH_MUTATION

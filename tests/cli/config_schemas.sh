@@ -80,7 +80,8 @@ s = copy.deepcopy(scen); s["model"] = {"name": "x"}; bad.append(("scenarios", "i
 s = copy.deepcopy(scen); s["topology"] = dict(topo, cnic_bw="1 s"); bad.append(("scenarios", "inline topology bad unit", s))
 faults = [{"kind": "snic-down", "node": 0, "at": "300 s", "until": "600 s"},
           {"kind": "snic-degrade", "node": 1, "factor": 0.5, "at": "1 s"},
-          {"kind": "storage-degrade", "factor": 0.25, "at": "10 s", "until": "20 s"}]
+          {"kind": "storage-degrade", "factor": 0.25, "at": "10 s", "until": "20 s"},
+          {"kind": "node-down", "node": 1, "at": "30 s"}]
 s = copy.deepcopy(scen); s["faults"] = faults; checked += 1
 for e in validator(schemas["scenarios"]).iter_errors(s):
     failures += 1
@@ -90,7 +91,9 @@ for label, f in (("unknown fault kind", {"kind": "node-up", "node": 0, "at": "1 
                  ("snic-down with a factor", {"kind": "snic-down", "node": 0, "factor": 0.5, "at": "1 s"}),
                  ("degrade without factor", {"kind": "snic-degrade", "node": 0, "at": "1 s"}),
                  ("storage-degrade with a node", {"kind": "storage-degrade", "node": 0, "factor": 0.5, "at": "1 s"}),
-                 ("factor 1", {"kind": "snic-degrade", "node": 0, "factor": 1, "at": "1 s"})):
+                 ("factor 1", {"kind": "snic-degrade", "node": 0, "factor": 1, "at": "1 s"}),
+                 ("node-down with until", {"kind": "node-down", "node": 0, "at": "1 s", "until": "2 s"}),
+                 ("node-down without node", {"kind": "node-down", "at": "1 s"})):
     s = copy.deepcopy(scen); s["faults"] = [f]; bad.append(("scenarios", label, s))
 o = {"overlay": 1, "set": {"topology.snic_bw": "1 GB/s"}}
 bad.append(("overlay", "wrong version", dict(o, overlay=2)))

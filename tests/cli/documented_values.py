@@ -42,7 +42,7 @@ def fault_set(key, value):
         entry[field] = int(value) if re.fullmatch(r"-?\d+", value) else float(value) if field == "factor" else value
     except ValueError:
         entry[field] = value
-    if entry["kind"] == "snic-down":
+    if entry["kind"] in ("snic-down", "node-down"):
         entry.pop("factor", None)
     if entry["kind"] == "storage-degrade":
         entry.pop("node", None)

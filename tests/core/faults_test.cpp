@@ -1,5 +1,6 @@
 // Faults in the core (issue 19): what the brain does without a simulator. A backend that cannot inject faults
-// refuses a scenario that has them; the placements give no request to a prefill engine that cannot load KV.
+// refuses a scenario that has them; the placements give no request to an engine that cannot take one; a lost
+// node's writes give their blocks back (node-down).
 #include <gtest/gtest.h>
 
 #include <deque>
@@ -8,6 +9,8 @@
 
 #include "core/config/input_error.hpp"
 #include "core/engine/cluster.hpp"
+#include "core/kv/block_index.hpp"
+#include "core/sched/de_selection.hpp"
 #include "core/sched/policies/round_robin_placement.hpp"
 #include "core/sched/policies/scheduler_placement.hpp"
 #include "fake_backend.hpp"
@@ -77,6 +80,64 @@ TEST(CoreFaults, SchedulerSkipsAnEngineThatCannotTake) {
   SchedulerPlacement sp;
   EXPECT_TRUE(sp.place_prefill(v, 0, waiting).empty());
   EXPECT_FALSE(sp.place_prefill(v, 1, waiting).empty());
+}
+
+// Two decode groups of two engines; the first group's engines were lost with a node (node-down).
+ClusterView two_de_groups_first_lost() {
+  ClusterView v;
+  v.gpus_per_node = 2;
+  v.z_factor = 1.05;
+  for (int g = 0; g < 4; ++g) {
+    EngineState e;
+    e.gpu = g, e.node = g / 2, e.group = g / 2, e.prefill = false;
+    e.hbm = BufferPool(80e9);
+    e.can_take = g >= 2;
+    v.engines.push_back(e);
+  }
+  v.de_groups = {{0, 1}, {2, 3}};
+  v.nodes.resize(2);
+  return v;
+}
+
+TEST(CoreFaults, DecodeRoutingSkipsAGroupWithNoEngineLeft) {
+  ClusterView v = two_de_groups_first_lost();
+  v.engines[2].tok = 1'000'000;  // the open group is far busier: the lost one would win on load
+  std::deque<QueuedRequest> global;
+  for (int i = 0; i < 4; ++i) global.push_back({i, 1000, 1e9});
+  for (int g : route_to_decode_groups(v, global, {0, 0})) EXPECT_EQ(g, 1);
+  v.engines[2].can_take = v.engines[3].can_take = false;  // no group open: the cluster stops before routing (node_down), never routes
+  EXPECT_THROW(route_to_decode_groups(v, global, {0, 0}), std::logic_error);
+}
+
+TEST(CoreFaults, SchedulerPlacesDecodeOnlyOnEnginesLeft) {
+  ClusterView v = two_de_groups_first_lost();
+  v.de_groups = {{0, 2}};  // one group, half of it lost
+  v.engines[0].tok = 0, v.engines[2].tok = 1'000'000;  // the lost engine would win on load
+  std::deque<QueuedRequest> queue;
+  for (int i = 0; i < 3; ++i) queue.push_back({i, 1000, 1e9});
+  SchedulerPlacement sp;
+  const auto placed = sp.place_decode(v, 0, queue);
+  EXPECT_EQ(placed.size(), queue.size());
+  for (const auto& p : placed) EXPECT_EQ(p.engine, 2);
+}
+
+// A write lost with its node gives its claimed blocks back; persisted blocks stay persisted.
+TEST(CoreFaults, UnclaimGivesBackOnlyClaimedBlocks) {
+  std::vector<Agent> agents(1);
+  agents[0].id = 0;
+  agents[0].rounds = {Round{1000, 1, 0}};
+  BlockIndex idx(agents, 64);
+  const BlockRanges head = idx.claim(0, 0, 4);
+  idx.persist(head);
+  const BlockRanges tail = idx.claim(0, 4, 8);
+  EXPECT_TRUE(idx.claim(0, 4, 8).empty());  // claimed by the write in flight
+  idx.unclaim(tail);
+  idx.unclaim(head);                        // persisted: untouched
+  EXPECT_EQ(idx.persisted_prefix(0), 4 * 64);
+  const BlockRanges again = idx.claim(0, 0, 8);  // the lost blocks are claimable again, the persisted ones not
+  ASSERT_EQ(again.size(), 1u);
+  EXPECT_EQ(again[0].first, 4);
+  EXPECT_EQ(again[0].last, 8);
 }
 
 }  // namespace
