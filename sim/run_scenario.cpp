@@ -42,7 +42,7 @@ TraceStats write_trace(const std::string& file, const Scenario& sc, const Cluste
     if (f.started < 0) continue;  // the run ended before it hit
     std::ostringstream name;
     name << name_of(f.spec.kind);
-    if (f.spec.kind != FaultKind::SnicDown) name << " x" << f.spec.factor;
+    if (has_factor(f.spec.kind)) name << " x" << f.spec.factor;
     in.faults.push_back({name.str(), f.spec.node, f.started, f.ended});
   }
   const auto parent = std::filesystem::path(file).parent_path();

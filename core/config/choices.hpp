@@ -63,5 +63,7 @@ inline const char* name_of(BufferLifecycle v) { return choice_name(kBufferLifecy
 inline const char* name_of(DeHbmAt v) { return choice_name(kDeHbmAts, v); }
 inline const char* name_of(KvPort v) { return choice_name(kKvPorts, v); }
 inline const char* name_of(FaultKind v) { return choice_name(kFaultKinds, v); }
+// The degrades keep a fraction of bandwidth (`factor`); the others take none.
+inline bool has_factor(FaultKind k) { return k == FaultKind::SnicDegrade || k == FaultKind::StorageDegrade; }
 
 }  // namespace dualpath

@@ -70,8 +70,8 @@ void Cluster::fault_begins(size_t i) {
       if (!view_.nodes[n].prefill) continue;
       bool forever = false;
       for (const FaultRecord& r : faults_)
-        forever = forever || (r.spec.kind == FaultKind::SnicDown && r.spec.node == static_cast<int>(n) &&
-                              r.started >= 0 && r.ended < 0 && r.spec.until < 0);
+        forever = forever || ((r.spec.kind == FaultKind::SnicDown || r.spec.kind == FaultKind::NodeDown) &&
+                              r.spec.node == static_cast<int>(n) && r.started >= 0 && r.ended < 0 && r.spec.until < 0);
       can_read_later = can_read_later || !forever;
     }
     if (!can_read_later) {

@@ -101,7 +101,7 @@ void Cluster::node_down(size_t i) {
 bool Cluster::lose_attempt(Request& r, FaultRecord& rec) {
   const double now = be_.now();
   const bool round_over = r.wait_cause == WaitCause::Count;  // gen = 1: its first token was its last
-  r.lost = true;
+  r.lost = true, r.lost_at = now;
   // Its storage read: queued (the queue's time is charged up to now, then it leaves), in flight (its slot is
   // freed by the backend's callback), or done; what it read is lost either way.
   if (!features_.bypass_io && r.pe >= 0 && r.de >= 0 && r.side != ReadSide::Unset) {

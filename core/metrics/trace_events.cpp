@@ -395,9 +395,10 @@ class TraceBuilder {
     for (const auto& r : *reqs_) {
       if (!shown.count(r.agent) || r.t.arrival < 0) continue;
       const int tid = threads_.get(pid, "agent " + std::to_string(r.agent), r.agent);
-      const double end = r.t.done >= 0 ? r.t.done : in_.end_time;
+      // A lost attempt (fault node-down) ends when it was lost; its restart is the next slice of the agent.
+      const double end = r.t.done >= 0 ? r.t.done : r.lost_at >= 0 ? r.lost_at : in_.end_time;
       const Loc at{pid, tid, r.t.arrival, std::max(r.t.arrival, end)};
-      const std::string name = "round " + std::to_string(r.round);
+      const std::string name = "round " + std::to_string(r.round) + (r.t.done < 0 && r.lost ? " (lost)" : "");
       std::string& s = slice(at, name.c_str(), "request");
       s += ",\"args\":{\"request\":" + std::to_string(r.id) + ",\"prompt\":" + std::to_string(r.prompt) +
            ",\"hit\":" + std::to_string(r.hit) + ",\"gen\":" + std::to_string(r.gen) + ",\"pe\":" +

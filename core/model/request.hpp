@@ -51,6 +51,7 @@ struct Request {
   // This attempt was lost with a node (fault node-down): nothing of it runs on, and its round restarts as a new
   // request (the row of a lost attempt in requests.csv has done = -1).
   bool lost = false;
+  double lost_at = -1;  // when (simulated seconds)
   bool pe_fetch_seen = false;  // a PE group leader's fetch has seen it (waiting after that is PE admission)
   bool de_fetch_seen = false;  // a DE group leader's fetch has seen it (waiting after that is DE HBM)
   // What it waits for now and since when (the "what binds" report, core/metrics/wait_report.hpp).

@@ -50,7 +50,7 @@ nlohmann::json run_summary(const Scenario& sc, const Cluster& cluster, const Run
         e["writes_lost"] = r.writes_lost;
       }
       if (r.spec.node >= 0) e["node"] = r.spec.node;
-      if (r.spec.kind != FaultKind::SnicDown && r.spec.kind != FaultKind::NodeDown) e["factor"] = r.spec.factor;
+      if (has_factor(r.spec.kind)) e["factor"] = r.spec.factor;
       if (r.spec.until >= 0) e["until"] = r.spec.until;
       list.push_back(e);
     }

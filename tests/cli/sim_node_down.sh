@@ -19,7 +19,8 @@ run() {  # folder, args...
 }
 for p in dualpath basic; do
   run "${p}0" --policy $p --set deployment.decode_nodes=2
-  run "$p" --policy $p --set deployment.decode_nodes=2 --fault node-down:node=2,at=20s
+  run "$p" --policy $p --set deployment.decode_nodes=2 --fault node-down:node=2,at=20s --trace "$tmp/$p.trace.json" \
+    --trace-flows -1
 done
 run dp_sg --policy dualpath --set deployment.decode_nodes=2 --fault node-down:node=2,at=20s --set sim.engine=simgrid
 # Prefill node 0 lost while one of its forwards computes (the run is the fault-free one up to then).
@@ -53,6 +54,8 @@ for p in ("dualpath", "basic"):
     keys = {(r["agent"], r["round"]) for r in kept}
     check(s["complete"] and s["results"]["rounds"] == s["rounds_total"] == len(kept) == len(keys),
           f"{p}: all {s['rounds_total']} rounds complete, each exactly once ({len(kept)} completed rows)")
+    check(s["config"]["faults"] == [{"kind": "node-down", "node": 2, "at": 20.0}] and "factor" not in f,
+          f"{p}: the effective config and the fault list name node-down with its fields only")
     check(f["kind"] == "node-down" and at == 20.0 and f["rounds_restarted"] == len(lost) > 0,
           f"{p}: {len(lost)} attempts were lost and restarted ({f['rounds_restarted']} in summary.json)")
     check(all(int(r["de"]) // gpn == 2 or int(r["pe"]) // gpn == 2 for r in lost),
@@ -81,6 +84,14 @@ for p in ("dualpath", "basic"):
     h0, h = s0["reuse"]["kv_hit_rate"], s["reuse"]["kv_hit_rate"]
     check(f["writes_lost"] > 0 and h >= h0 - 0.002,
           f"{p}: {f['writes_lost']/1e6:.1f} MB of writes lost, and the hit rate stays {h:.4f} (fault-free {h0:.4f})")
+    # The trace: the fault on node 2's track, and each lost attempt's slice ends at the fault, named as lost.
+    events = json.load(open(f"{t}/{p}.trace.json"))["traceEvents"]
+    marks = [e for e in events if e.get("cat") == "fault"]
+    check(len(marks) == 1 and marks[0]["pid"] == 3 and marks[0]["name"] == "node-down" and marks[0]["ts"] == 20e6,
+          f"{p}: the trace marks node-down on node 2's process from 20 s")
+    lost_slices = [e for e in events if e.get("cat") == "request" and e.get("name", "").endswith("(lost)")]
+    check(len(lost_slices) == len(lost) and all(abs(e["ts"] + e["dur"] - 20e6) < 1 for e in lost_slices),
+          f"{p}: {len(lost_slices)} lost attempts in the trace, each ending at the fault")
     check(s["results"]["jct_s"] > s0["results"]["jct_s"],
           f"{p}: losing a decode node costs JCT: {s['results']['jct_s']:.1f} s vs {s0['results']['jct_s']:.1f} s")
 
