@@ -43,6 +43,7 @@ TraceStats write_trace(const std::string& file, const Scenario& sc, const Cluste
     std::ostringstream name;
     name << name_of(f.spec.kind);
     if (has_factor(f.spec.kind)) name << " x" << f.spec.factor;
+    if (f.spec.gpu >= 0) name << " gpu " << f.spec.gpu;
     in.faults.push_back({name.str(), f.spec.node, f.started, f.ended});
   }
   const auto parent = std::filesystem::path(file).parent_path();

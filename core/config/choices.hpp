@@ -18,7 +18,7 @@ enum class BufferLifecycle : uint8_t { Stream, Reserve };
 // policy.de_hbm: a decode engine's HBM taken when the engine is chosen, or at handoff.
 enum class DeHbmAt : uint8_t { Assign, Handoff };
 // faults[].kind (docs/faults.md).
-enum class FaultKind : uint8_t { SnicDown, SnicDegrade, StorageDegrade, NodeDown };
+enum class FaultKind : uint8_t { SnicDown, SnicDegrade, StorageDegrade, NodeDown, CnicDown };
 // sim.kv_port: the DE-node CNIC that carries a PE GPU's KV: the one at the PE GPU's local index, or the engine's.
 enum class KvPort : uint8_t { Node, Engine };
 
@@ -35,7 +35,8 @@ inline constexpr ChoiceName<DeHbmAt> kDeHbmAts[] = {{DeHbmAt::Assign, "assign"},
 inline constexpr ChoiceName<FaultKind> kFaultKinds[] = {{FaultKind::SnicDown, "snic-down"},
                                                         {FaultKind::SnicDegrade, "snic-degrade"},
                                                         {FaultKind::StorageDegrade, "storage-degrade"},
-                                                        {FaultKind::NodeDown, "node-down"}};
+                                                        {FaultKind::NodeDown, "node-down"},
+                                                        {FaultKind::CnicDown, "cnic-down"}};
 inline constexpr ChoiceName<KvPort> kKvPorts[] = {{KvPort::Node, "node"}, {KvPort::Engine, "engine"}};
 
 template <class E, size_t N>

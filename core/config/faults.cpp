@@ -27,10 +27,16 @@ FaultSpec parse_fault(const ObjectReader& r, const Deployment& dep, const Topolo
   } else {
     f.node = static_cast<int>(r.integer("node", 0, nodes - 1));
   }
-  if (f.kind == FaultKind::NodeDown) {
-    refuse("factor", "node-down takes no factor (the node is lost)");
-    refuse("until", "node-down takes no until: a lost node does not come back within the run (docs/faults.md "
-                    "\"Limits\"); use snic-down with until for a NIC that comes back");
+  if (f.kind == FaultKind::CnicDown) {
+    f.gpu = static_cast<int>(r.integer("gpu", 0, topo.gpus_per_node - 1));
+  } else {
+    refuse("gpu", std::string(name_of(f.kind)) + " takes no gpu (only cnic-down names one)");
+  }
+  if (f.kind == FaultKind::NodeDown || f.kind == FaultKind::CnicDown) {
+    const std::string what = f.kind == FaultKind::NodeDown ? "the node" : "the GPU's engine";
+    refuse("factor", std::string(name_of(f.kind)) + " takes no factor (" + what + " is lost)");
+    refuse("until", std::string(name_of(f.kind)) + " takes no until: " + what +
+                        " does not come back within the run (docs/faults.md \"Limits\")");
   } else if (f.kind == FaultKind::SnicDown) {
     refuse("factor", "snic-down takes no factor (the NIC carries nothing); use snic-degrade for a slower NIC");
   } else {
@@ -65,7 +71,7 @@ std::vector<FaultSpec> parse_faults(const nlohmann::json& tree, const Origins& o
   if (!it->is_array()) throw InputError(origins.where("/faults"), "expected a list of faults, found " + describe_found(*it));
   for (size_t i = 0; i < it->size(); ++i) {
     const ObjectReader r((*it)[i], pointer_join("/faults", std::to_string(i)), origins,
-                         {"kind", "node", "factor", "at", "until"});
+                         {"kind", "node", "gpu", "factor", "at", "until"});
     out.push_back(parse_fault(r, dep, topo));
   }
   return out;

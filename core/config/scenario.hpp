@@ -200,13 +200,15 @@ struct SimSpec {
 // deployment's: prefill nodes first, then decode nodes.
 // The kinds (FaultKind, core/config/choices.hpp): snic-down (the node's storage NIC carries nothing from `at`
 // until `until`: reads and writes on it fail), snic-degrade (it runs at `factor` x its bandwidth), storage-degrade
-// (every storage server's NIC and SSDs run at `factor` x their bandwidth).
+// (every storage server's NIC and SSDs run at `factor` x their bandwidth), node-down (the node is lost with its
+// engines, memory and writes in flight), cnic-down (one GPU's compute NIC fails: its engine is lost).
 struct FaultSpec {
   FaultKind kind = FaultKind::SnicDown;
-  int node = -1;       // snic-*: the node; storage-degrade: -1
+  int node = -1;       // snic-*, node-down, cnic-down: the node; storage-degrade: -1
   double factor = 0;   // degrade: the bandwidth kept, in (0, 1); down: 0
   double at = 0;       // seconds
   double until = -1;   // seconds, > at; -1 = until the end of the run
+  int gpu = -1;        // cnic-down: the GPU's index on its node, whose compute NIC fails; others: -1
 };
 
 struct Scenario {

@@ -130,6 +130,7 @@ nlohmann::json scenario_to_json(const Scenario& s) {
     for (const FaultSpec& f : s.faults) {
       json e = {{"kind", name_of(f.kind)}, {"at", f.at}};
       if (f.node >= 0) e["node"] = f.node;
+      if (f.gpu >= 0) e["gpu"] = f.gpu;
       if (has_factor(f.kind)) e["factor"] = f.factor;
       if (f.until >= 0) e["until"] = f.until;
       faults.push_back(e);

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -134,8 +135,12 @@ class Cluster {
   // Persistence writes go through here: a write on a SNIC that is down waits for it, and one a fault fails is
   // written again when the SNIC is back. `write` is its entry in the node's writes in flight (begin_write).
   void persist_write(int node, int64_t write, const BlockRanges& blocks, double bytes, Done done);
-  // node-down (cluster_node_down.cpp)
+  // node-down and cnic-down (cluster_node_down.cpp)
   void node_down(size_t fault);
+  void cnic_down(size_t fault);
+  void lose_engines(size_t fault, const std::function<bool(int)>& lost);  // units with a GPU that `lost` names
+  void restart_lost_rounds(size_t fault);
+  int live_port(int port) const;  // the next CNIC of port's node that is up
   bool lose_attempt(Request& r, FaultRecord& rec);  // releases what the attempt holds; true: its round restarts
   void drop_lost_from_queues();
   // Claimed blocks on their way to storage from `node` (and the agents whose write_started they carry), tracked
@@ -211,7 +216,9 @@ class Cluster {
   // the buffer is node DRAM; spreading by PE index keeps the DE CNICs balanced and lets one flow per
   // (PE GPU, DE node) carry a stage's KV instead of one per (PE GPU, DE GPU)).
   int buffer_port(int de, int pe) const {
-    return per_node_ports_ ? node_of(de) * gpus_per_node_ + pe % gpus_per_node_ : de;
+    if (!per_node_ports_) return de;
+    const int port = node_of(de) * gpus_per_node_ + pe % gpus_per_node_;
+    return any_cnic_down_ && cnic_down_[static_cast<size_t>(port)] ? live_port(port) : port;  // cnic-down
   }
   int cross_node_peer(int gpu, const std::vector<int>& group) const;
 
@@ -262,6 +269,8 @@ class Cluster {
   // node-down: engines lost (with every engine of their lockstep unit), forwards of lost prefill units (kept so
   // that their callbacks in flight find them), and writes in flight per node (begin_write).
   std::vector<bool> engine_lost_;
+  std::vector<bool> cnic_down_;  // per GPU: its compute NIC failed (cnic-down)
+  bool any_cnic_down_ = false;
   std::vector<std::unique_ptr<Forward>> lost_forwards_;
   struct InflightWrite {
     BlockRanges blocks;

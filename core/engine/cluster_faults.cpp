@@ -20,6 +20,7 @@ void Cluster::arm_faults() {
   faults_.clear();
   parked_writes_.assign(view_.nodes.size(), {});
   engine_lost_.assign(view_.engines.size(), false);
+  cnic_down_.assign(view_.engines.size(), false);
   inflight_writes_.assign(view_.nodes.size(), {});
   if (sc_.faults.empty()) return;
   if (!be_.can_inject_faults())
@@ -54,6 +55,10 @@ void Cluster::fault_begins(size_t i) {
   rec.started = be_.now();
   if (rec.spec.kind == FaultKind::NodeDown) {
     node_down(i);
+    return;
+  }
+  if (rec.spec.kind == FaultKind::CnicDown) {
+    cnic_down(i);
     return;
   }
   if (rec.spec.kind != FaultKind::SnicDown) {

@@ -1,10 +1,12 @@
-// Fault node-down (docs/faults.md): a node is lost at `at` with everything on it, for the rest of the run:
+// Faults that lose engines (docs/faults.md): node-down and cnic-down.
+// node-down: a node is lost at `at` with everything on it, for the rest of the run:
 //  - its engines, and every engine that steps in lockstep with one of them (an EP group that spans the node: the
 //    group cannot run a layer without it). Lost engines take no request again; their forwards and decode chunks in
 //    flight are dropped;
 //  - its DRAM buffer and HBM: the KV they held;
 //  - its SNIC (storage I/O in flight on it fails), and the persistence writes it had in flight or not yet started:
 //    their claimed blocks are unclaimed, so whoever computes those blocks next writes them.
+// cnic-down: one GPU's compute NIC fails; its engine is lost as above, the rest of the node keeps serving.
 // Every round with an attempt on a lost engine restarts at once as a new request (the agent's framework retries
 // the call): its hit is the persisted prefix of its prompt now, so it restarts from its last persisted block. The
 // lost attempt gives back what it held on the surviving nodes. A round whose first token was its last (gen = 1) is
@@ -12,6 +14,7 @@
 // the compute network from or to the lost node run to their end (the network does not know the node is gone);
 // their bytes are discarded.
 #include <algorithm>
+#include <functional>
 #include <sstream>
 
 #include "core/engine/cluster.hpp"
@@ -19,13 +22,13 @@
 
 namespace dualpath {
 
-void Cluster::node_down(size_t i) {
+// The engines lost: every lockstep unit with a GPU that `lost` names. Their forwards and decode chunks in flight
+// are dropped; their decode engines' filled blocks not yet on their way to storage are unclaimed.
+void Cluster::lose_engines(size_t i, const std::function<bool(int)>& lost) {
   FaultRecord& rec = faults_[i];
-  const int node = rec.spec.node;
-  // 1. The engines lost: every lockstep unit with a GPU on the node.
   auto lose_units = [&](const std::vector<std::vector<int>>& units, auto on_unit) {
     for (size_t u = 0; u < units.size(); ++u) {
-      if (std::none_of(units[u].begin(), units[u].end(), [&](int e) { return node_of(e) == node; })) continue;
+      if (std::none_of(units[u].begin(), units[u].end(), lost)) continue;
       for (int e : units[u]) engine_lost_[static_cast<size_t>(e)] = true, view_.engines[e].can_take = false;
       on_unit(u);
     }
@@ -43,7 +46,7 @@ void Cluster::node_down(size_t i) {
   lose_units(de_units_, [&](size_t u) {
     auto& s = *de_state_[u];
     s.lost = true;
-    for (size_t k = 0; k < s.unflushed_blocks.size(); ++k) {  // filled blocks not yet on their way to storage
+    for (size_t k = 0; k < s.unflushed_blocks.size(); ++k) {
       for (const AgentWrite& w : s.unflushed_blocks[k]) {
         blocks_.unclaim(w.blocks);
         blocks_.write_finished(w.agent);
@@ -58,12 +61,20 @@ void Cluster::node_down(size_t i) {
     (e.prefill ? pe_left : de_left) |= !engine_lost_[static_cast<size_t>(e.gpu)];
   if (!pe_left || !de_left) {
     std::ostringstream m;
-    m << "fault " << i << " (node-down on node " << node << " at " << rec.started << " s): no "
-      << (pe_left ? "decode" : "prefill") << " engine is left (the node's engines and every engine in an EP group "
-      << "with one of them were lost), so no further round can be served";
+    m << "fault " << i << " (" << name_of(rec.spec.kind) << " on node " << rec.spec.node;
+    if (rec.spec.gpu >= 0) m << " gpu " << rec.spec.gpu;
+    m << " at " << rec.started << " s): no " << (pe_left ? "decode" : "prefill")
+      << " engine is left (the engines it took and every engine in an EP group with one of them were lost), so "
+      << "no further round can be served";
     throw NoProgressError(m.str());
   }
-  // 2. Its SNIC: storage I/O in flight fails (the failure callbacks run next, from the event loop, and find their
+}
+
+void Cluster::node_down(size_t i) {
+  FaultRecord& rec = faults_[i];
+  const int node = rec.spec.node;
+  lose_engines(i, [&](int gpu) { return node_of(gpu) == node; });
+  // Its SNIC: storage I/O in flight fails (the failure callbacks run next, from the event loop, and find their
   // requests lost) and its writes in flight are undone now, so that no block stays claimed by a write that will
   // never land.
   view_.nodes[static_cast<size_t>(node)].snic_up = false;
@@ -75,8 +86,34 @@ void Cluster::node_down(size_t i) {
   }
   inflight_writes_[static_cast<size_t>(node)].clear();
   parked_writes_[static_cast<size_t>(node)].clear();
-  // 3. The attempts lost: those on a lost decode engine that have not finished, and those on a lost prefill engine
-  // whose prompt KV is not yet all in the decode buffer.
+  restart_lost_rounds(i);
+}
+
+// A GPU's compute NIC fails: its engine (with its lockstep unit) is lost, since it can neither take KV nor join
+// its group's all-to-all. The node, its DRAM buffer, SNIC and other engines keep serving; the DRAM-buffer traffic
+// that sim.kv_port = "node" spreads over the node's CNICs moves off this one (buffer_port).
+void Cluster::cnic_down(size_t i) {
+  const FaultSpec& spec = faults_[i].spec;
+  const int gpu = spec.node * gpus_per_node_ + spec.gpu;
+  lose_engines(i, [gpu](int g) { return g == gpu; });
+  cnic_down_[static_cast<size_t>(gpu)] = true;
+  any_cnic_down_ = true;
+  restart_lost_rounds(i);
+}
+
+int Cluster::live_port(int port) const {
+  const int node = node_of(port), local = port % gpus_per_node_;
+  for (int k = 1; k < gpus_per_node_; ++k) {
+    const int p = node * gpus_per_node_ + (local + k) % gpus_per_node_;
+    if (!cnic_down_[static_cast<size_t>(p)]) return p;
+  }
+  return port;  // every CNIC of the node is down: its engines are all lost, and no request uses its buffer
+}
+
+// The attempts lost: those on a lost decode engine that have not finished, and those on a lost prefill engine whose
+// prompt KV is not yet all in the decode buffer. Each gives back what it held and its round restarts.
+void Cluster::restart_lost_rounds(size_t i) {
+  FaultRecord& rec = faults_[i];
   std::vector<int64_t> restart;
   for (Request& r : requests_) {
     if (r.lost) continue;

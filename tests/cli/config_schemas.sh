@@ -81,7 +81,8 @@ s = copy.deepcopy(scen); s["topology"] = dict(topo, cnic_bw="1 s"); bad.append((
 faults = [{"kind": "snic-down", "node": 0, "at": "300 s", "until": "600 s"},
           {"kind": "snic-degrade", "node": 1, "factor": 0.5, "at": "1 s"},
           {"kind": "storage-degrade", "factor": 0.25, "at": "10 s", "until": "20 s"},
-          {"kind": "node-down", "node": 1, "at": "30 s"}]
+          {"kind": "node-down", "node": 1, "at": "30 s"},
+          {"kind": "cnic-down", "node": 1, "gpu": 3, "at": "30 s"}]
 s = copy.deepcopy(scen); s["faults"] = faults; checked += 1
 for e in validator(schemas["scenarios"]).iter_errors(s):
     failures += 1
@@ -93,7 +94,9 @@ for label, f in (("unknown fault kind", {"kind": "node-up", "node": 0, "at": "1 
                  ("storage-degrade with a node", {"kind": "storage-degrade", "node": 0, "factor": 0.5, "at": "1 s"}),
                  ("factor 1", {"kind": "snic-degrade", "node": 0, "factor": 1, "at": "1 s"}),
                  ("node-down with until", {"kind": "node-down", "node": 0, "at": "1 s", "until": "2 s"}),
-                 ("node-down without node", {"kind": "node-down", "at": "1 s"})):
+                 ("node-down without node", {"kind": "node-down", "at": "1 s"}),
+                 ("cnic-down without gpu", {"kind": "cnic-down", "node": 0, "at": "1 s"}),
+                 ("a gpu on another kind", {"kind": "node-down", "node": 0, "gpu": 1, "at": "1 s"})):
     s = copy.deepcopy(scen); s["faults"] = [f]; bad.append(("scenarios", label, s))
 o = {"overlay": 1, "set": {"topology.snic_bw": "1 GB/s"}}
 bad.append(("overlay", "wrong version", dict(o, overlay=2)))

@@ -42,6 +42,8 @@ def fault_set(key, value):
         entry[field] = int(value) if re.fullmatch(r"-?\d+", value) else float(value) if field == "factor" else value
     except ValueError:
         entry[field] = value
+    if field == "gpu" or entry["kind"] == "cnic-down":  # only cnic-down names a GPU
+        entry = {"kind": "cnic-down", "node": 0, "gpu": entry.get("gpu", 0), "at": entry["at"]}
     if entry["kind"] in ("snic-down", "node-down"):
         entry.pop("factor", None)
     if entry["kind"] == "storage-degrade":

@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
-# Fault node-down (issue 19, docs/faults.md) on DS 27B, 64 agents:
+# Faults that lose engines, node-down and cnic-down (issue 19, docs/faults.md), on DS 27B, 64 agents:
 #  - 1P2D (node 0 = PE, nodes 1 and 2 = DEs), node 2 lost at 20 s, DualPath and Basic: every round completes exactly
 #    once, on node 1's decode engines after the fault; the lost attempts restart at the fault from their persisted
 #    prefix; hit KV is conserved (bytes read = hit bytes of the completed rounds + the lost attempts' bytes); the
 #    wait report still adds up, lost attempts included; the lost node's writes are undone so that later rounds
 #    still hit (the hit rate stays that of the fault-free run); both network engines agree;
 #  - 2P1D, prefill node 0 lost: every later round is prefilled on node 1;
-#  - the only prefill node lost: exit 1 and one line; node-down with `until` or `factor`: exit 2 and one line.
+#  - cnic-down on 1P2D with two 4-GPU decode groups per node: the GPU's group is lost, the node's other group
+#    keeps decoding, and the node's DRAM-buffer traffic moves off the dead CNIC (sim.kv_port = "node");
+#  - the only prefill node lost: exit 1 and one line; node-down with `until` or `factor`, cnic-down without a
+#    valid gpu: exit 2 and one line.
 set -euo pipefail
 bin="$1"; root="$2"
 export PYTHONPATH="$root/tests/cli${PYTHONPATH:+:$PYTHONPATH}"  # checks.py
@@ -33,6 +36,10 @@ s, e = min(spans)
 print(f'{(s + e) / 2:.6f}s')" "$tmp/pe0/requests.csv")
 echo "prefill node 0 lost at $pe_at"
 run pe_down --policy dualpath --set deployment.prefill_nodes=2 --fault "node-down:node=0,at=$pe_at"
+run cnic --policy dualpath --set deployment.decode_nodes=2 --set deployment.de_group_gpus=4 \
+  --fault cnic-down:node=2,gpu=3,at=20s
+run cnic_sg --policy dualpath --set deployment.decode_nodes=2 --set deployment.de_group_gpus=4 \
+  --fault cnic-down:node=2,gpu=3,at=20s --set sim.engine=simgrid
 rc=0; run only_pe --policy dualpath --fault node-down:node=0,at=20s 2> "$tmp/only_pe.err" || rc=$?
 echo "the only prefill node lost: exit $rc: $(cat "$tmp/only_pe.err")"
 
@@ -109,6 +116,29 @@ check(pe["complete"] and len(kept) == pe["rounds_total"] and pe["faults"][0]["ro
 late = [r for r in kept if float(r["pe_assigned"]) > pe["faults"][0]["started"]]
 check(len(late) > 100 and all(int(r["pe"]) // gpn == 1 for r in late),
       f"2P1D: every request placed after the fault ({len(late)}) is prefilled on node 1")
+c, rows = load("cnic")
+f = c["faults"][0]
+kept = [r for r in rows if float(r["done"]) >= 0]
+lost = [r for r in rows if float(r["done"]) < 0]
+check(c["complete"] and len(kept) == c["rounds_total"] == len({(r["agent"], r["round"]) for r in kept})
+      and f["kind"] == "cnic-down" and f["gpu"] == 3 and f["rounds_restarted"] == len(lost) > 0,
+      f"cnic-down: every round completes once ({len(lost)} attempts lost and restarted)")
+check(all(16 <= int(r["de"]) < 20 for r in lost), "cnic-down: the lost attempts were all on GPU 19's decode group (GPUs 16-19)")
+late = [int(r["de"]) for r in kept if float(r["de_assigned"]) > 20.0]
+check(len(late) > 100 and not any(16 <= d < 20 for d in late) and any(20 <= d < 24 for d in late),
+      f"cnic-down: later rounds decode on node 2's other group and on node 1, never on the lost group ({len(late)})")
+links = list(csv.DictReader(open(f"{t}/cnic/links.csv")))
+dead = sum(float(r["utilisation"]) for r in links if r["link"] in ("cnic19_rd", "cnic19_wr") and float(r["time"]) >= 21)
+moved = sum(float(r["kv_utilisation"]) for r in links if r["link"] == "cnic20_wr" and float(r["time"]) >= 21)
+check(dead == 0 and moved > 0, f"cnic-down: the dead CNIC carries nothing after the fault; its buffer traffic moved (CNIC 20: {moved:.2f})")
+b = c["results"]["bytes"]
+hit = sum(int(r["hit"]) for r in kept) * c["config"]["derived"]["kv_bytes_per_token"]
+check(abs(hit + f["bytes_lost"] - b["storage_read"]) <= 1e-9 * b["storage_read"],
+      "cnic-down: storage_read = completed rounds' hit KV + lost attempts'")
+sg, _ = load("cnic_sg")
+check(abs(sg["results"]["jct_s"] - c["results"]["jct_s"]) <= 1e-6 * c["results"]["jct_s"] and sg["faults"] == c["faults"],
+      f"cnic-down: simgrid and native agree: JCT {sg['results']['jct_s']:.9g} vs {c['results']['jct_s']:.9g}")
+
 check(only_pe_rc == 1, f"the only prefill node lost: exit 1 (got {only_pe_rc})")
 err = open(f"{t}/only_pe.err").read().strip().splitlines()
 check(len(err) == 1 and "node-down" in err[0] and "no prefill engine" in err[0], "... and one line says why")
@@ -116,7 +146,8 @@ done()
 PY
 
 # Bad node-down faults: exit 2 and one line.
-for f in "node-down:node=1,at=1s,until=5s" "node-down:node=0,factor=0.5,at=1s" "node-down:node=7,at=1s" "node-down:at=1s"; do
+for f in "node-down:node=1,at=1s,until=5s" "node-down:node=0,factor=0.5,at=1s" "node-down:node=7,at=1s" "node-down:at=1s" \
+         "cnic-down:node=1,gpu=8,at=1s" "cnic-down:node=1,at=1s" "node-down:node=1,gpu=0,at=1s" "cnic-down:node=1,gpu=0,at=1s,until=2s"; do
   rc=0; "$bin" run "$sc" --quiet --out "$tmp/bad" --fault "$f" 2> "$tmp/err" || rc=$?
   lines=$(wc -l < "$tmp/err")
   if [ "$rc" != 2 ] || [ "$lines" != 1 ]; then echo "FAIL --fault $f: exit $rc, $lines lines"; cat "$tmp/err"; exit 1; fi
