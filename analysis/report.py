@@ -242,7 +242,8 @@ def fig_links(rep, run):
         if f.get("started") is None:
             continue
         stop = f["ended"] if f.get("ended") is not None else max(end, f["started"])
-        what = f["kind"] + (f" node {f['node']}" if "node" in f else "") + (f" x{f['factor']:g}" if "factor" in f else "")
+        what = (f["kind"] + (f" node {f['node']}" if "node" in f else "") + (f" gpu {f['gpu']}" if "gpu" in f else "")
+                + (f" x{f['factor']:g}" if "factor" in f else ""))
         for k, ax in enumerate(axes):
             ax.axvspan(f["started"], stop, color="#d62728", alpha=0.12, lw=0)
             ax.axvline(f["started"], color="#d62728", lw=1, ls="-.")
