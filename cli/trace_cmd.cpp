@@ -127,7 +127,7 @@ ReplayReuse replay_reuse(const Trace& trace, int block_tokens) {
   if (block_tokens < 1 || block_tokens > (1 << 20))
     throw InputError("--block-tokens", "expected an integer in [1, 1048576], found " + std::to_string(block_tokens));
   WorkloadSpec spec;
-  spec.source = "file";
+  spec.source = WorkloadSource::File;
   bool arrivals = true;
   for (const auto& t : trace.trajectories) arrivals = arrivals && t.arrival >= 0;
   spec.mode = arrivals ? ArrivalMode::Online : ArrivalMode::Offline;

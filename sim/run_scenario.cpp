@@ -77,8 +77,8 @@ RunOutcome run_scenario(const Scenario& sc, const std::string& scenario_dir, con
 
   SimOptions opt;
   opt.link_sample_interval = sc.outputs.link_sample_interval;
-  opt.full_lmm_update = sc.sim.lmm_update == "full" ||
-                        (sc.sim.lmm_update == "auto" && effective_features(sc.policy).dual_path);
+  opt.full_lmm_update = sc.sim.lmm_update == LmmUpdate::Full ||
+                        (sc.sim.lmm_update == LmmUpdate::Auto && effective_features(sc.policy).dual_path);
   const std::unique_ptr<Simulator> sim =
       make_simulator(sc.sim.engine, sc.topology, sc.deployment, sc.policy.qos, sc.sim, opt);
   Simulator& backend = *sim;

@@ -141,11 +141,10 @@ void Simulator::require_running() const {
     throw std::logic_error("simulator: work can only be started from run()'s start or completion callbacks");
 }
 
-std::unique_ptr<Simulator> make_simulator(const std::string& engine, const Topology& topo, const Deployment& dep,
+std::unique_ptr<Simulator> make_simulator(NetworkEngine engine, const Topology& topo, const Deployment& dep,
                                           const QosSpec& qos, const SimSpec& spec, const SimOptions& options) {
-  if (engine == "simgrid") return std::make_unique<SimBackend>(topo, dep, qos, spec, options);
-  if (engine == "native") return std::make_unique<FluidBackend>(topo, dep, qos, spec, options);
-  throw std::invalid_argument("simulator: unknown engine \"" + engine + "\" (expected simgrid or native)");
+  if (engine == NetworkEngine::Simgrid) return std::make_unique<SimBackend>(topo, dep, qos, spec, options);
+  return std::make_unique<FluidBackend>(topo, dep, qos, spec, options);
 }
 
 }  // namespace dualpath::sim

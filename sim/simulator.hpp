@@ -125,10 +125,10 @@ class Simulator : public Backend {
   std::vector<std::vector<StorageIo>> io_;
 };
 
-// Creates the simulator of `engine` ("simgrid" or "native"). Throws std::invalid_argument on an unknown engine or
-// an invalid topology, deployment or QoS spec. Only one "simgrid" simulator may exist per process (SimGrid's
-// engine is a singleton; a second throws std::logic_error).
-std::unique_ptr<Simulator> make_simulator(const std::string& engine, const Topology& topo, const Deployment& dep,
+// Creates the simulator of `engine` (sim.engine). Throws std::invalid_argument on an invalid topology, deployment or
+// QoS spec. Only one SimGrid simulator may exist per process (SimGrid's engine is a singleton; a second throws
+// std::logic_error).
+std::unique_ptr<Simulator> make_simulator(NetworkEngine engine, const Topology& topo, const Deployment& dep,
                                           const QosSpec& qos, const SimSpec& spec, const SimOptions& options = {});
 
 }  // namespace dualpath::sim

@@ -17,6 +17,16 @@ enum class QuotaScope : uint8_t { Forward, Layer };
 enum class BufferLifecycle : uint8_t { Stream, Reserve };
 // policy.de_hbm: a decode engine's HBM taken when the engine is chosen, or at handoff.
 enum class DeHbmAt : uint8_t { Assign, Handoff };
+// workload.source: trajectories from a synthetic profile, or from a trace file.
+enum class WorkloadSource : uint8_t { Generate, File };
+// workload.mode: every agent at t = 0, or agents arriving over time.
+enum class ArrivalMode : uint8_t { Offline, Online };
+// workload.stop: run until every agent is done, or the paper's SLO stop rule (online only).
+enum class StopMode : uint8_t { None, Slo };
+// sim.engine: the network engine (dualpath's own max-min solver, or SimGrid's LMM).
+enum class NetworkEngine : uint8_t { Native, Simgrid };
+// sim.lmm_update: how SimGrid re-solves rates after an event (SimSpec::lmm_update).
+enum class LmmUpdate : uint8_t { Auto, Lazy, Full };
 // faults[].kind (docs/faults.md).
 enum class FaultKind : uint8_t { SnicDown, SnicDegrade, StorageDegrade, NodeDown, CnicDown };
 // sim.kv_port: the DE-node CNIC that carries a PE GPU's KV: the one at the PE GPU's local index, or the engine's.
@@ -38,6 +48,15 @@ inline constexpr ChoiceName<FaultKind> kFaultKinds[] = {{FaultKind::SnicDown, "s
                                                         {FaultKind::NodeDown, "node-down"},
                                                         {FaultKind::CnicDown, "cnic-down"}};
 inline constexpr ChoiceName<KvPort> kKvPorts[] = {{KvPort::Node, "node"}, {KvPort::Engine, "engine"}};
+inline constexpr ChoiceName<WorkloadSource> kWorkloadSources[] = {{WorkloadSource::Generate, "generate"},
+                                                                  {WorkloadSource::File, "file"}};
+inline constexpr ChoiceName<ArrivalMode> kArrivalModes[] = {{ArrivalMode::Offline, "offline"},
+                                                            {ArrivalMode::Online, "online"}};
+inline constexpr ChoiceName<StopMode> kStopModes[] = {{StopMode::None, "none"}, {StopMode::Slo, "slo"}};
+inline constexpr ChoiceName<NetworkEngine> kNetworkEngines[] = {{NetworkEngine::Simgrid, "simgrid"},
+                                                                {NetworkEngine::Native, "native"}};
+inline constexpr ChoiceName<LmmUpdate> kLmmUpdates[] = {
+    {LmmUpdate::Auto, "auto"}, {LmmUpdate::Lazy, "lazy"}, {LmmUpdate::Full, "full"}};
 
 template <class E, size_t N>
 const char* choice_name(const ChoiceName<E> (&table)[N], E value) {
@@ -64,6 +83,11 @@ inline const char* name_of(BufferLifecycle v) { return choice_name(kBufferLifecy
 inline const char* name_of(DeHbmAt v) { return choice_name(kDeHbmAts, v); }
 inline const char* name_of(KvPort v) { return choice_name(kKvPorts, v); }
 inline const char* name_of(FaultKind v) { return choice_name(kFaultKinds, v); }
+inline const char* name_of(WorkloadSource v) { return choice_name(kWorkloadSources, v); }
+inline const char* name_of(ArrivalMode v) { return choice_name(kArrivalModes, v); }
+inline const char* name_of(StopMode v) { return choice_name(kStopModes, v); }
+inline const char* name_of(NetworkEngine v) { return choice_name(kNetworkEngines, v); }
+inline const char* name_of(LmmUpdate v) { return choice_name(kLmmUpdates, v); }
 // The degrades keep a fraction of bandwidth (`factor`); the others take none.
 inline bool has_factor(FaultKind k) { return k == FaultKind::SnicDegrade || k == FaultKind::StorageDegrade; }
 

@@ -109,11 +109,9 @@ struct Deployment {
   double fetch_period = 0; // seconds between a group leader's fetches from the scheduler
 };
 
-enum class ArrivalMode { Offline, Online };
-
 struct WorkloadSpec {
   // Source of trajectories: a generated synthetic profile, or a native trace file.
-  std::string source = "generate";     // "generate" | "file"
+  WorkloadSource source = WorkloadSource::Generate;
   std::string profile = "64k";         // for "generate": "32k" | "48k" | "64k"
   int trajectories = 500;              // for "generate"
   std::string table2_reading = "trajectories";  // for "generate": which reading of Table 2 the profile is calibrated to
@@ -131,7 +129,7 @@ struct WorkloadSpec {
   uint64_t seed = 1;
   // Online only: "none" runs until every agent has finished; "slo" applies the paper's stop rule (§7.6): the run
   // ends when TTFT exceeds the SLO or at steady state (core/metrics/stop_rule.hpp).
-  std::string stop = "none";
+  StopMode stop = StopMode::None;
 };
 
 // The service-level objective online runs are judged by (paper §7.6: TTFT <= 4 s, TPOT <= 50 ms).
@@ -188,12 +186,12 @@ struct SimSpec {
   // constraints changed, "full" all of them; "auto" = full for policies with the DE read path (its flows couple
   // DE DRAM and CNICs with PE CNICs into one system where lazy's bookkeeping costs more than it saves: DS 660B
   // 2P4D DualPath 146 s -> 124 s wall) and lazy otherwise (Basic 34 s vs 36 s). Results agree to ~1e-6.
-  std::string lmm_update = "auto";
+  LmmUpdate lmm_update = LmmUpdate::Auto;
   // The network engine: "native" (dualpath's own weighted max-min over the fabric, sim/fluid_backend.hpp) or
   // "simgrid" (SimGrid's LMM solver, the engine of record the native one is checked against: same results to
   // ~1e-12, tests/cli/sim_engines.sh). Native is the default because it is 4-7x cheaper per run.
   // lmm_update applies to "simgrid" only.
-  std::string engine = "native";
+  NetworkEngine engine = NetworkEngine::Native;
 };
 
 // A fault injected at a simulated time (scenario "faults", `run --fault`; docs/faults.md). Node indices are the

@@ -64,8 +64,8 @@ nlohmann::json scenario_to_json(const Scenario& s) {
                      {"de_group_gpus", d.de_group_gpus},
                      {"fetch_period", d.fetch_period}};
 
-  json workload = {{"source", w.source},
-                   {"mode", w.mode == ArrivalMode::Online ? "online" : "offline"},
+  json workload = {{"source", name_of(w.source)},
+                   {"mode", name_of(w.mode)},
                    {"agents", w.agents},
                    {"aps", w.aps},
                    {"duration", w.duration},
@@ -75,8 +75,8 @@ nlohmann::json scenario_to_json(const Scenario& s) {
                    {"think_time", w.think_time},
                    {"time_scale", w.time_scale},
                    {"seed", w.seed},
-                   {"stop", w.stop}};
-  if (w.source == "file") {
+                   {"stop", name_of(w.stop)}};
+  if (w.source == WorkloadSource::File) {
     workload["file"] = w.file;
   } else {
     workload["profile"] = w.profile;
@@ -121,8 +121,8 @@ nlohmann::json scenario_to_json(const Scenario& s) {
             {"decode_chunk_steps", s.sim.decode_chunk_steps},
             {"kv_port", name_of(s.sim.kv_port)},
             {"time_limit", s.sim.time_limit},
-            {"lmm_update", s.sim.lmm_update},
-            {"engine", s.sim.engine}}},
+            {"lmm_update", name_of(s.sim.lmm_update)},
+            {"engine", name_of(s.sim.engine)}}},
           {"derived", derived}};
   // Only when there are faults, so that a fault-free run's config.json is what it was before faults existed.
   if (!s.faults.empty()) {

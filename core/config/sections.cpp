@@ -165,24 +165,23 @@ WorkloadSpec parse_workload(const ObjectReader& parent, const std::string& key) 
                           "time_scale", "append_scale", "gen_scale", "max_len", "think_time", "seed", "stop"});
   const WorkloadSpec d;
   WorkloadSpec w;
-  w.source = r.choice("source", {"generate", "file"}, d.source);
+  w.source = choice_value(kWorkloadSources, r.choice("source", choice_names(kWorkloadSources), name_of(d.source)));
   // Keys of the branch not taken are still type-checked but otherwise ignored, so an override such as
   // workload.mode=online works on an offline scenario without having to delete its "agents" key.
   w.profile = r.choice("profile", {"32k", "48k", "64k"}, d.profile);
   w.table2_reading = r.choice("table2_reading", {"rounds", "trajectories"}, d.table2_reading);
   w.trajectories = static_cast<int>(r.integer("trajectories", 1, 10000000, d.trajectories));
-  if (w.source == "file" || r.has("file")) {
+  if (w.source == WorkloadSource::File || r.has("file")) {
     const std::string file = non_empty_string(r, "file");
     const std::filesystem::path resolved =
         (std::filesystem::path(r.origins().base_dir(pointer_join(r.pointer(), "file"))) / file).lexically_normal();
-    if (w.source == "file" && !std::filesystem::is_regular_file(resolved)) {
+    if (w.source == WorkloadSource::File && !std::filesystem::is_regular_file(resolved)) {
       r.fail("file", "trace file \"" + resolved.string() + "\" does not exist or is not a regular file");
     }
     w.file = resolved.string();
   }
 
-  const std::string mode = r.choice("mode", {"offline", "online"});
-  w.mode = mode == "online" ? ArrivalMode::Online : ArrivalMode::Offline;
+  w.mode = choice_value(kArrivalModes, r.choice("mode", choice_names(kArrivalModes)));
   const bool online = w.mode == ArrivalMode::Online;
   // agents = 0: one agent per trajectory; aps = 0: the trace's own arrival times, where duration = 0 means the
   // whole trace (Poisson arrivals need a positive duration).
@@ -197,8 +196,8 @@ WorkloadSpec parse_workload(const ObjectReader& parent, const std::string& key) 
   w.max_len = r.integer("max_len", 0, kMaxInt64, d.max_len);
   w.think_time = r.quantity("think_time", Dimension::Duration, Range::non_negative(), d.think_time);
   w.seed = static_cast<uint64_t>(r.integer("seed", 0, kMaxInt64, static_cast<int64_t>(d.seed)));
-  w.stop = r.choice("stop", {"none", "slo"}, d.stop);
-  if (w.stop != "none" && !online)
+  w.stop = choice_value(kStopModes, r.choice("stop", choice_names(kStopModes), name_of(d.stop)));
+  if (w.stop != StopMode::None && !online)
     r.fail("stop", "the stop rule applies to online runs only; expected \"none\" with mode \"offline\"");
   return w;
 }
@@ -265,8 +264,8 @@ SimSpec parse_sim(const ObjectReader& parent, const std::string& key, const Mode
   s.decode_chunk_steps = static_cast<int>(r.integer("decode_chunk_steps", 1, 1000000, d.decode_chunk_steps));
   s.kv_port = choice_value(kKvPorts, r.choice("kv_port", choice_names(kKvPorts), name_of(d.kv_port)));
   s.time_limit = r.quantity("time_limit", Dimension::Duration, Range::non_negative(), d.time_limit);
-  s.lmm_update = r.choice("lmm_update", {"auto", "lazy", "full"}, d.lmm_update);
-  s.engine = r.choice("engine", {"simgrid", "native"}, d.engine);
+  s.lmm_update = choice_value(kLmmUpdates, r.choice("lmm_update", choice_names(kLmmUpdates), name_of(d.lmm_update)));
+  s.engine = choice_value(kNetworkEngines, r.choice("engine", choice_names(kNetworkEngines), name_of(d.engine)));
   return s;
 }
 

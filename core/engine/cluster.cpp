@@ -42,7 +42,7 @@ Cluster::Cluster(const Scenario& scenario, std::vector<Agent> agents, Backend& b
   const auto& topo = sc_.topology;
   const auto& dep = sc_.deployment;
   const int nodes = dep.prefill_nodes + dep.decode_nodes;
-  if (sc_.workload.stop == "slo") {
+  if (sc_.workload.stop == StopMode::Slo) {
     if (!be_.can_stop())
       throw InputError(sc_.source_file + ": /workload/stop",
                        "\"slo\" needs a backend that can end a run early (the simulator); this one cannot, use \"none\"");

@@ -30,7 +30,7 @@ SynthParams profile_of(const WorkloadSpec& spec) {
 
 int64_t effective_max_len(const WorkloadSpec& spec) {
   if (spec.max_len > 0) return spec.max_len;
-  if (spec.source == "generate") return profile_of(spec).max_len;
+  if (spec.source == WorkloadSource::Generate) return profile_of(spec).max_len;
   return 0;
 }
 
@@ -207,19 +207,16 @@ std::vector<Agent> make_agents(const Trace& trace, const WorkloadSpec& spec) {
 }
 
 Trace load_workload_trace(const WorkloadSpec& spec, const std::string& scenario_dir) {
-  if (spec.source == "generate") {
+  if (spec.source == WorkloadSource::Generate) {
     const SynthParams params = profile_of(spec);
     check(spec.trajectories >= 1, "trajectories",
           "expected at least 1 trajectory to generate, found " + std::to_string(spec.trajectories));
     return generate_trace(params, spec.trajectories, spec.seed);
   }
-  if (spec.source == "file") {
-    check(!spec.file.empty(), "file", "expected the path of a native trace file, found an empty string");
-    std::filesystem::path p(spec.file);
-    if (p.is_relative() && !scenario_dir.empty()) p = std::filesystem::path(scenario_dir) / p;
-    return read_trace(p.string());
-  }
-  throw InputError("workload.source", "expected \"generate\" or \"file\", found \"" + spec.source + "\"");
+  check(!spec.file.empty(), "file", "expected the path of a native trace file, found an empty string");
+  std::filesystem::path p(spec.file);
+  if (p.is_relative() && !scenario_dir.empty()) p = std::filesystem::path(scenario_dir) / p;
+  return read_trace(p.string());
 }
 
 }  // namespace dualpath

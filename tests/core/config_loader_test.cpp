@@ -267,7 +267,7 @@ TEST_F(config_loader, StopRuleIsOnlineOnlyAndSloMustBePositive) {
   EXPECT_EQ(error_of(online), "");
   EXPECT_EQ(error_of(online, {"workload.stop=none", "slo.ttft=2 s", "slo.tpot=20 ms"}), "");
   const Scenario s = load_scenario(online, {"slo.ttft=2 s"});
-  EXPECT_EQ(s.workload.stop, "slo");
+  EXPECT_EQ(s.workload.stop, dualpath::StopMode::Slo);
   EXPECT_DOUBLE_EQ(s.slo.ttft, 2.0);
   EXPECT_DOUBLE_EQ(s.slo.tpot, 0.050);  // default
   EXPECT_EQ(scenario_to_json(s)["slo"]["ttft"], 2.0);
@@ -295,9 +295,9 @@ TEST_F(config_loader, Table2ReadingAcceptsBothReadings) {
 // Both network engines are accepted (native by default, docs/configuration.md); anything else names the key.
 TEST_F(config_loader, SimEngineAcceptsNativeAndSimGrid) {
   const std::string file = scenario();
-  EXPECT_EQ(load_scenario(file).sim.engine, "native");
-  EXPECT_EQ(load_scenario(file, {"sim.engine=simgrid"}).sim.engine, "simgrid");
-  EXPECT_EQ(load_scenario(file, {"sim.engine=native"}).sim.engine, "native");
+  EXPECT_EQ(load_scenario(file).sim.engine, dualpath::NetworkEngine::Native);
+  EXPECT_EQ(load_scenario(file, {"sim.engine=simgrid"}).sim.engine, dualpath::NetworkEngine::Simgrid);
+  EXPECT_EQ(load_scenario(file, {"sim.engine=native"}).sim.engine, dualpath::NetworkEngine::Native);
   const std::string err = error_of(file, {"sim.engine=ns3"});
   EXPECT_NE(err.find("/sim/engine"), std::string::npos) << err;
   EXPECT_NE(err.find("\"simgrid\" | \"native\""), std::string::npos) << err;

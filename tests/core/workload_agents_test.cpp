@@ -21,7 +21,7 @@ Trace small_trace() {
 
 WorkloadSpec offline(int agents) {
   WorkloadSpec s;
-  s.source = "file";
+  s.source = WorkloadSource::File;
   s.agents = agents;
   s.seed = 5;
   return s;
@@ -191,16 +191,15 @@ TEST(WorkloadAgents, SharedPrefixesFollowTheParentChainAndTheScaling) {
   EXPECT_EQ(scaled[1].shares[0].tokens, 290);
 }
 
-TEST(WorkloadAgents, LoadsFilesRelativeToTheScenarioDirAndRejectsBadSources) {
+// (An unknown workload.source cannot reach here: it is an enum the loader parses, config_loader tests refuse it.)
+TEST(WorkloadAgents, LoadsFilesRelativeToTheScenarioDirAndRejectsBadProfiles) {
   const auto path = test::write_temp("agents_trace.jsonl", "{\"id\":\"z\",\"rounds\":[[9,9]]}\n");
   WorkloadSpec s;
-  s.source = "file";
+  s.source = WorkloadSource::File;
   s.file = "agents_trace.jsonl";
   const auto dir = path.substr(0, path.size() - s.file.size());
   EXPECT_EQ(load_workload_trace(s, dir).trajectories.at(0).id, "z");
-  s.source = "http";
-  EXPECT_THROW(load_workload_trace(s, dir), InputError);
-  s.source = "generate";
+  s.source = WorkloadSource::Generate;
   s.profile = "16k";
   EXPECT_THROW(load_workload_trace(s, dir), InputError);
 }

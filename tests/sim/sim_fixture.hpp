@@ -69,7 +69,7 @@ inline std::string& current_engine() {
 }
 inline std::unique_ptr<Simulator> make(const Topology& t, const Deployment& d, const QosSpec& q, const SimSpec& s,
                                        const SimOptions& o = {}) {
-  return make_simulator(current_engine(), t, d, q, s, o);
+  return make_simulator(choice_value(kNetworkEngines, current_engine()), t, d, q, s, o);
 }
 
 // A test run once per network engine: GetParam() is "simgrid" or "native".
