@@ -37,6 +37,7 @@
 #include "core/config/input_error.hpp"
 #include "core/config/loader.hpp"
 #include "core/config/units.hpp"
+#include "core/metrics/summary.hpp"
 #include "core/sched/policy_registry.hpp"
 
 namespace dualpath::cli {
@@ -83,9 +84,9 @@ Probe read_probe(const std::string& dir, double aps, double tpot_limit) {
   p.aps = aps;
   p.ended_by = s.at("stop").at("ended_by").get<std::string>();
   p.ttft_window_mean = s.at("stop").at("ttft_window_mean_s").get<double>();
-  const auto& r = s.at("results");
-  p.tpot_mean = r.at("tpot_s").value("mean", 0.0);
-  p.ttft_p50 = r.at("ttft_s").value("p50", 0.0);
+  const RunSummary r = run_summary_from_json(s.at("results"));
+  p.tpot_mean = r.tpot.mean;
+  p.ttft_p50 = r.ttft.p50;
   p.binds = s.at("waits").at("ttft").value("binds", "");
   p.meets = p.ended_by != "slo_violated" && p.tpot_mean <= tpot_limit;
   return p;

@@ -32,6 +32,7 @@
 #include "core/analysis/link_window.hpp"
 #include "core/config/input_error.hpp"
 #include "core/config/loader.hpp"
+#include "core/metrics/summary.hpp"
 
 namespace dualpath::cli {
 namespace {
@@ -322,7 +323,7 @@ class Claims {
     std::ifstream in(out_ + "/" + p.id + "/summary.json");
     const auto s = nlohmann::json::parse(in);
     if (!s["complete"].get<bool>()) throw std::runtime_error(p.id + " did not complete");
-    return s["results"]["jct_s"].get<double>();
+    return run_summary_from_json(s.at("results")).jct;
   }
 
   static std::string window_key(Link l) {

@@ -22,6 +22,7 @@
 #include "core/config/input_error.hpp"
 #include "core/config/loader.hpp"
 #include "core/config/units.hpp"
+#include "core/metrics/summary.hpp"
 #include "core/sched/policy_registry.hpp"
 #ifdef DUALPATH_HAVE_HW
 #include "hw/calibrate.hpp"
@@ -135,7 +136,7 @@ void hw_run_policies(const HwRunArgs& a, const Scenario& sc, const std::vector<s
       continue;
     }
     std::ifstream f(out + "/" + policies[i] + "/summary.json");
-    jct.emplace_back(policies[i], nlohmann::json::parse(f)["results"]["jct_s"].get<double>());
+    jct.emplace_back(policies[i], run_summary_from_json(nlohmann::json::parse(f).at("results")).jct);
   }
   if (!a.quiet && !jct.empty()) {
     std::cout << "hw run of " << sc.name << ": JCT per policy (speed-up relative to " << jct.front().first
@@ -253,7 +254,7 @@ void hw_run(const HwRunArgs& a) {
     std::cerr << "dualpath hw: WARNING: bytes were moved by a memcpy stand-in, NOT by UCX: "
               << h["kv_transport"].get<std::string>() << "\n";
   if (!a.quiet) {
-    const auto& r = o.summary["results"];
+    const RunSummary r = run_summary_from_json(o.summary.at("results"));
     const bool measured = o.summary["compute"] == "measured";
     std::cout << "hw run of " << sc.name << " / " << sc.policy.name
               << (measured ? " (MEASURED compute: real GPU kernels)\n" : " (EMULATED compute: no GPU kernels)\n")
@@ -264,11 +265,9 @@ void hw_run(const HwRunArgs& a) {
               << h["storage"]["blocks_written"] << " written\n"
               << "  transport: " << h["kv_transport"].get<std::string>() << "; "
               << h["model_transport"].get<std::string>() << "\n"
-              << "  rounds " << r["rounds"] << "/" << o.summary["rounds_total"] << ", JCT " << fmt(r["jct_s"].get<double>(), 3)
-              << " s, TTFT p50 " << fmt(r["ttft_s"]["p50"].get<double>(), 3) << " s p99 "
-              << fmt(r["ttft_s"]["p99"].get<double>(), 3) << " s, TPOT p50 "
-              << fmt(r["tpot_s"]["p50"].get<double>() * 1e3, 2) << " ms, prompt "
-              << fmt(r["prompt_tokens_per_s"].get<double>(), 0) << " tok/s, PE SNIC "
+              << "  rounds " << r.rounds << "/" << o.summary["rounds_total"] << ", JCT " << fmt(r.jct, 3)
+              << " s, TTFT p50 " << fmt(r.ttft.p50, 3) << " s p99 " << fmt(r.ttft.p99, 3) << " s, TPOT p50 "
+              << fmt(r.tpot.p50 * 1e3, 2) << " ms, prompt " << fmt(r.prompt_tokens_per_s, 0) << " tok/s, PE SNIC "
               << fmt(100 * o.summary["links"]["pe_snic_read_utilisation"].get<double>(), 0) << "%, DE SNIC "
               << fmt(100 * o.summary["links"]["de_snic_read_utilisation"].get<double>(), 0) << "%\n"
               << "  " << fmt(o.wall_seconds, 2) << " s wall; results in " << out << "/\n";

@@ -38,6 +38,7 @@
 #include "core/analysis/vary_grid.hpp"
 #include "core/config/input_error.hpp"
 #include "core/config/loader.hpp"
+#include "core/metrics/summary.hpp"
 #include "core/sched/policy_registry.hpp"
 
 namespace dualpath::cli {
@@ -92,7 +93,7 @@ Outcome read_outcome(const std::string& dir, const std::string& objective, const
       std::ifstream in(dir + "/summary.json");
       const auto s = nlohmann::json::parse(in);
       if (!s.at("complete").get<bool>()) return o;
-      o.value = s.at("results").at("jct_s").get<double>();
+      o.value = run_summary_from_json(s.at("results")).jct;
       o.binds = s.at("waits").at("ttft").value("binds", "");
     } else {
       std::ifstream in(dir + "/capacity.json");

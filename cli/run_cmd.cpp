@@ -24,6 +24,7 @@
 #include "core/config/loader.hpp"
 #include "core/engine/cluster.hpp"
 #include "core/metrics/run_folders.hpp"
+#include "core/metrics/summary.hpp"
 #include "core/metrics/trace_events.hpp"
 #include "core/sched/policy_registry.hpp"
 #ifdef DUALPATH_HAVE_SIM
@@ -62,19 +63,18 @@ std::string binds(const nlohmann::json& s) {
 }
 
 void print_table(const std::vector<std::pair<std::string, nlohmann::json>>& runs) {
-  const double base_jct = runs.front().second["results"]["jct_s"].get<double>();
+  const double base_jct = run_summary_from_json(runs.front().second.at("results")).jct;
   std::cout << std::left << std::setw(10) << "policy" << std::right << std::setw(11) << "JCT (s)" << std::setw(9)
             << "speedup" << std::setw(11) << "TTFT p50" << std::setw(11) << "TTFT p99" << std::setw(11)
             << "TPOT p50" << std::setw(12) << "prompt t/s" << std::setw(9) << "PE SNIC" << std::setw(9) << "DE SNIC"
             << "  binds (TTFT share)\n";
   for (const auto& [name, s] : runs) {
-    const auto& r = s["results"];
-    const double jct = r["jct_s"].get<double>();
+    const RunSummary r = run_summary_from_json(s.at("results"));
+    const double jct = r.jct;
     std::cout << std::left << std::setw(10) << name << std::right << std::setw(11) << fmt(jct, 1) << std::setw(9)
-              << (jct > 0 ? fmt(base_jct / jct) + "x" : "-") << std::setw(11)
-              << fmt(r["ttft_s"]["p50"].get<double>(), 2) << std::setw(11) << fmt(r["ttft_s"]["p99"].get<double>(), 2)
-              << std::setw(11) << fmt(r["tpot_s"]["p50"].get<double>() * 1e3, 1) + "ms" << std::setw(12)
-              << fmt(r["prompt_tokens_per_s"].get<double>(), 0) << std::setw(8)
+              << (jct > 0 ? fmt(base_jct / jct) + "x" : "-") << std::setw(11) << fmt(r.ttft.p50, 2) << std::setw(11)
+              << fmt(r.ttft.p99, 2) << std::setw(11) << fmt(r.tpot.p50 * 1e3, 1) + "ms" << std::setw(12)
+              << fmt(r.prompt_tokens_per_s, 0) << std::setw(8)
               << fmt(100 * s["links"]["pe_snic_read_utilisation"].get<double>(), 0) << "%" << std::setw(8)
               << fmt(100 * s["links"]["de_snic_read_utilisation"].get<double>(), 0) << "%  " << binds(s) << "\n";
   }
@@ -141,15 +141,20 @@ void add_fault_impact(const RunArgs& a, const std::vector<std::string>& policies
       without = nlohmann::json::parse(base);
     }
     nlohmann::json impact = {{"baseline", folders[i] + "/baseline"}};
-    auto metric = [&](const std::string& name, const nlohmann::json::json_pointer& ptr) {
-      const double x = with["results"][ptr].get<double>(), y = without["results"][ptr].get<double>();
+    const RunSummary w = run_summary_from_json(with.at("results")), wo = run_summary_from_json(without.at("results"));
+    auto metric = [&](const std::string& name, double RunSummary::*field) {
+      const double x = w.*field, y = wo.*field;
       impact[name] = {{"with_faults", x}, {"without", y}, {"change", y != 0 ? x / y - 1 : 0.0}};
     };
-    metric("jct_s", nlohmann::json::json_pointer("/jct_s"));
-    metric("ttft_p50_s", nlohmann::json::json_pointer("/ttft_s/p50"));
-    metric("ttft_p99_s", nlohmann::json::json_pointer("/ttft_s/p99"));
-    metric("tpot_p50_s", nlohmann::json::json_pointer("/tpot_s/p50"));
-    metric("slo_both_ok_fraction", nlohmann::json::json_pointer("/slo/both_ok_fraction"));
+    auto pct_metric = [&](const std::string& name, Percentiles RunSummary::*field, double Percentiles::*at) {
+      const double x = (w.*field).*at, y = (wo.*field).*at;
+      impact[name] = {{"with_faults", x}, {"without", y}, {"change", y != 0 ? x / y - 1 : 0.0}};
+    };
+    metric("jct_s", &RunSummary::jct);
+    pct_metric("ttft_p50_s", &RunSummary::ttft, &Percentiles::p50);
+    pct_metric("ttft_p99_s", &RunSummary::ttft, &Percentiles::p99);
+    pct_metric("tpot_p50_s", &RunSummary::tpot, &Percentiles::p50);
+    metric("slo_both_ok_fraction", &RunSummary::slo_both_ok);
     with["fault_impact"] = impact;
     std::ofstream o(path);
     o << std::setw(2) << with << '\n';
@@ -216,7 +221,8 @@ void run_once(const RunArgs& a) {
       std::ifstream in(out + "/" + policies[i] + "/summary.json");
       runs.emplace_back(policies[i], nlohmann::json::parse(in));
     }
-    std::cout << "scenario " << sc.name << ": " << runs.front().second["results"]["rounds"] << " rounds, speed-up "
+    std::cout << "scenario " << sc.name << ": " << run_summary_from_json(runs.front().second.at("results")).rounds
+              << " rounds, speed-up "
               << "relative to " << policies.front() << "; results in " << out << "/<policy>/\n";
     print_table(runs);
     if (!a.trace.empty())

@@ -39,6 +39,7 @@
 #include "core/analysis/vary_grid.hpp"
 #include "core/config/input_error.hpp"
 #include "core/config/loader.hpp"
+#include "core/metrics/summary.hpp"
 #include "core/sched/policy_registry.hpp"
 #include "core/metrics/run_folders.hpp"
 
@@ -112,15 +113,15 @@ struct PointInfo {
 std::vector<std::string> metrics_row(const PointInfo& p) {
   std::ifstream in(p.dir + "/summary.json");
   const auto s = nlohmann::json::parse(in);
-  const auto& r = s["results"];
+  const RunSummary r = run_summary_from_json(s.at("results"));
   const auto& l = s["links"];
   const auto& by = l["mean_utilisation_by_class"];
   auto cls = [&](const char* c) { return by.contains(c) ? by[c].get<double>() : 0.0; };
 
   const Scenario& sc = p.sc;
   const int P = sc.deployment.prefill_nodes, D = sc.deployment.decode_nodes;
-  const double jct = r["jct_s"].get<double>();
-  const double read = r["bytes"]["storage_read"].get<double>();
+  const double jct = r.jct;
+  const double read = r.bytes.storage_read;
   const auto f = effective_features(sc.policy);
   analysis::BandwidthParams bp{sc.topology.gpus_per_node, sc.topology.snic_bw / sc.topology.cnic_bw,
                                sc.topology.cnic_bw, sc.topology.dram_bw, 0};
@@ -133,10 +134,9 @@ std::vector<std::string> metrics_row(const PointInfo& p) {
   }
   std::vector<std::string> row = p.values;
   for (const std::string& v :
-       {std::string("ok"), num(jct), num(r["prompt_tokens_per_s"].get<double>()),
-        num(r["generated_tokens_per_s"].get<double>()), num(r["ttft_s"]["p50"].get<double>()),
-        num(r["ttft_s"]["p99"].get<double>()), num(r["tpot_s"]["p50"].get<double>()),
-        num(r["kv_hit_rate"].get<double>()), num(r["rounds"].get<double>()), num(s["rounds_total"].get<double>()),
+       {std::string("ok"), num(jct), num(r.prompt_tokens_per_s), num(r.generated_tokens_per_s), num(r.ttft.p50),
+        num(r.ttft.p99), num(r.tpot.p50), num(r.hit_rate), num(static_cast<double>(r.rounds)),
+        num(s["rounds_total"].get<double>()),
         std::string(s["complete"].get<bool>() ? "1" : "0"), num(l["pe_snic_read_utilisation"].get<double>()),
         num(l["de_snic_read_utilisation"].get<double>()), num(cls("snic_down")), num(cls("cnic_rd")),
         num(cls("cnic_wr")), num(cls("dram")), num(cls("pcie")), num(read),

@@ -82,6 +82,45 @@ nlohmann::json pct(const Percentiles& p) {
 }
 }  // namespace
 
+namespace {
+Percentiles pct_from(const nlohmann::json& j) {
+  Percentiles p;
+  p.mean = j.at("mean").get<double>(), p.p50 = j.at("p50").get<double>(), p.p90 = j.at("p90").get<double>();
+  p.p99 = j.at("p99").get<double>(), p.max = j.at("max").get<double>(), p.count = j.at("count").get<size_t>();
+  return p;
+}
+}  // namespace
+
+RunSummary run_summary_from_json(const nlohmann::json& r) {
+  RunSummary s;
+  s.rounds = r.at("rounds").get<int64_t>();
+  s.agents = r.at("agents").get<int64_t>();
+  s.jct = r.at("jct_s").get<double>();
+  s.ttft = pct_from(r.at("ttft_s")), s.ttst = pct_from(r.at("ttst_s")), s.tpot = pct_from(r.at("tpot_s"));
+  const auto& br = r.at("ttft_breakdown_s");
+  s.ttft_queue = br.at("queue").get<double>(), s.ttft_allocate = br.at("allocate").get<double>();
+  s.ttft_read = br.at("read").get<double>(), s.ttft_prefill = br.at("prefill").get<double>();
+  s.prompt_tokens_per_s = r.at("prompt_tokens_per_s").get<double>();
+  s.generated_tokens_per_s = r.at("generated_tokens_per_s").get<double>();
+  s.hit_rate = r.at("kv_hit_rate").get<double>();
+  s.aps = r.at("aps").get<double>();
+  const auto& slo = r.at("slo");
+  s.slo_ttft_limit = slo.at("ttft_limit_s").get<double>(), s.slo_tpot_limit = slo.at("tpot_limit_s").get<double>();
+  s.slo_ttft_ok = slo.at("ttft_ok_fraction").get<double>(), s.slo_tpot_ok = slo.at("tpot_ok_fraction").get<double>();
+  s.slo_both_ok = slo.at("both_ok_fraction").get<double>();
+  const auto& b = r.at("bytes");
+  auto& t = s.bytes;
+  t.storage_read = b.at("storage_read").get<double>();
+  t.storage_read_pe = b.at("storage_read_pe_snic").get<double>();
+  t.storage_read_de = b.at("storage_read_de_snic").get<double>();
+  t.storage_write = b.at("storage_write").get<double>();
+  t.hit_loaded_to_pe = b.at("hit_loaded_to_pe_hbm").get<double>();
+  t.h2d = b.at("h2d").get<double>(), t.d2h = b.at("d2h").get<double>();
+  t.pe_to_de = b.at("pe_to_de").get<double>(), t.de_to_pe = b.at("de_to_pe").get<double>();
+  t.collective = b.at("collective").get<double>();
+  return s;
+}
+
 nlohmann::json to_json(const RunSummary& s) {
   const auto& b = s.bytes;
   return {

@@ -43,6 +43,10 @@ struct RunSummary {
 
 RunSummary summarize(const std::deque<Request>& requests, const TransferTotals& totals, const SloSpec& slo = {});
 nlohmann::json to_json(const RunSummary& s);
+// The inverse, for tools that read a run back (sweep, claims, capacity, plan, --baseline): summary.json "results"
+// as the struct that wrote it. Fields to_json does not write (first_arrival, the token totals) stay 0. Throws
+// nlohmann::json::exception when a key is missing or has the wrong type.
+RunSummary run_summary_from_json(const nlohmann::json& results);
 // summary.json "reuse": the KV hit rate the run achieved beside the zero-service-time reference for its agents.
 nlohmann::json reuse_json(const ZeroServiceReuse& reference, const RunSummary& s);
 void write_requests_csv(std::ostream& out, const std::deque<Request>& requests);

@@ -19,3 +19,13 @@ def check(ok, msg):
 
 def done():
     sys.exit(1 if failed else 0)
+
+
+def load_run(folder):
+    """A run folder's summary.json and requests.csv rows."""
+    import csv
+    import json
+    with open(f"{folder}/summary.json") as f:
+        summary = json.load(f)
+    with open(f"{folder}/requests.csv") as f:
+        return summary, list(csv.DictReader(f))

@@ -12,14 +12,7 @@
 #  - bad faults get exit 2 and one line.
 set -euo pipefail
 bin="$1"; root="$2"
-export PYTHONPATH="$root/tests/cli${PYTHONPATH:+:$PYTHONPATH}"  # checks.py
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-py=/usr/bin/python3; [ -x "$py" ] || py=python3
-sc="$root/scenarios/ds27b-1p1d.json"
-run() {  # folder, args...
-  local out=$1; shift
-  "$bin" run "$sc" --quiet --set workload.agents=64 --out "$tmp/$out" "$@"
-}
+. "$root/tests/cli/lib/fault_runs.sh"  # tmp, py, sc, run, refuse_faults
 run dp0 --policy dualpath
 # The fault hits while PE-side reads are in flight (the run is the fault-free one up to then): the first instant
 # after 20 s inside a PE-side read.
@@ -41,10 +34,10 @@ echo "basic with the only PE SNIC down for good: exit $rc: $(cat "$tmp/basic.err
 
 "$py" - "$tmp" "$rc" <<'PY'
 import csv, json, sys
-from checks import check, done
+from checks import check, done, load_run
 t, basic_rc = sys.argv[1], int(sys.argv[2])
 def load(name):
-    return json.load(open(f"{t}/{name}/summary.json")), list(csv.DictReader(open(f"{t}/{name}/requests.csv")))
+    return load_run(f"{t}/{name}")
 def complete(name, s, reqs):
     keys = {(r["agent"], r["round"]) for r in reqs}
     check(s["complete"] and s["results"]["rounds"] == s["rounds_total"] == len(reqs) == len(keys),
@@ -121,10 +114,5 @@ if [ "$rc" != 2 ] || [ "$(wc -l < "$tmp/err")" != 1 ]; then echo "FAIL --baselin
 echo "ok   --baseline without faults: exit 2: $(cat "$tmp/err")"
 
 # Bad faults: exit 2 and one line.
-for f in "snic-up:node=0,at=1s" "snic-down:node=9,at=1s" "snic-down:node=0,at=10s,until=5s" "snic-degrade:node=0,factor=1.5,at=1s" \
-         "snic-down:node=1,at=1s" "storage-degrade:node=0,factor=0.5,at=1s" "snic-down:node"; do
-  rc=0; "$bin" run "$sc" --quiet --out "$tmp/bad" --fault "$f" 2> "$tmp/err" || rc=$?
-  lines=$(wc -l < "$tmp/err")
-  if [ "$rc" != 2 ] || [ "$lines" != 1 ]; then echo "FAIL --fault $f: exit $rc, $lines lines"; cat "$tmp/err"; exit 1; fi
-  echo "ok   --fault $f: exit 2: $(cat "$tmp/err")"
-done
+refuse_faults "snic-up:node=0,at=1s" "snic-down:node=9,at=1s" "snic-down:node=0,at=10s,until=5s" \
+  "snic-degrade:node=0,factor=1.5,at=1s" "snic-down:node=1,at=1s" "storage-degrade:node=0,factor=0.5,at=1s" "snic-down:node"

@@ -12,14 +12,7 @@
 #    valid gpu: exit 2 and one line.
 set -euo pipefail
 bin="$1"; root="$2"
-export PYTHONPATH="$root/tests/cli${PYTHONPATH:+:$PYTHONPATH}"  # checks.py
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-py=/usr/bin/python3; [ -x "$py" ] || py=python3
-sc="$root/scenarios/ds27b-1p1d.json"
-run() {  # folder, args...
-  local out=$1; shift
-  "$bin" run "$sc" --quiet --set workload.agents=64 --out "$tmp/$out" "$@"
-}
+. "$root/tests/cli/lib/fault_runs.sh"  # tmp, py, sc, run, refuse_faults
 for p in dualpath basic; do
   run "${p}0" --policy $p --set deployment.decode_nodes=2
   run "$p" --policy $p --set deployment.decode_nodes=2 --fault node-down:node=2,at=20s --trace "$tmp/$p.trace.json" \
@@ -45,10 +38,10 @@ echo "the only prefill node lost: exit $rc: $(cat "$tmp/only_pe.err")"
 
 "$py" - "$tmp" "$rc" <<'PY'
 import csv, json, sys
-from checks import check, done
+from checks import check, done, load_run
 t, only_pe_rc = sys.argv[1], int(sys.argv[2])
 def load(name):
-    return json.load(open(f"{t}/{name}/summary.json")), list(csv.DictReader(open(f"{t}/{name}/requests.csv")))
+    return load_run(f"{t}/{name}")
 
 for p in ("dualpath", "basic"):
     s0, _ = load(p + "0")
@@ -145,11 +138,7 @@ check(len(err) == 1 and "node-down" in err[0] and "no prefill engine" in err[0],
 done()
 PY
 
-# Bad node-down faults: exit 2 and one line.
-for f in "node-down:node=1,at=1s,until=5s" "node-down:node=0,factor=0.5,at=1s" "node-down:node=7,at=1s" "node-down:at=1s" \
-         "cnic-down:node=1,gpu=8,at=1s" "cnic-down:node=1,at=1s" "node-down:node=1,gpu=0,at=1s" "cnic-down:node=1,gpu=0,at=1s,until=2s"; do
-  rc=0; "$bin" run "$sc" --quiet --out "$tmp/bad" --fault "$f" 2> "$tmp/err" || rc=$?
-  lines=$(wc -l < "$tmp/err")
-  if [ "$rc" != 2 ] || [ "$lines" != 1 ]; then echo "FAIL --fault $f: exit $rc, $lines lines"; cat "$tmp/err"; exit 1; fi
-  echo "ok   --fault $f: exit 2: $(cat "$tmp/err")"
-done
+# Bad node-down and cnic-down faults: exit 2 and one line.
+refuse_faults "node-down:node=1,at=1s,until=5s" "node-down:node=0,factor=0.5,at=1s" "node-down:node=7,at=1s" \
+  "node-down:at=1s" "cnic-down:node=1,gpu=8,at=1s" "cnic-down:node=1,at=1s" "node-down:node=1,gpu=0,at=1s" \
+  "cnic-down:node=1,gpu=0,at=1s,until=2s"

@@ -50,3 +50,24 @@ TEST(Summary, NearestRankPercentiles) {
   EXPECT_DOUBLE_EQ(p.max, 100);
   EXPECT_DOUBLE_EQ(p.mean, 50.5);
 }
+
+// The reader tools use is the exact inverse of what runs write: every key read back into its field, none left out.
+TEST(Summary, ReadsBackWhatItWrites) {
+  std::deque<Request> reqs;
+  reqs.push_back(done_request(0, 0.0, 1.0, 1.5, 2.5, 102));
+  reqs.push_back(done_request(1, 2.0, 7.0, 7.2, 8.0, 12));
+  TransferTotals b;
+  b.storage_read = 1, b.storage_read_pe = 2, b.storage_read_de = 3, b.storage_write = 4, b.hit_loaded_to_pe = 5;
+  b.h2d = 6, b.d2h = 7, b.pe_to_de = 8, b.de_to_pe = 9, b.collective = 10;
+  const RunSummary s = summarize(reqs, b, SloSpec{3.0, 0.02});
+  const nlohmann::json written = to_json(s);
+  const RunSummary back = run_summary_from_json(written);
+  EXPECT_EQ(to_json(back), written);
+  EXPECT_DOUBLE_EQ(back.jct, s.jct);
+  EXPECT_DOUBLE_EQ(back.ttft.p99, s.ttft.p99);
+  EXPECT_DOUBLE_EQ(back.bytes.collective, 10);
+  EXPECT_DOUBLE_EQ(back.slo_ttft_limit, 3.0);
+  nlohmann::json missing = written;
+  missing["bytes"].erase("d2h");
+  EXPECT_THROW(run_summary_from_json(missing), nlohmann::json::exception);
+}
