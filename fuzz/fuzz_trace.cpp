@@ -25,7 +25,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     for (const auto& tr : t.trajectories) tokens += tr.total_tokens();
     if (tokens > 2'000'000) return;  // the index holds a state per block: keep each run small
     dualpath::WorkloadSpec spec;
-    spec.source = "file";
+    spec.source = dualpath::WorkloadSource::File;
     const auto reuse = dualpath::zero_service_reuse(dualpath::make_agents(t, spec), 16);
     if (!(reuse.hit_tokens <= reuse.prompt_tokens) || !(reuse.shared_hit_tokens <= reuse.hit_tokens)) {
       std::fprintf(stderr, "fuzz: more hits than prompt tokens\n");
