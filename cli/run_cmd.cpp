@@ -142,19 +142,14 @@ void add_fault_impact(const RunArgs& a, const std::vector<std::string>& policies
     }
     nlohmann::json impact = {{"baseline", folders[i] + "/baseline"}};
     const RunSummary w = run_summary_from_json(with.at("results")), wo = run_summary_from_json(without.at("results"));
-    auto metric = [&](const std::string& name, double RunSummary::*field) {
-      const double x = w.*field, y = wo.*field;
+    auto metric = [&](const std::string& name, double x, double y) {
       impact[name] = {{"with_faults", x}, {"without", y}, {"change", y != 0 ? x / y - 1 : 0.0}};
     };
-    auto pct_metric = [&](const std::string& name, Percentiles RunSummary::*field, double Percentiles::*at) {
-      const double x = (w.*field).*at, y = (wo.*field).*at;
-      impact[name] = {{"with_faults", x}, {"without", y}, {"change", y != 0 ? x / y - 1 : 0.0}};
-    };
-    metric("jct_s", &RunSummary::jct);
-    pct_metric("ttft_p50_s", &RunSummary::ttft, &Percentiles::p50);
-    pct_metric("ttft_p99_s", &RunSummary::ttft, &Percentiles::p99);
-    pct_metric("tpot_p50_s", &RunSummary::tpot, &Percentiles::p50);
-    metric("slo_both_ok_fraction", &RunSummary::slo_both_ok);
+    metric("jct_s", w.jct, wo.jct);
+    metric("ttft_p50_s", w.ttft.p50, wo.ttft.p50);
+    metric("ttft_p99_s", w.ttft.p99, wo.ttft.p99);
+    metric("tpot_p50_s", w.tpot.p50, wo.tpot.p50);
+    metric("slo_both_ok_fraction", w.slo_both_ok, wo.slo_both_ok);
     with["fault_impact"] = impact;
     std::ofstream o(path);
     o << std::setw(2) << with << '\n';
