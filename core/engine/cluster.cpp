@@ -97,6 +97,7 @@ Cluster::Cluster(const Scenario& scenario, std::vector<Agent> agents, Backend& b
   pe_fetch_armed_.assign(view_.pe_groups.size(), false);
   de_fetch_armed_.assign(view_.de_groups.size(), false);
   read_queue_.resize(nodes);
+  queued_weight_.assign(nodes, 0.0);
   reads_in_flight_.assign(nodes, 0);
   queue_wait_.assign(nodes, QueueWait{});
   ready_.resize(view_.engines.size());
@@ -299,14 +300,16 @@ void Cluster::decode_fetch(int group) {
 
 // Both engines are known: pick the read path and queue the read (or, for the oracle, skip all KV I/O).
 void Cluster::placed(Request& r) {
-  r.side = policy_->choose_read_side(view_, r);
+  const ReadSide side = policy_->choose_read_side(view_, r);
+  set_read_side(r, side, side == ReadSide::Split ? policy_->split_pe_tokens(view_, r) : 0);
   if (features_.bypass_io) {
     r.t.read_start = r.t.read_end = be_.now();
     ready_for_prefill(r);
     return;
   }
-  if (!faults_.empty() && !read_path_up(r)) {  // a fault has the chosen SNIC down: the path that is up, if any
-    reroute_read(r, static_cast<size_t>(down_fault(node_of(r.side == ReadSide::De ? r.de : r.pe))));
+  if (const int down = faults_.empty() ? -1 : read_path_down(r); down >= 0) {
+    // a fault has a chosen SNIC down: the path that is up, if any
+    reroute_read(r, static_cast<size_t>(down_fault(down)));
     return;
   }
   enqueue_read(r);

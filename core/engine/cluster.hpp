@@ -21,6 +21,7 @@
 #include "core/config/scenario.hpp"
 #include "core/cost/cost_model.hpp"
 #include "core/model/request.hpp"
+#include "core/mutation/mutant.hpp"
 #include "core/kv/block_index.hpp"
 #include "core/metrics/activity_log.hpp"
 #include "core/metrics/stop_rule.hpp"
@@ -120,14 +121,32 @@ class Cluster {
   void pump_all_reads();
   void charge_queue(int node);  // charges the node's queued reads up to now
   WaitCause admit(Request& r);  // Count when admitted, else what the read waits for
-  void read_done(Request& r);
-  void read_failed(Request& r, int node, const std::string& error);
+  void read_done(Request& r, int half);
+  struct HalfRead {  // one storage read in flight, as it was started (a split request may change side since)
+    int node, half, epoch;
+    int64_t tokens;
+    double bytes;
+  };
+  void read_failed(Request& r, const HalfRead& read, const std::string& error);
+  // The read path the policy chose (Split: the first pe_hit tokens through the PE node, the rest through the DE
+  // node; a split with nothing on one side becomes a one-sided read).
+  void set_read_side(Request& r, ReadSide side, int64_t pe_hit = 0);
+  // Gives up the halves of a split read not done yet (queued ones leave their queues; ones in flight are ignored
+  // when they end) so the request can be read again whole; returns the bytes of halves already started.
+  double abandon_reads(Request& r);
+  static bool has_half(const Request& r, int half) { return half == 0 ? r.side != ReadSide::De : r.side != ReadSide::Pe; }
+  int read_node(const Request& r, int half) const { return node_of(half == 0 ? r.pe : r.de); }
+  int64_t half_tokens(const Request& r, int half) const { return half == 0 ? r.pe_hit : r.hit - r.pe_hit; }
+  double half_bytes(const Request& r, int half) const {
+    if (r.side == ReadSide::Split && mutant("split_reads_whole")) return r.hit_bytes;
+    return half == 0 ? r.pe_hit_bytes : r.hit_bytes - r.pe_hit_bytes;
+  }
   // faults (cluster_faults.cpp)
   void arm_faults();
   void fault_begins(size_t i);
   void fault_ends(size_t i);
   void apply_scales();
-  bool read_path_up(const Request& r) const;
+  int read_path_down(const Request& r) const;  // a node whose SNIC the request's read needs and is down (-1: none)
   int down_fault(int node) const;  // the active snic-down fault holding `node`'s SNIC down (-1: it is up)
   void reroute_read(Request& r, size_t fault);  // a read whose SNIC is down goes elsewhere, or waits
   void unplace_pe(Request& r);                  // back to the PE waiting queue (no other read path)
@@ -253,8 +272,14 @@ class Cluster {
   std::deque<QueuedRequest> pe_waiting_, de_global_;
   std::vector<std::deque<QueuedRequest>> de_queues_;
   std::vector<bool> pe_fetch_armed_, de_fetch_armed_;
-  // per-node storage read queues
-  std::vector<std::deque<int64_t>> read_queue_;
+  // per-node storage read queues; an entry is one half of a request's read (a split request has one in each
+  // node's queue), and queued_weight_ is the requests they stand for (each half of a split one counts 1/2)
+  struct ReadEntry {
+    int64_t id;
+    int half;  // 0: through the PE node, 1: through the DE node
+  };
+  std::vector<std::deque<ReadEntry>> read_queue_;
+  std::vector<double> queued_weight_;
   // What a node's queued reads wait for, charged for the whole queue at once: the SNIC while its read slots are
   // full, else what blocks the head (buffer room, a pending write), since FIFO order holds the rest behind it.
   struct QueueWait {

@@ -93,12 +93,21 @@ void Cluster::fault_begins(size_t i) {
   be_.fail_storage_io(node, why);  // their failure callbacks run next, from the event loop
   // Reads still queued on the node go elsewhere where they can.
   charge_queue(node);
-  std::deque<int64_t> queued;
+  std::deque<ReadEntry> queued;
   queued.swap(read_queue_[node]);
-  for (int64_t id : queued) {
-    Request& r = requests_[id];
-    view_.nodes[node].read_queue_tokens -= r.hit;
+  queued_weight_[node] = 0;
+  for (const ReadEntry& e : queued) {
+    Request& r = requests_[e.id];
     r.wait_since = be_.now();  // its time in the queue was charged by charge_queue, as when pump_reads takes it
+    if (r.side == ReadSide::Split) {  // its other half is abandoned too, and the request reads whole elsewhere
+      rec.bytes_reread += abandon_reads(r);
+      release_buffer(r, node_of(r.pe), r.buffer_bytes[0]);
+      release_buffer(r, node_of(r.de), r.buffer_bytes[1]);
+      set_read_side(r, e.half == 0 ? ReadSide::Pe : ReadSide::De);  // the side that is down: reroute moves it
+    } else {
+      view_.nodes[node].read_queue_tokens -= half_tokens(r, e.half);
+      r.half[e.half] = Request::Half::None;
+    }
     reroute_read(r, i);
   }
   pump_all_reads();
@@ -133,8 +142,10 @@ int Cluster::down_fault(int node) const {
   return -1;
 }
 
-bool Cluster::read_path_up(const Request& r) const {
-  return view_.nodes[node_of(r.side == ReadSide::De ? r.de : r.pe)].snic_up;
+int Cluster::read_path_down(const Request& r) const {
+  for (int h = 0; h < 2; ++h)
+    if (has_half(r, h) && !view_.nodes[read_node(r, h)].snic_up) return read_node(r, h);
+  return -1;
 }
 
 // A read that cannot go through its SNIC now (queued there when it went down, or failed by it): to the other side
@@ -147,9 +158,13 @@ void Cluster::reroute_read(Request& r, size_t fault) {
     return;
   }
   if (features_.dual_path) {
-    const ReadSide other = r.side == ReadSide::Pe ? ReadSide::De : ReadSide::Pe;
+    // (a split read whose PE half cannot be read reads whole through the DE node, and the other way round)
+    const bool pe_down = !view_.nodes[node_of(r.pe)].snic_up;
+    const ReadSide other = r.side == ReadSide::Split ? (pe_down ? ReadSide::De : ReadSide::Pe)
+                           : r.side == ReadSide::Pe  ? ReadSide::De
+                                                     : ReadSide::Pe;
     if (view_.nodes[node_of(other == ReadSide::De ? r.de : r.pe)].snic_up) {
-      r.side = other;
+      set_read_side(r, other);
       ++rec.reads_moved;
     }
     enqueue_read(r);

@@ -142,19 +142,32 @@ bool Cluster::lose_attempt(Request& r, FaultRecord& rec) {
   // Its storage read: queued (the queue's time is charged up to now, then it leaves), in flight (its slot is
   // freed by the backend's callback), or done; what it read is lost either way.
   if (!features_.bypass_io && r.pe >= 0 && r.de >= 0 && r.side != ReadSide::Unset) {
-    const int rn = node_of(r.side == ReadSide::De ? r.de : r.pe);
-    auto& q = read_queue_[static_cast<size_t>(rn)];
-    const auto it = std::find(q.begin(), q.end(), r.id);
-    if (it != q.end()) {
-      charge_queue(rn);
-      q.erase(it);
-      view_.nodes[static_cast<size_t>(rn)].read_queue_tokens -= r.hit;
-      r.wait_since = now;
-    } else if (r.wait_cause == WaitCause::Read) {
-      view_.nodes[static_cast<size_t>(rn)].read_queue_tokens -= r.hit;
-      rec.bytes_lost += r.hit_bytes;
-    } else if (r.t.read_end >= 0) {
-      rec.bytes_lost += r.hit_bytes;
+    const double weight = 1.0 / std::max(1, r.halves(Request::Half::Queued));
+    for (int h = 0; h < 2; ++h) {
+      const int rn = read_node(r, h);
+      switch (r.half[h]) {
+        case Request::Half::Queued: {
+          auto& q = read_queue_[static_cast<size_t>(rn)];
+          const auto it = std::find_if(q.begin(), q.end(), [&](const ReadEntry& e) { return e.id == r.id && e.half == h; });
+          if (it != q.end()) {
+            charge_queue(rn);
+            q.erase(it);
+            queued_weight_[static_cast<size_t>(rn)] -= weight;
+          }
+          view_.nodes[static_cast<size_t>(rn)].read_queue_tokens -= half_tokens(r, h);
+          r.wait_since = now;
+          break;
+        }
+        case Request::Half::Reading:
+          view_.nodes[static_cast<size_t>(rn)].read_queue_tokens -= half_tokens(r, h);
+          rec.bytes_lost += half_bytes(r, h);
+          break;
+        case Request::Half::Done:
+          rec.bytes_lost += half_bytes(r, h);
+          break;
+        case Request::Half::None:
+          break;
+      }
     }
   }
   // Engine counters and HBM on the engines that remain (a lost engine's are gone with it).

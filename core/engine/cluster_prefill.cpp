@@ -84,7 +84,8 @@ void Cluster::maybe_start_forward(int group) {
         reserve_buffer(r, node_of(r.de), r.prompt_bytes);
       }
       BatchEntry e{r.id, r.hit + r.prefilled, it.fresh, 0, r.prefilled + it.fresh == r.fresh};
-      e.send_tokens = it.fresh + (r.side == ReadSide::Pe && r.prefilled == 0 ? r.hit : 0);
+      // The first chunk also sends the hit KV read through the PE node (the DE buffer already has the rest).
+      e.send_tokens = it.fresh + (r.prefilled == 0 ? r.pe_hit : 0);
       if (r.t.prefill_start < 0) r.t.prefill_start = be_.now();
       r.prefilled += it.fresh;
       f->hbm_per_engine[i] += cands[it.index].hbm_bytes;
@@ -153,8 +154,8 @@ void Cluster::release_loaded_layers(const Forward& f, int stage) {
   for (size_t i = 0; i < engines.size(); ++i)
     for (const auto& e : f.batch[i]) {
       Request& r = requests_[e.request];
-      if (!e.last_chunk || r.side != ReadSide::Pe || r.hit_bytes <= 0 || r.lost) continue;
-      release_buffer(r, node_of(r.pe), r.hit_bytes * share);
+      if (!e.last_chunk || r.side == ReadSide::De || r.pe_hit_bytes <= 0 || r.lost) continue;
+      release_buffer(r, node_of(r.pe), r.pe_hit_bytes * share);
       if (std::find(nodes.begin(), nodes.end(), node_of(r.pe)) == nodes.end()) nodes.push_back(node_of(r.pe));
     }
   for (int n : nodes) pump_reads(n);
@@ -181,8 +182,16 @@ void Cluster::start_loads(Forward& f, int stage) {
         const Request& r = requests_[e.request];
         const double bytes = kv_bytes_layers(e.cached, f.layers[stage]);
         if (bytes <= 0 || r.lost) continue;  // a lost attempt's KV went with its node
-        by_source[r.side == ReadSide::De ? buffer_port(r.de, engines[i]) : r.pe] += bytes;
         if (e.cached == r.hit && r.prefilled == e.fresh) totals_.hit_loaded_to_pe += bytes;  // first chunk
+        if (r.side != ReadSide::Split) {
+          by_source[r.side == ReadSide::De ? buffer_port(r.de, engines[i]) : r.pe] += bytes;
+          continue;
+        }
+        // A split read: the PE half from the PE buffer, the DE half (and earlier chunks' KV, sent to the DE
+        // buffer) over the compute network; the stage computes when both are in HBM (loads_pending counts both).
+        const double local = kv_bytes_layers(r.pe_hit, f.layers[stage]);
+        by_source[r.pe] += local;
+        if (bytes > local) by_source[buffer_port(r.de, engines[i])] += bytes - local;
       }
       for (const auto& [src, bytes] : by_source) {
         const bool local = src == engines[i];

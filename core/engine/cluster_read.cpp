@@ -6,6 +6,8 @@
 // dropped). Buffers cannot deadlock: DE-path requests hold all they need once admitted, so forwards always drain.
 // The "what binds" report charges a queue's requests to the SNIC while all its read slots are busy, else to what
 // blocks the head: FIFO order holds everyone behind a head that waits for buffer room or a pending write.
+#include <algorithm>
+
 #include "core/engine/cluster.hpp"
 #include "core/engine/cluster_state.hpp"
 #include "core/mutation/mutant.hpp"
@@ -13,28 +15,41 @@
 namespace dualpath {
 
 void Cluster::enqueue_read(Request& r) {
-  const int node = node_of(r.side == ReadSide::De ? r.de : r.pe);
-  view_.nodes[node].read_queue_tokens += r.hit;
-  set_wait(r, WaitCause::ReadQueue);  // from now on the node's queue charges its time (charge_queue)
-  charge_queue(node);
-  read_queue_[node].push_back(r.id);
-  pump_reads(node);
+  set_wait(r, WaitCause::ReadQueue);  // from now on the node queues charge its time (charge_queue)
+  const bool halves[2] = {has_half(r, 0), has_half(r, 1)};
+  for (int h = 0; h < 2; ++h) r.half[h] = halves[h] ? Request::Half::Queued : Request::Half::None;
+  // A split read waits in both queues, each entry charging half of the request's time while both wait.
+  const double weight = 1.0 / r.halves(Request::Half::Queued);
+  for (int h = 0; h < 2; ++h) {
+    if (!halves[h]) continue;
+    const int node = read_node(r, h);
+    view_.nodes[node].read_queue_tokens += half_tokens(r, h);
+    charge_queue(node);
+    read_queue_[node].push_back({r.id, h});
+    queued_weight_[node] += weight;
+  }
+  for (int h = 0; h < 2; ++h)
+    if (halves[h]) pump_reads(read_node(r, h));
 }
 
 void Cluster::charge_queue(int node) {
   auto& w = queue_wait_[node];
-  waits_.charge(w.cause, w.since, be_.now(), static_cast<double>(read_queue_[node].size()));
+  waits_.charge(w.cause, w.since, be_.now(), queued_weight_[node]);
   w.since = be_.now();
 }
 
 WaitCause Cluster::admit(Request& r) {
+  // A split read is admitted once, with the room both halves need, when its first half reaches a queue head: the
+  // request then holds all it needs, as a DE-path one does, so buffers cannot deadlock between the two queues.
+  if (r.halves(Request::Half::Reading) + r.halves(Request::Half::Done) > 0) return WaitCause::Count;
   if (blocks_.writes_pending(r.agent)) return WaitCause::WriteWait;  // the blocks to read are still being written
   const int de_node = node_of(r.de), pe_node = node_of(r.pe);
-  const bool need_de = r.side == ReadSide::De || !streamed_buffers();
+  const bool need_pe = r.side != ReadSide::De;
+  const bool need_de = r.side != ReadSide::Pe || !streamed_buffers();
   const bool unbounded = mutant("read_admission_unbounded");
-  if (r.side == ReadSide::Pe && !unbounded && !view_.nodes[pe_node].buffer.fits(r.hit_bytes)) return WaitCause::PeBuffer;
+  if (need_pe && !unbounded && !view_.nodes[pe_node].buffer.fits(r.pe_hit_bytes)) return WaitCause::PeBuffer;
   if (need_de && !unbounded && !view_.nodes[de_node].buffer.fits(r.prompt_bytes)) return WaitCause::DeBuffer;
-  if (r.side == ReadSide::Pe) reserve_buffer(r, pe_node, r.hit_bytes);
+  if (need_pe) reserve_buffer(r, pe_node, r.pe_hit_bytes);
   if (need_de) reserve_buffer(r, de_node, r.prompt_bytes);
   return WaitCause::Count;
 }
@@ -48,30 +63,50 @@ void Cluster::pump_reads(int node) {
   }
   WaitCause head_blocked = WaitCause::Count;
   while (!q.empty() && reads_in_flight_[node] < tuning_.reads_in_flight_per_node) {
-    Request& r = requests_[q.front()];
+    const ReadEntry entry = q.front();
+    Request& r = requests_[entry.id];
     head_blocked = admit(r);
     if (head_blocked != WaitCause::Count) break;  // head-of-line: FIFO order is kept
     q.pop_front();
-    r.t.read_start = be_.now();
+    const int h = entry.half;
+    const bool first = r.halves(Request::Half::Reading) + r.halves(Request::Half::Done) == 0;
+    queued_weight_[node] -= 1.0 / r.halves(Request::Half::Queued);
+    r.half[h] = Request::Half::Reading;
+    if (r.half[1 - h] == Request::Half::Queued) {  // its other half now waits alone: it charges the whole request
+      const int other = read_node(r, 1 - h);
+      charge_queue(other);
+      queued_weight_[other] += 0.5;
+    }
+    if (first) r.t.read_start = be_.now();
     r.wait_since = be_.now();  // its time in the queue was charged by charge_queue
-    set_wait(r, WaitCause::Read);
-    if (r.hit_bytes <= 0) {
-      read_done(r);
+    if (r.halves(Request::Half::Queued) == 0) set_wait(r, WaitCause::Read);
+    const double bytes = half_bytes(r, h);
+    if (bytes <= 0) {
+      read_done(r, h);
       continue;
     }
     ++reads_in_flight_[node];
-    totals_.storage_read += r.hit_bytes;
-    (view_.nodes[node].prefill ? totals_.storage_read_pe : totals_.storage_read_de) += r.hit_bytes;
+    totals_.storage_read += bytes;
+    (view_.nodes[node].prefill ? totals_.storage_read_pe : totals_.storage_read_de) += bytes;
     const int64_t id = r.id;
-    const BlockRanges blocks = blocks_.ranges(r.agent, 0, r.hit / blocks_.block_tokens());
+    const int epoch = r.read_epoch;
+    const int64_t tokens = half_tokens(r, h);
+    const int64_t first_block = h == 0 ? 0 : r.pe_hit / blocks_.block_tokens();
+    const int64_t end_block = h == 0 ? r.pe_hit / blocks_.block_tokens() : r.hit / blocks_.block_tokens();
+    const BlockRanges blocks = blocks_.ranges(r.agent, first_block, end_block);
     be_.storage_read(
-        node, blocks, r.hit_bytes,
-        [this, id, node] {
+        node, blocks, bytes,
+        [this, id, node, h, epoch, tokens] {
           --reads_in_flight_[node];
-          if (!requests_[id].lost) read_done(requests_[id]);  // a lost attempt's read was counted by node_down
+          Request& rq = requests_[id];
+          // A lost attempt's read was counted by node_down; a half of an abandoned split read leaves the queue count.
+          if (!rq.lost && rq.read_epoch == epoch) read_done(rq, h);
+          else if (!rq.lost) view_.nodes[node].read_queue_tokens -= tokens;
           pump_reads(node);
         },
-        [this, id, node](const std::string& error) { read_failed(requests_[id], node, error); });
+        [this, id, node, h, epoch, tokens, bytes](const std::string& error) {
+          read_failed(requests_[id], {node, h, epoch, tokens, bytes}, error);
+        });
   }
   // From now on the queue waits for the SNIC while every read slot is taken, else for whatever blocks its head.
   const bool slots_free = reads_in_flight_[node] < tuning_.reads_in_flight_per_node;
@@ -86,22 +121,32 @@ void Cluster::pump_all_reads() {
 
 // A read the backend could not deliver (a failed SNIC, a lost file): retry it once, on the other read path where the
 // policy has two (the other node's SNIC reads the same blocks from the shared storage), else on the same one. Its
-// buffers are returned and reserved again by admit() on the new side; nothing else of the request has started.
-void Cluster::read_failed(Request& r, int node, const std::string& error) {
+// buffers are returned and reserved again by admit() on the new side; nothing else of the request has started. A
+// split read is retried whole: its other half is abandoned (abandon_reads) and the request reads on one side.
+void Cluster::read_failed(Request& r, const HalfRead& read, const std::string& error) {
+  const int node = read.node, h = read.half;
   --reads_in_flight_[node];
-  if (r.lost) {  // its attempt was lost with a node: nothing to read again
+  if (r.lost) {  // its attempt was lost with a node: nothing to read again (node_down counted it)
     pump_reads(node);
     return;
   }
-  view_.nodes[node].read_queue_tokens -= r.hit;
-  totals_.storage_read -= r.hit_bytes;  // counted again when the retry starts
-  (view_.nodes[node].prefill ? totals_.storage_read_pe : totals_.storage_read_de) -= r.hit_bytes;
+  view_.nodes[node].read_queue_tokens -= read.tokens;
+  totals_.storage_read -= read.bytes;  // counted again when the retry starts
+  (view_.nodes[node].prefill ? totals_.storage_read_pe : totals_.storage_read_de) -= read.bytes;
+  if (r.read_epoch != read.epoch) {  // a half of an abandoned split read: nothing to read again
+    pump_reads(node);
+    return;
+  }
+  r.half[h] = Request::Half::None;
+  const bool split = r.side == ReadSide::Split;
   if (const int f = faults_.empty() ? -1 : down_fault(node); f >= 0) {  // a scenario fault took the SNIC down
     FaultRecord& rec = faults_[static_cast<size_t>(f)];
     ++rec.reads_failed;
-    rec.bytes_reread += r.hit_bytes;
+    rec.bytes_reread += read.bytes;
+    if (split) rec.bytes_reread += abandon_reads(r);
     release_buffer(r, node_of(r.pe), r.buffer_bytes[0]);
     release_buffer(r, node_of(r.de), r.buffer_bytes[1]);
+    if (split) set_read_side(r, h == 0 ? ReadSide::Pe : ReadSide::De);  // reroute_read moves it off `node`
     reroute_read(r, static_cast<size_t>(f));
     pump_all_reads();
     if (streamed_buffers()) pump_forwards();
@@ -112,18 +157,64 @@ void Cluster::read_failed(Request& r, int node, const std::string& error) {
   if (r.read_retries > 0 || mutant("no_read_retry")) throw StorageError(what + " (and an earlier attempt failed too)");
   read_failures_.push_back(what);
   ++r.read_retries;
+  if (split) abandon_reads(r);
   release_buffer(r, node_of(r.pe), r.buffer_bytes[0]);  // whatever it holds: it is read again from scratch
   release_buffer(r, node_of(r.de), r.buffer_bytes[1]);
-  if (features_.dual_path) r.side = r.side == ReadSide::Pe ? ReadSide::De : ReadSide::Pe;
+  if (split) set_read_side(r, h == 0 ? ReadSide::De : ReadSide::Pe);  // whole, through the other node
+  else if (features_.dual_path) set_read_side(r, r.side == ReadSide::Pe ? ReadSide::De : ReadSide::Pe);
   enqueue_read(r);
   pump_all_reads();  // both buffers were returned: any node's queue head may fit now
   if (streamed_buffers()) pump_forwards();
 }
 
-void Cluster::read_done(Request& r) {
-  view_.nodes[node_of(r.side == ReadSide::De ? r.de : r.pe)].read_queue_tokens -= r.hit;
+double Cluster::abandon_reads(Request& r) {
+  double started = 0;
+  const double weight = 1.0 / std::max(1, r.halves(Request::Half::Queued));  // what each queued half stands for
+  for (int h = 0; h < 2; ++h) {
+    const int node = read_node(r, h);
+    switch (r.half[h]) {
+      case Request::Half::Queued: {
+        auto& q = read_queue_[node];
+        const auto it = std::find_if(q.begin(), q.end(), [&](const ReadEntry& e) { return e.id == r.id && e.half == h; });
+        if (it != q.end()) {  // (a queue that a fault emptied no longer holds it)
+          charge_queue(node);
+          q.erase(it);
+          queued_weight_[node] -= weight;
+        }
+        view_.nodes[node].read_queue_tokens -= half_tokens(r, h);
+        break;
+      }
+      case Request::Half::Reading:  // its callback sees the old epoch and takes its tokens off the queue count
+      case Request::Half::Done:
+        started += half_bytes(r, h);
+        break;
+      case Request::Half::None:
+        break;
+    }
+    r.half[h] = Request::Half::None;
+  }
+  ++r.read_epoch;
+  // While a half waits in a queue, the queues charge the request's time (up to now, as it left them); while both
+  // are in flight it waits for the read, charged to it when its cause next changes.
+  if (r.wait_cause == WaitCause::ReadQueue) r.wait_since = be_.now();
+  return started;
+}
+
+void Cluster::read_done(Request& r, int h) {
+  view_.nodes[read_node(r, h)].read_queue_tokens -= half_tokens(r, h);
+  r.half[h] = Request::Half::Done;
+  if (r.halves(Request::Half::Queued) + r.halves(Request::Half::Reading) > 0) return;  // the other half is not in
   r.t.read_end = be_.now();
   ready_for_prefill(r);
+}
+
+void Cluster::set_read_side(Request& r, ReadSide side, int64_t pe_hit) {
+  pe_hit = blocks_.aligned(std::clamp<int64_t>(pe_hit, 0, r.hit));  // whole blocks on each side
+  if (side == ReadSide::Split && pe_hit <= 0) side = ReadSide::De;
+  if (side == ReadSide::Split && pe_hit >= r.hit) side = ReadSide::Pe;
+  r.side = side;
+  r.pe_hit = side == ReadSide::Pe ? r.hit : side == ReadSide::De ? 0 : pe_hit;
+  r.pe_hit_bytes = side == ReadSide::Pe ? r.hit_bytes : side == ReadSide::De ? 0.0 : kv_bytes(pe_hit);
 }
 
 }  // namespace dualpath

@@ -170,7 +170,7 @@ void write_requests_csv(std::ostream& out, const std::deque<Request>& requests) 
   for (const auto& r : requests) {
     const auto& t = r.t;
     out << r.id << ',' << r.agent << ',' << r.round << ',' << r.prompt << ',' << r.hit << ',' << r.fresh << ','
-        << r.gen << ',' << r.pe << ',' << r.de << ',' << (r.side == ReadSide::De ? "de" : "pe") << ',' << t.arrival
+        << r.gen << ',' << r.pe << ',' << r.de << ',' << (r.side == ReadSide::Unset ? "pe" : side_name(r.side)) << ',' << t.arrival
         << ',' << t.pe_assigned << ',' << t.de_assigned << ',' << t.read_start << ',' << t.read_end << ','
         << t.prefill_start << ',' << t.first_token << ',' << t.handoff_start << ',' << t.handoff_end << ','
         << t.second_token << ',' << t.done << '\n';

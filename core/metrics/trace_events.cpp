@@ -113,7 +113,6 @@ class TraceBuilder {
     const double lo = at.start + std::min((at.end - at.start) / 2, kNudgeUs / kUs);
     flow_points_[id].push_back({at, std::clamp(ts, lo, std::max(lo, at.end))});
   }
-
   // --- traced requests -----------------------------------------------------------------------------------------
   // Agent tracks for up to 8 agents spread over the agent ids (all their rounds); flow arrows on up to
   // flow_requests of their requests, spread over each agent's rounds (all requests when flow_requests < 0).
@@ -147,7 +146,6 @@ class TraceBuilder {
       budget -= take;
     }
   }
-
   // --- what to show in full: families of detail slices share one budget, in order of priority --------------------
   void plan() {
     const auto& fw = log_->forwards;
@@ -194,13 +192,13 @@ class TraceBuilder {
           const Request& r = req(id);
           for (int f : fs) {
             traced_pairs_.insert({f, true, node_of(source_gpu(r)), r.pe});
+            if (r.side == ReadSide::Split) traced_pairs_.insert({f, true, node_of(r.de), r.pe});
             traced_pairs_.insert({f, false, r.pe, node_of(r.de)});
           }
         }
       }
     }
   }
-
   // --- prefill forwards with stage children --------------------------------------------------------------------
   void forwards() {
     const auto& fw = log_->forwards;
@@ -255,7 +253,6 @@ class TraceBuilder {
       }
     }
   }
-
   // --- KV transfers on CNIC lanes ------------------------------------------------------------------------------
   Lanes& lanes(int pid, const std::string& prefix, int sort) {
     auto it = lanes_.find(prefix);
@@ -302,7 +299,6 @@ class TraceBuilder {
       }
     }
   }
-
   // --- storage reads on SNIC lanes -----------------------------------------------------------------------------
   void reads() {
     std::vector<int64_t> ids;
@@ -314,20 +310,24 @@ class TraceBuilder {
     for (int64_t id : ids) {
       if (!all && !traced(id)) continue;
       const Request& r = req(id);
-      const int node = node_of(r.side == ReadSide::De ? r.de : r.pe);
-      const Loc at = lanes(node_pid(node), "snic" + std::to_string(node) + " read", 200)
-                         .place(threads_, r.t.read_start, end_or_run_end(r.t.read_end));
-      std::string& s = slice(at, "storage read", "read");
-      s += ",\"args\":{\"request\":" + std::to_string(id) + ",\"side\":\"" + (r.side == ReadSide::De ? "de" : "pe") +
-           "\",\"pe\":" + std::to_string(r.pe) + ",\"de\":" + std::to_string(r.de) + ",\"GB\":";
-      append_num(s, r.hit_bytes / 1e9, 4);
-      s += '}';
-      out_.done();
-      ++st_.read_slices;
+      Loc at;
+      for (int h = 0; h < 2; ++h) {  // a split read has a slice on each node's SNIC (the request's read times)
+        const double gb = (h == 0 ? r.pe_hit_bytes : r.hit_bytes - r.pe_hit_bytes) / 1e9;
+        if (gb <= 0) continue;
+        const int node = node_of(h == 0 ? r.pe : r.de);
+        at = lanes(node_pid(node), "snic" + std::to_string(node) + " read", 200)
+                 .place(threads_, r.t.read_start, end_or_run_end(r.t.read_end));
+        std::string& s = slice(at, "storage read", "read");
+        s += ",\"args\":{\"request\":" + std::to_string(id) + ",\"side\":\"" + side_name(r.side) +
+             "\",\"pe\":" + std::to_string(r.pe) + ",\"de\":" + std::to_string(r.de) + ",\"GB\":";
+        append_num(s, gb, 4);
+        s += '}';
+        out_.done();
+        ++st_.read_slices;
+      }
       if (traced(id)) read_loc_[id] = at;
     }
   }
-
   // --- handoffs on decode-unit lanes ---------------------------------------------------------------------------
   void handoffs() {
     std::map<int, int> de_unit;
@@ -403,7 +403,7 @@ class TraceBuilder {
       s += ",\"args\":{\"request\":" + std::to_string(r.id) + ",\"prompt\":" + std::to_string(r.prompt) +
            ",\"hit\":" + std::to_string(r.hit) + ",\"gen\":" + std::to_string(r.gen) + ",\"pe\":" +
            std::to_string(r.pe) + ",\"de\":" + std::to_string(r.de) + ",\"side\":\"" +
-           (r.side == ReadSide::De ? "de" : r.side == ReadSide::Pe ? "pe" : "-") + "\"}";
+           side_name(r.side) + "\"}";
       out_.done();
       const double bounds[] = {r.t.arrival,     r.t.scheduled(), r.t.read_start, r.t.read_end,
                                r.t.first_token, r.t.handoff_end, r.t.done};

@@ -8,8 +8,12 @@
 
 namespace dualpath {
 
-// Which node's SNIC reads the request's hit KV.
-enum class ReadSide : uint8_t { Unset, Pe, De };
+// Which node's SNIC reads the request's hit KV: the PE node's, the DE node's, or both (Split: the first
+// `Request::pe_hit` tokens through the PE node, the rest through the DE node; policy dualpath-split).
+enum class ReadSide : uint8_t { Unset, Pe, De, Split };
+inline const char* side_name(ReadSide s) {
+  return s == ReadSide::De ? "de" : s == ReadSide::Pe ? "pe" : s == ReadSide::Split ? "split" : "-";
+}
 
 // Timestamps (seconds); -1 = not reached. TTFT = first_token - arrival; the breakdown is
 // queue = scheduled - arrival, allocate = read_start - scheduled, read = read_end - read_start,
@@ -40,8 +44,16 @@ struct Request {
   int pe = -1;          // global GPU index of the prefill engine
   int de = -1;          // global GPU index of the decode engine
   ReadSide side = ReadSide::Unset;
+  int64_t pe_hit = 0;       // hit tokens read through the PE node's SNIC (Pe: hit, De: 0, Split: a block-aligned part)
+  // The attempt's storage read, per half ([0] through the PE node, [1] through the DE node; a Pe or De read has one
+  // half). `read_epoch` counts abandoned attempts, so that a half still in flight from one is ignored.
+  enum class Half : uint8_t { None, Queued, Reading, Done };
+  Half half[2] = {Half::None, Half::None};
+  int read_epoch = 0;
+  int halves(Half h) const { return (half[0] == h) + (half[1] == h); }
   double hit_bytes = 0;     // hit * KV bytes per token (all layers)
   double prompt_bytes = 0;  // prompt * KV bytes per token
+  double pe_hit_bytes = 0;  // pe_hit * KV bytes per token
   int64_t prefilled = 0;    // fresh tokens already computed (chunked prefill)
   int64_t generated = 0;    // tokens generated so far, counting the first token
   int64_t persisted_upto = 0;  // tokens of the sequence whose Full Blocks have been written or queued

@@ -33,6 +33,7 @@ inline constexpr MutantInfo kMutants[] = {
     {"shared_blocks_rewritten", "a shared block written once (claims ignore blocks stored or being written)"},
     {"fault_no_reroute", "rerouting reads whose SNIC a fault took down (they wait for it instead)"},
     {"node_down_keeps_claims", "undoing a lost node's writes (their blocks stay claimed, never written)"},
+    {"split_reads_whole", "the division of a split read (each half reads the whole hit)"},
 };
 
 #ifdef DUALPATH_MUTATION

@@ -6,6 +6,7 @@
 #include <deque>
 #include <functional>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,10 @@ class Policy {
   virtual EnginePlacement& placement() = 0;
   // Read path of a request whose PE and DE are known.
   virtual ReadSide choose_read_side(const ClusterView& view, const Request& r) = 0;
+  // With choose_read_side = Split: the hit tokens to read through the PE node (the rest go through the DE node).
+  virtual int64_t split_pe_tokens(const ClusterView&, const Request&) {
+    throw std::logic_error("policy: chose a split read but does not say how to split it");
+  }
 };
 
 using PolicyFactory = std::function<std::unique_ptr<Policy>(const PolicyFeatures&)>;

@@ -46,6 +46,36 @@ TEST_P(LayerPipeline, ForwardTimeMatchesClosedForm) {
 // Compute-bound (fast CNIC) and load-bound (slow CNIC) regimes.
 INSTANTIATE_TEST_SUITE_P(Regimes, LayerPipeline, ::testing::Values(50e9, 0.5e9));
 
+// A split read (dualpath-split, both queues empty: half the hit through each node): the PE half loads from the PE
+// buffer, the DE half over the compute network, both into the PE GPU's CNIC. A stage computes only once both
+// halves of its layers are in HBM, so the forward takes the closed form of the whole hit's loads; a stage that
+// started on either half alone would finish sooner in the load-bound regime.
+TEST_P(LayerPipeline, SplitReadLayerWaitsForBothHalves) {
+  const double cnic_bw = GetParam();
+  Scenario s = test::small_scenario();
+  s.sim.layer_group = 1;
+  s.policy.name = "dualpath-split";
+  FakeBackend be(FakeRates{50e9, cnic_bw, 1});
+  Cluster c(s, {agent(0, {{4096, 2, 0}, {100, 2, 0}})}, be);
+  c.start();
+  be.run();
+  ASSERT_TRUE(c.finished()) << c.stall_report();
+  const Request& r = c.requests().at(1);
+  ASSERT_EQ(r.side, ReadSide::Split);
+  ASSERT_EQ(r.pe_hit, 2048);
+  EXPECT_NEAR(c.totals().storage_read_pe, 2048 * s.model.kv_bytes_per_token(), 1);
+  EXPECT_NEAR(c.totals().storage_read_de, 2048 * s.model.kv_bytes_per_token(), 1);
+  // The first round sent its whole prompt; the split round sends its fresh tokens and its PE half.
+  const double kv_layer = s.model.kv_bytes_per_token_one_layer();
+  EXPECT_NEAR(c.totals().de_to_pe, 2048 * kv_layer * s.model.n_layers, 1);
+  const int L = s.model.n_layers;
+  const double l = 4096.0 * kv_layer / cnic_bw;
+  const double cl = c.cost().attention_layer_time(4096, 102) +
+                    c.cost().linear_layer_time(102, c.cost().weight_bytes_per_gpu(1));
+  const double expected = std::min(l, cl) + L * std::max(l, cl);
+  EXPECT_NEAR(r.t.first_token - r.t.prefill_start, expected, 1e-9 * expected);
+}
+
 TEST(LayerPipeline, WithoutLayerwiseTheLoadPrecedesTheWholeForward) {
   Scenario s = test::small_scenario();
   s.policy.name = "basic";
@@ -151,14 +181,24 @@ TEST_P(Conservation, EveryRoundOnceAndHitBytesDelivered) {
   if (policy == "dualpath") {
     EXPECT_GT(t.storage_read_de, 0);
   }
+  if (policy == "dualpath-split") {  // reads were split: each half's bytes counted once, on its own node
+    const auto split = std::count_if(c.requests().begin(), c.requests().end(), [](const Request& r) {
+      return r.side == ReadSide::Split && r.pe_hit > 0 && r.pe_hit < r.hit;
+    });
+    EXPECT_GT(split, 0);
+    EXPECT_GT(t.storage_read_pe, 0);
+    EXPECT_GT(t.storage_read_de, 0);
+    EXPECT_NEAR(t.storage_read_pe + t.storage_read_de, t.storage_read, 1);
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Policies, Conservation,
-                         ::testing::Values("dualpath", "basic", "oracle", "dualpath+handoff", "basic+handoff",
-                                           "oracle+handoff"),
+                         ::testing::Values("dualpath", "basic", "oracle", "dualpath-split", "dualpath+handoff",
+                                           "basic+handoff", "oracle+handoff", "dualpath-split+handoff"),
                          [](const auto& info) {
                            std::string n = info.param;
                            std::replace(n.begin(), n.end(), '+', '_');
+                           std::replace(n.begin(), n.end(), '-', '_');
                            return n;
                          });
 

@@ -7,6 +7,11 @@ namespace dualpath {
 
 void register_paper_policies();  // paper_policies.cpp: dualpath, basic, oracle
 
-void register_builtin_policies() { register_paper_policies(); }
+void register_split_read_policy();  // split_read_policy.cpp: dualpath-split
+
+void register_builtin_policies() {
+  register_paper_policies();
+  register_split_read_policy();
+}
 
 }  // namespace dualpath
