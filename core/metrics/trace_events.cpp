@@ -310,9 +310,10 @@ class TraceBuilder {
     for (int64_t id : ids) {
       if (!all && !traced(id)) continue;
       const Request& r = req(id);
-      Loc at;
-      for (int h = 0; h < 2; ++h) {  // a split read has a slice on each node's SNIC (the request's read times)
-        const double gb = (h == 0 ? r.pe_hit_bytes : r.hit_bytes - r.pe_hit_bytes) / 1e9;
+      Loc at;  // (a split read has a slice on each node's SNIC, with the request's read times)
+      for (int h = 0; h < 2; ++h) {
+        const double pe = r.side == ReadSide::Split ? r.pe_hit_bytes : r.side == ReadSide::De ? 0 : r.hit_bytes;
+        const double gb = (h == 0 ? pe : r.hit_bytes - pe) / 1e9;
         if (gb <= 0) continue;
         const int node = node_of(h == 0 ? r.pe : r.de);
         at = lanes(node_pid(node), "snic" + std::to_string(node) + " read", 200)
@@ -485,8 +486,7 @@ class TraceBuilder {
 }  // namespace
 
 TraceStats write_trace_events(std::ostream& out, const TraceInput& in, const TraceOptions& options) {
-  TraceBuilder b(out, in, options);
-  return b.run();
+  return TraceBuilder(out, in, options).run();
 }
 
 std::string trace_file_for_policy(const std::string& file, const std::string& policy) {
