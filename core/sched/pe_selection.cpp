@@ -15,7 +15,12 @@ std::vector<Placement> select_prefill_engines(const ClusterView& view, const std
   for (size_t q = 0; q < waiting.size(); ++q) {
     int best_short = -1, best_long = -1;
     int64_t tok_short = std::numeric_limits<int64_t>::max(), tok_long = tok_short;
-    for (size_t i = 0; i < group.size(); ++i) {
+    // Ties (e.g. idle engines, all at 0 tokens) go to the first engine from the request's id on, not always to
+    // the group's first: each PE GPU sends its KV over its own rail, so a fixed tie-break would pile traffic on
+    // rail 0 of every node.
+    const size_t start = static_cast<size_t>(waiting[q].id) % group.size();
+    for (size_t k = 0; k < group.size(); ++k) {
+      const size_t i = (start + k) % group.size();
       if (tok[i] > view.beta_tokens) continue;  // C1: overloaded
       const auto& e = view.engines[group[i]];
       const bool short_queue = view.nodes[e.node].read_queue_tokens <= view.alpha_tokens;
