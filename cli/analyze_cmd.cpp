@@ -105,7 +105,9 @@ void analyze(const AnalyzeArgs& a) {
       const auto loads = link_loads(p, P, D, 1, a.basic ? 0 : 1);
       for (const auto& l : loads) e["loads"][link_key(l.link)] = l.fraction;
       e["first_to_saturate"] = link_key(most_loaded(loads).link);
-      e["max_read_rate_snics"] = max_read_rate_snics(p, P, D, !a.basic);
+      const ReadMix mix = best_read_mix(p, P, D, !a.basic);
+      e["max_read_rate_snics"] = mix.snics;
+      e["best_mix"] = {{"x_pe", mix.x_pe}, {"x_de", mix.x_de}};
       j["pd"].push_back(e);
     }
     std::cout << j.dump(2) << "\n";
@@ -150,8 +152,15 @@ void analyze(const AnalyzeArgs& a) {
       std::cout << "no link over capacity: the SNICs are the bottleneck";
     else
       std::cout << "first to saturate: " << link_name(first.link) << " (" << pct(first.fraction) << ")";
-    std::cout << "; sustainable hit-KV read rate " << std::setprecision(4)
-              << max_read_rate_snics(p, P, D, !a.basic) << " SNICs of " << (a.basic ? P : P + D) << " used\n";
+    const ReadMix mix = best_read_mix(p, P, D, !a.basic);
+    std::cout << "; sustainable hit-KV read rate " << std::setprecision(4) << mix.snics << " SNICs of "
+              << (a.basic ? P : P + D) << " used\n";
+    // The mix that attains it: the share of the reads each side should take (a path choice, or the split of
+    // each read in dualpath-split, that reaches the cap has to produce these SNIC loads).
+    if (!a.basic && mix.snics > 0)
+      std::cout << "at SNIC utilisation PE " << pct(mix.x_pe) << ", DE " << pct(mix.x_de) << ": the DE path carries "
+                << pct(D * mix.x_de / mix.snics) << " of the hit KV (any mix of the two paths, per request or split "
+                << "within requests, has this cap)\n";
   }
 }
 

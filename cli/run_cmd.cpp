@@ -7,6 +7,7 @@
 // A progress line is shown on stderr while a single run simulates, when stderr is a terminal and not --quiet.
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
@@ -64,14 +65,16 @@ std::string binds(const nlohmann::json& s) {
 
 void print_table(const std::vector<std::pair<std::string, nlohmann::json>>& runs) {
   const double base_jct = run_summary_from_json(runs.front().second.at("results")).jct;
-  std::cout << std::left << std::setw(10) << "policy" << std::right << std::setw(11) << "JCT (s)" << std::setw(9)
+  int w = 10;  // the policy column: as wide as the longest name (dualpath-split) and a space
+  for (const auto& run : runs) w = std::max(w, static_cast<int>(run.first.size()) + 1);
+  std::cout << std::left << std::setw(w) << "policy" << std::right << std::setw(11) << "JCT (s)" << std::setw(9)
             << "speedup" << std::setw(11) << "TTFT p50" << std::setw(11) << "TTFT p99" << std::setw(11)
             << "TPOT p50" << std::setw(12) << "prompt t/s" << std::setw(9) << "PE SNIC" << std::setw(9) << "DE SNIC"
             << "  binds (TTFT share)\n";
   for (const auto& [name, s] : runs) {
     const RunSummary r = run_summary_from_json(s.at("results"));
     const double jct = r.jct;
-    std::cout << std::left << std::setw(10) << name << std::right << std::setw(11) << fmt(jct, 1) << std::setw(9)
+    std::cout << std::left << std::setw(w) << name << std::right << std::setw(11) << fmt(jct, 1) << std::setw(9)
               << (jct > 0 ? fmt(base_jct / jct) + "x" : "-") << std::setw(11) << fmt(r.ttft.p50, 2) << std::setw(11)
               << fmt(r.ttft.p99, 2) << std::setw(11) << fmt(r.tpot.p50 * 1e3, 1) + "ms" << std::setw(12)
               << fmt(r.prompt_tokens_per_s, 0) << std::setw(8)

@@ -165,11 +165,12 @@ bool in_range(const BandwidthRange& r, double P, double D) {
   return x >= r.lower * (1 - kRelTol) && x <= r.upper * (1 + kRelTol);
 }
 
-double max_read_rate_snics(const BandwidthParams& p, double P, double D, bool dual_path) {
+ReadMix best_read_mix(const BandwidthParams& p, double P, double D, bool dual_path) {
   validate(p);
   check_pd(P, D);
   // Linear program in (x_P, x_D): maximise P·x_P + D·x_D subject to a·x_P + b·x_D <= 1 for every link and
-  // 0 <= x <= 1. Two variables: the optimum is at a vertex, so try every intersection of two constraint lines.
+  // 0 <= x <= 1. Two variables: the optimum is at a vertex, so try every intersection of two constraint lines
+  // (the first vertex found wins a tie, so the answer is deterministic).
   struct Half {
     double a, b, c;  // a·x_P + b·x_D <= c
   };
@@ -181,16 +182,20 @@ double max_read_rate_snics(const BandwidthParams& p, double P, double D, bool du
       if (h.a * xp + h.b * xd > h.c + 1e-12) return false;
     return true;
   };
-  double best = 0;
+  ReadMix best;
   for (size_t i = 0; i < hs.size(); ++i)
     for (size_t j = i + 1; j < hs.size(); ++j) {
       const double det = hs[i].a * hs[j].b - hs[j].a * hs[i].b;
       if (std::fabs(det) < 1e-15) continue;
       const double xp = (hs[i].c * hs[j].b - hs[j].c * hs[i].b) / det;
       const double xd = (hs[i].a * hs[j].c - hs[j].a * hs[i].c) / det;
-      if (feasible(xp, xd)) best = std::max(best, P * xp + D * xd);
+      if (feasible(xp, xd) && P * xp + D * xd > best.snics + 1e-12) best = {xp, xd, P * xp + D * xd};
     }
   return best;
+}
+
+double max_read_rate_snics(const BandwidthParams& p, double P, double D, bool dual_path) {
+  return best_read_mix(p, P, D, dual_path).snics;
 }
 
 }  // namespace dualpath::analysis

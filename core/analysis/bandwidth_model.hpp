@@ -99,4 +99,13 @@ bool in_range(const BandwidthRange& r, double P, double D);
 // is P + D (DualPath) and P (Basic); outside it the binding link caps it.
 double max_read_rate_snics(const BandwidthParams& p, double P, double D, bool dual_path = true);
 
+// The SNIC utilisations that attain that cap: how a policy should mix the two read paths. The LP is over the
+// aggregate rates, so it already allows any fractional mix; splitting single requests between the paths
+// (dualpath-split) cannot raise the cap, only help a per-request rule reach it (docs/split-reads.md).
+struct ReadMix {
+  double x_pe = 0, x_de = 0;  // PE-side and DE-side SNIC utilisation (0..1)
+  double snics = 0;           // P·x_pe + D·x_de
+};
+ReadMix best_read_mix(const BandwidthParams& p, double P, double D, bool dual_path = true);
+
 }  // namespace dualpath::analysis

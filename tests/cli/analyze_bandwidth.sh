@@ -17,7 +17,7 @@ import json, sys
 t = json.load(open('$topo')); t['dram_bw'] = '250 GB/s'
 json.dump(t, open('$tmp/half-dram.json', 'w'))"
 "$bin" analyze bandwidth --topology "$tmp/half-dram.json" --json > "$tmp/half.json" || exit 1
-"$bin" analyze bandwidth --topology "$topo" --pd 1:2 > "$tmp/text.txt" || exit 1
+"$bin" analyze bandwidth --topology "$topo" --pd 1:2 --pd 8:1 > "$tmp/text.txt" || exit 1
 PYTHONPATH="$root/tests/cli" python3 - "$tmp" <<'PY'
 import json, sys
 from checks import check, done
@@ -33,12 +33,17 @@ check(abs(pd["1P2D"]["loads"]["pe_snic"] - 1) < 1e-12 and abs(pd["1P2D"]["loads"
       "1P2D: SNICs saturated; DE DRAM at 40% (200 of 500 GB/s)")
 check(not pd["8P1D"]["in_range"] and pd["8P1D"]["max_read_rate_snics"] < 9 - 1e-6,
       f"8P1D: outside, the DE side caps the read rate at {pd['8P1D']['max_read_rate_snics']:.3f} < 9 SNICs")
+m = pd["8P1D"]["best_mix"]  # the mix that attains the cap: DE SNIC saturated, PE SNICs at 7/16
+check(abs(m["x_de"] - 1) < 1e-9 and abs(m["x_pe"] - 7 / 16) < 1e-9 and abs(8 * m["x_pe"] + m["x_de"] - 4.5) < 1e-9,
+      f"8P1D: the cap is reached at x_PE = {m['x_pe']:.4f} (7/16), x_DE = {m['x_de']:.4f}: 4.5 SNICs")
 b = json.load(open(f"{t}/basic.json"))["pd"][0]
 check(abs(b["max_read_rate_snics"] - 1) < 1e-9, "Basic at 1P2D reads with the PE's one SNIC")
 h = json.load(open(f"{t}/half.json"))["range"]
 check(abs(h["upper"] - 1) < 1e-12 and h["binding_upper"] == ["de_dram"], f"M halved: upper {h['upper']} = (5-3)/2 by DE DRAM")
 txt = open(f"{t}/text.txt").read()
 check("bottleneck-free range: 1/7 <= P/D <= 7/2" in txt, "the text output states the range as fractions")
+check("at SNIC utilisation PE 43.8%, DE 100.0%: the DE path carries 22.2% of the hit KV" in txt,
+      "the text output gives 8P1D's best path mix")
 done()
 PY
 [ $? -eq 0 ] || exit 1

@@ -153,6 +153,21 @@ TEST(AnalysisBandwidth, MaxReadRateFollowsSnicsInsideAndCapsOutside) {
   EXPECT_LT(max_read_rate_snics(p, 1, 8), 9);
 }
 
+// The mix that attains the cap: at 8P1D the DE SNIC is saturated (DE-path reads load the DE CNIC write once per
+// byte, PE-path ones twice) and the PE SNICs fill what the DE CNIC write leaves: 2·8·x_P + 1 = 8, x_P = 7/16.
+TEST(AnalysisBandwidth, BestReadMixAttainsTheCapAndLoadsNoLinkOver) {
+  const auto p = paper();
+  const ReadMix m = best_read_mix(p, 8, 1);
+  EXPECT_NEAR(m.x_de, 1, 1e-9);
+  EXPECT_NEAR(m.x_pe, 7.0 / 16, 1e-9);
+  EXPECT_NEAR(m.snics, 8 * m.x_pe + m.x_de, 1e-12);
+  for (const auto& l : link_loads(p, 8, 1, m.x_pe, m.x_de)) EXPECT_LE(l.fraction, 1 + 1e-9) << link_name(l.link);
+  const ReadMix in = best_read_mix(p, 1, 1);  // inside the range every SNIC is used
+  EXPECT_NEAR(in.x_pe, 1, 1e-9);
+  EXPECT_NEAR(in.x_de, 1, 1e-9);
+  EXPECT_NEAR(best_read_mix(p, 8, 1, false).x_de, 0, 1e-12);  // Basic reads on the PE side only
+}
+
 TEST(AnalysisBandwidth, RejectsBadParameters) {
   EXPECT_THROW(bottleneck_free_range({0, 1, 50e9, 500e9, 0}), std::invalid_argument);
   EXPECT_THROW(bottleneck_free_range({8, 0, 50e9, 500e9, 0}), std::invalid_argument);

@@ -2,6 +2,8 @@
 // compute-quota batching.
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include "core/sched/de_selection.hpp"
 #include "core/sched/pe_selection.hpp"
 #include "core/sched/policy_registry.hpp"
@@ -65,6 +67,23 @@ TEST(Algorithm1, LongQueueEnginesUsedWhenNoShortOne) {
   EXPECT_EQ(out[0].engine, 1);
 }
 
+// Idle engines tie at 0 tokens: a tie goes to the first engine from the request's id on, so single requests
+// fetched one at a time spread over the group instead of all landing on its first engine (whose rail would then
+// carry the node's KV: docs/split-reads.md, "Findings").
+TEST(Algorithm1, TiesSpreadByRequestId) {
+  auto v = view_with(4, 1);
+  std::set<int> picked;
+  for (int64_t id = 0; id < 4; ++id) {
+    auto q = queue_of({10});
+    q[0].id = 100 + id;
+    const auto out = select_prefill_engines(v, v.pe_groups[0], q);
+    ASSERT_EQ(out.size(), 1u);
+    EXPECT_EQ(out[0].engine, v.pe_groups[0][static_cast<size_t>((100 + id) % 4)]);
+    picked.insert(out[0].engine);
+  }
+  EXPECT_EQ(picked.size(), 4u);
+}
+
 TEST(Algorithm1, OverloadedEnginesSkippedAndFetchEnds) {
   auto v = view_with(2, 1);
   v.engines[0].tok = 600;  // > beta = 500: overloaded
@@ -115,6 +134,29 @@ TEST(DeSelection, GroupRoutingBalancesTokensWithinOneDrain) {
   EXPECT_EQ(routes[0], 1);  // 0 < 100
   EXPECT_EQ(routes[1], 1);  // 50 < 100
   EXPECT_EQ(routes[2], 0);  // 100 vs 100: first group
+}
+
+// dualpath-split: the PE part levels the two node queues, x = (Q_de + h - Q_pe) / 2 in [0, h].
+TEST(ReadPath, SplitLevelsTheTwoNodeQueues) {
+  auto v = view_with(2, 1);
+  PolicySpec spec;
+  spec.name = "dualpath-split";
+  auto p = make_policy(spec);
+  Request r;
+  r.pe = 0, r.de = 1, r.hit = 3000;
+  EXPECT_EQ(p->choose_read_side(v, r), ReadSide::Split);
+  EXPECT_EQ(p->split_pe_tokens(v, r), 1500);  // empty queues: half each
+  v.nodes[0].read_queue_tokens = 1000;
+  EXPECT_EQ(p->split_pe_tokens(v, r), 1000);  // 1000 + 1000 = 0 + 2000
+  v.nodes[1].read_queue_tokens = 5000;
+  EXPECT_EQ(p->split_pe_tokens(v, r), 3000);  // the DE queue is longer by more than h: all through the PE
+  v.nodes[0].read_queue_tokens = 9000;
+  EXPECT_EQ(p->split_pe_tokens(v, r), 0);     // and the other way round
+  r.hit = 0;
+  EXPECT_EQ(p->choose_read_side(v, r), ReadSide::Pe);  // nothing to read
+  spec.dual_path = false;
+  r.hit = 3000;
+  EXPECT_EQ(make_policy(spec)->choose_read_side(v, r), ReadSide::Pe);  // ablation: PE reads only
 }
 
 TEST(ReadPath, ShorterNodeReadQueueWins) {
