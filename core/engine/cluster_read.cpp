@@ -99,9 +99,10 @@ void Cluster::pump_reads(int node) {
         [this, id, node, h, epoch, tokens] {
           --reads_in_flight_[node];
           Request& rq = requests_[id];
-          // A lost attempt's read was counted by node_down; a half of an abandoned split read leaves the queue count.
-          if (!rq.lost && rq.read_epoch == epoch) read_done(rq, h);
-          else if (!rq.lost) view_.nodes[node].read_queue_tokens -= tokens;
+          // A half of an abandoned split read leaves the queue count (lost since or not: node_down counts only the
+          // halves of the attempt it finds); a lost attempt's own read was counted by node_down.
+          if (rq.read_epoch != epoch) view_.nodes[node].read_queue_tokens -= tokens;
+          else if (!rq.lost) read_done(rq, h);
           pump_reads(node);
         },
         [this, id, node, h, epoch, tokens, bytes](const std::string& error) {
@@ -126,14 +127,15 @@ void Cluster::pump_all_reads() {
 void Cluster::read_failed(Request& r, const HalfRead& read, const std::string& error) {
   const int node = read.node, h = read.half;
   --reads_in_flight_[node];
-  if (r.lost) {  // its attempt was lost with a node: nothing to read again (node_down counted it)
+  const bool abandoned = r.read_epoch != read.epoch;  // a half of an abandoned split read
+  if (r.lost && !abandoned) {  // its attempt was lost with a node: nothing to read again (node_down counted it)
     pump_reads(node);
     return;
   }
   view_.nodes[node].read_queue_tokens -= read.tokens;
   totals_.storage_read -= read.bytes;  // counted again when the retry starts
   (view_.nodes[node].prefill ? totals_.storage_read_pe : totals_.storage_read_de) -= read.bytes;
-  if (r.read_epoch != read.epoch) {  // a half of an abandoned split read: nothing to read again
+  if (abandoned) {  // nothing to read again
     pump_reads(node);
     return;
   }

@@ -4,7 +4,8 @@
 #   UCX transfers (posix,self); summary.json says backend "hw" and compute "emulated"; requests.csv has a row per
 #   round; DualPath is at least 1.4x faster than Basic; where the simulator is built, it predicts each measured JCT
 #   within 10% (measured: +3.5% and -1.0%; the margin is for timing noise on a busy 2-core machine).
-#   A deleted block file stops the run with a clear error (exit 1) and a summary that lists it.
+#   A deleted block file stops the run with a clear error (exit 1) and a summary that lists it. dualpath-split runs
+#   too (reads split between both nodes), also with a failing SNIC.
 # Exit 77 (ctest: skipped) when this build has no hardware backend.
 set -euo pipefail
 bin="$1"; root="$2"
@@ -146,6 +147,29 @@ print(f"ok   dualpath with node 0's SNIC down: {h['read_retries']} reads retried
 b = json.load(open(f"{d}/snic-basic/summary.json"))
 assert b["complete"] is False and any("earlier attempt failed too" in e for e in b["hw"]["errors"]), b["hw"]["errors"]
 print("ok   basic with node 0's SNIC down stops: exit 1;", b["hw"]["errors"][0])
+PY
+
+# Split reads (dualpath-split, docs/split-reads.md) on real files and UCX: a request's hit blocks are read partly by
+# each node, every block once and verified; with node 0's SNIC failing, split reads are retried whole through the DE.
+"$bin" hw run "$sc" "${common[@]}" --set policy.name=dualpath-split --out "$tmp/split" --storage-dir "$tmp/store-split" --quiet
+"$bin" hw run "$sc" "${common[@]}" --set policy.name=dualpath-split --fault snic-down --out "$tmp/split-snic" \
+  --storage-dir "$tmp/store-split-snic" --quiet 2> "$tmp/split-snic.err"
+"$py" - "$tmp" <<'PY'
+import csv, json, sys
+d = sys.argv[1]
+for name in ("split", "split-snic"):
+    s = json.load(open(f"{d}/{name}/summary.json"))
+    h, b = s["hw"], s["results"]["bytes"]
+    rows = list(csv.DictReader(open(f"{d}/{name}/requests.csv")))
+    split = sum(r["read_side"] == "split" for r in rows)
+    assert s["complete"] and s["results"]["rounds"] == s["rounds_total"], f"{name}: incomplete"
+    assert h["storage"]["blocks_verified"] == h["storage"]["blocks_read"] > 0 and h["storage"]["errors"] == 0, h["storage"]
+    assert b["storage_read"] == h["storage"]["requested_read_bytes"], f"{name}: bytes read {b['storage_read']} vs asked"
+    assert b["storage_read_pe_snic"] > 0 and b["storage_read_de_snic"] > 0 and split > 0, f"{name}: {split} split rows"
+    if name == "split-snic":
+        assert h["read_retries"] > 0, h
+    print(f"ok   hw {name}: {split} of {len(rows)} reads split, all {s['rounds_total']} rounds complete, every block "
+          f"verified" + (f", {h['read_retries']} reads retried" if name == "split-snic" else ""))
 PY
 
 # The online stop rule needs a backend that can drop work in flight; the hardware body refuses it up front.
