@@ -70,7 +70,7 @@ class TraceBuilder {
   }
 
   // ph X with the common fields; returns the buffer so callers can add "args" before done().
-  std::string& slice(const Loc& at, const char* name, const char* cat) {
+  std::string& slice(const SlicePos& at, const char* name, const char* cat) {
     std::string& s = out_.begin();
     s += "\"ph\":\"X\",\"pid\":";
     s += std::to_string(at.pid);
@@ -98,7 +98,7 @@ class TraceBuilder {
   }
   // Where the stage's transfer carrying request r's KV landed: the exact GPU pair if there is one (buffer port =
   // the engine), else the one from / to the right node.
-  const Loc* find_transfer(int f, int stage, bool load, const Request& r) const {
+  const SlicePos* find_transfer(int f, int stage, bool load, const Request& r) const {
     const int src = load ? source_gpu(r) : r.pe, dst = load ? r.pe : r.de;
     if (auto it = transfer_loc_.find({f, stage, load, src, dst}); it != transfer_loc_.end()) return &it->second;
     const int a = load ? node_of(src) : src, b = load ? dst : node_of(dst);
@@ -106,7 +106,7 @@ class TraceBuilder {
     return nullptr;
   }
 
-  void add_point(int64_t id, const Loc& at, double ts) {
+  void add_point(int64_t id, const SlicePos& at, double ts) {
     if (!at.valid()) return;
     // Strictly inside the slice where it has a length, so the point binds to it and not to a neighbour that
     // ends where it starts.
@@ -207,13 +207,13 @@ class TraceBuilder {
     // Stage records of a forward are contiguous, in forward order.
     std::vector<size_t> first_stage(fw.size() + 1, log_->stages.size());
     for (size_t i = log_->stages.size(); i-- > 0;) first_stage[static_cast<size_t>(log_->stages[i].forward)] = i;
-    forward_loc_.assign(fw.size(), Loc{});
+    forward_loc_.assign(fw.size(), SlicePos{});
     for (size_t f = 0; f < fw.size(); ++f) {
       const auto& rec = fw[f];
       const int node = node_of(rec.leader_gpu);
       const int tid = threads_.get(node_pid(node), unit_name(true, static_cast<size_t>(rec.unit)), rec.unit);
       const double end = end_or_run_end(rec.compute_end);
-      const Loc at{node_pid(node), tid, rec.start, end};
+      const SlicePos at{node_pid(node), tid, rec.start, end};
       if (traced_forward_[f]) forward_loc_[f] = at;
       const bool detail = stages_full || traced_forward_[f];
       std::string& s = slice(at, detail ? "forward" : "forward (stages folded)", "prefill");
@@ -239,7 +239,7 @@ class TraceBuilder {
         const int first = layer;
         layer += sr.layers;
         if (sr.compute_start < 0) continue;
-        const Loc st_at{at.pid, tid, sr.compute_start, std::min(end, end_or_run_end(sr.compute_end))};
+        const SlicePos st_at{at.pid, tid, sr.compute_start, std::min(end, end_or_run_end(sr.compute_end))};
         const std::string name = "stage " + std::to_string(sr.stage) + " (layers " + std::to_string(first) + "-" +
                                  std::to_string(layer - 1) + ")";
         std::string& ss = slice(st_at, name.c_str(), "prefill");
@@ -275,12 +275,12 @@ class TraceBuilder {
       const auto& t = tr[i];
       const double end = end_or_run_end(t.end);
       const char* name = t.load ? "KV load" : "KV send";
-      Loc side_at[2];
+      SlicePos side_at[2];
       for (int side = 0; side < 2; ++side) {
         const int gpu = side == 0 ? t.src_gpu : t.dst_gpu;
         const int pid = node_pid(node_of(gpu));
         const std::string prefix = "cnic" + std::to_string(gpu) + (side == 0 ? " rd" : " wr");
-        const Loc at = lanes(pid, prefix, 1000 + gpu * 100 + side * 50).place(threads_, t.start, end);
+        const SlicePos at = lanes(pid, prefix, 1000 + gpu * 100 + side * 50).place(threads_, t.start, end);
         side_at[side] = at;
         std::string& s = slice(at, name, "kv");
         s += ",\"args\":{\"forward\":" + std::to_string(t.forward) + ",\"stage\":" + std::to_string(t.stage) +
@@ -292,7 +292,7 @@ class TraceBuilder {
       }
       if (t.forward >= 0 && traced_forward_[static_cast<size_t>(t.forward)]) {
         // a load is shown where it arrives (the PE's CNIC), a send where it leaves (the PE's CNIC)
-        const Loc at = t.load ? side_at[1] : side_at[0];
+        const SlicePos at = t.load ? side_at[1] : side_at[0];
         transfer_loc_[{t.forward, t.stage, t.load, t.src_gpu, t.dst_gpu}] = at;
         const auto k = pair_key(t);
         node_transfer_loc_.try_emplace({t.forward, t.stage, t.load, std::get<2>(k), std::get<3>(k)}, at);
@@ -310,7 +310,7 @@ class TraceBuilder {
     for (int64_t id : ids) {
       if (!all && !traced(id)) continue;
       const Request& r = req(id);
-      Loc at;  // (a split read has a slice on each node's SNIC, with the request's read times)
+      SlicePos at;  // (a split read has a slice on each node's SNIC, with the request's read times)
       for (int h = 0; h < 2; ++h) {
         const double pe = r.side == ReadSide::Split ? r.pe_hit_bytes : r.side == ReadSide::De ? 0 : r.hit_bytes;
         const double gb = (h == 0 ? pe : r.hit_bytes - pe) / 1e9;
@@ -349,7 +349,7 @@ class TraceBuilder {
       const int leader = unit < static_cast<int>(in_.de_units.size()) && !in_.de_units[static_cast<size_t>(unit)].empty()
                              ? in_.de_units[static_cast<size_t>(unit)].front()
                              : r.de;
-      const Loc at = lanes(node_pid(node_of(leader)), unit_name(false, static_cast<size_t>(unit)) + " handoff", 100)
+      const SlicePos at = lanes(node_pid(node_of(leader)), unit_name(false, static_cast<size_t>(unit)) + " handoff", 100)
                          .place(threads_, r.t.handoff_start, end_or_run_end(r.t.handoff_end));
       std::string& s = slice(at, "handoff", "decode");
       s += ",\"args\":{\"request\":" + std::to_string(id) + ",\"de\":" + std::to_string(r.de) + "}";
@@ -374,7 +374,7 @@ class TraceBuilder {
         const auto& b = ch[idx[last]];
         const int pid = node_pid(node_of(a.leader_gpu));
         const int tid = threads_.get(pid, unit_name(false, static_cast<size_t>(unit)), unit);
-        const Loc at{pid, tid, a.start, std::max(a.start, end_or_run_end(b.end))};
+        const SlicePos at{pid, tid, a.start, std::max(a.start, end_or_run_end(b.end))};
         int steps = 0, batch = 0;
         for (size_t q = j; q <= last; ++q) steps += ch[idx[q]].steps, batch = std::max(batch, ch[idx[q]].batch);
         std::string& s = slice(at, merge == 1 ? "decode" : "decode (merged chunks)", "decode");
@@ -398,7 +398,7 @@ class TraceBuilder {
       const int tid = threads_.get(pid, "agent " + std::to_string(r.agent), r.agent);
       // A lost attempt (fault node-down) ends when it was lost; its restart is the next slice of the agent.
       const double end = r.t.done >= 0 ? r.t.done : r.lost_at >= 0 ? r.lost_at : in_.end_time;
-      const Loc at{pid, tid, r.t.arrival, std::max(r.t.arrival, end)};
+      const SlicePos at{pid, tid, r.t.arrival, std::max(r.t.arrival, end)};
       const std::string name = "round " + std::to_string(r.round) + (r.t.done < 0 && r.lost ? " (lost)" : "");
       std::string& s = slice(at, name.c_str(), "request");
       s += ",\"args\":{\"request\":" + std::to_string(r.id) + ",\"prompt\":" + std::to_string(r.prompt) +
@@ -434,9 +434,9 @@ class TraceBuilder {
           const int f = it->second[k];
           const auto& rec = log_->forwards[static_cast<size_t>(f)];
           add_point(id, forward_loc_[static_cast<size_t>(f)], rec.start);
-          if (const Loc* t = find_transfer(f, 0, true, r)) add_point(id, *t, t->start);
+          if (const SlicePos* t = find_transfer(f, 0, true, r)) add_point(id, *t, t->start);
           if (k + 1 == it->second.size() && rec.stages > 0)
-            if (const Loc* t = find_transfer(f, rec.stages - 1, false, r)) add_point(id, *t, t->start);
+            if (const SlicePos* t = find_transfer(f, rec.stages - 1, false, r)) add_point(id, *t, t->start);
         }
       }
       if (auto it = handoff_loc_.find(id); it != handoff_loc_.end()) add_point(id, it->second, r.t.handoff_start);
@@ -448,7 +448,7 @@ class TraceBuilder {
         if (auto it = decode_loc_.find(unit); it != decode_loc_.end()) {
           const auto& v = it->second;
           auto pos = std::upper_bound(v.begin(), v.end(), r.t.second_token,
-                                      [](double t, const Loc& l) { return t < l.start; });
+                                      [](double t, const SlicePos& l) { return t < l.start; });
           if (pos != v.begin()) {
             --pos;
             if (r.t.second_token <= pos->end + 1e-9) add_point(id, *pos, r.t.second_token);
@@ -476,11 +476,11 @@ class TraceBuilder {
   size_t decode_merge_ = 1;
   std::set<std::tuple<int, bool, int, int>> traced_pairs_;  // (forward, load, src, dst) shown when not all are
   std::map<int64_t, std::vector<int>> forwards_of_;
-  std::vector<Loc> forward_loc_;
-  std::map<std::tuple<int, int, bool, int, int>, Loc> transfer_loc_, node_transfer_loc_;
-  std::map<int64_t, Loc> read_loc_, handoff_loc_, agent_loc_;
-  std::map<int, std::vector<Loc>> decode_loc_;
-  std::map<int64_t, std::vector<std::pair<Loc, double>>> flow_points_;
+  std::vector<SlicePos> forward_loc_;
+  std::map<std::tuple<int, int, bool, int, int>, SlicePos> transfer_loc_, node_transfer_loc_;
+  std::map<int64_t, SlicePos> read_loc_, handoff_loc_, agent_loc_;
+  std::map<int, std::vector<SlicePos>> decode_loc_;
+  std::map<int64_t, std::vector<std::pair<SlicePos, double>>> flow_points_;
 };
 
 }  // namespace

@@ -66,7 +66,7 @@ void write_fault_slices(Out& out, Threads& threads, const TraceInput& in, int no
   }
 }
 
-int64_t write_flow(Out& out, int64_t id, const std::vector<std::pair<Loc, double>>& pts) {
+int64_t write_flow(Out& out, int64_t id, const std::vector<std::pair<SlicePos, double>>& pts) {
   if (pts.size() < 2) return 0;
   int64_t n = 0;
   double prev = -1e300;

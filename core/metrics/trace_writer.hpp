@@ -17,7 +17,7 @@ inline constexpr double kUs = 1e6;          // trace timestamps are microseconds
 inline constexpr double kNudgeUs = 0.001;   // 1 ns: keeps the points of one flow strictly ordered
 
 // Where a slice landed, so flow arrows can bind to it.
-struct Loc {
+struct SlicePos {
   int pid = -1, tid = -1;
   double start = 0, end = 0;  // seconds
   bool valid() const { return pid >= 0; }
@@ -89,7 +89,7 @@ class Threads {
 class Lanes {
  public:
   Lanes(int pid, std::string prefix, int sort_base) : pid_(pid), prefix_(std::move(prefix)), sort_(sort_base) {}
-  Loc place(Threads& threads, double start, double end) {
+  SlicePos place(Threads& threads, double start, double end) {
     size_t lane = 0;
     while (lane < ends_.size() && ends_[lane] > start) ++lane;
     if (lane == ends_.size()) ends_.push_back(end);
@@ -121,7 +121,7 @@ void write_link_counters(Out& out, const TraceInput& in, const TraceOptions& opt
 // The run's faults: one slice each on a "faults" track (sorted first) of the node it hit, or of every node.
 void write_fault_slices(Out& out, Threads& threads, const TraceInput& in, int nodes);
 // One request's flow arrow through the slices it visited (points in time order); returns the events written.
-int64_t write_flow(Out& out, int64_t id, const std::vector<std::pair<Loc, double>>& pts);
+int64_t write_flow(Out& out, int64_t id, const std::vector<std::pair<SlicePos, double>>& pts);
 // Process and thread names and sort order: node processes, the traced-requests process, every track.
 void write_track_names(Out& out, const Threads& threads, int nodes, int prefill_nodes, bool requests_track);
 // The end of the event array and the otherData object.
