@@ -22,11 +22,16 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
+# Metric columns of sweep.csv (the rest are the swept keys); util_<kind> columns come from the table of link kinds
+# (core/model/link_kinds.hpp), so any util_ column is a metric.
 METRICS = {"status", "jct_s", "prompt_tokens_per_s", "generated_tokens_per_s", "ttft_p50_s", "ttft_p99_s",
            "tpot_p50_s", "kv_hit_rate", "rounds", "rounds_total", "complete", "pe_snic_util", "de_snic_util",
-           "util_snic_down", "util_cnic_rd", "util_cnic_wr", "util_dram", "util_pcie", "storage_read_bytes",
-           "read_rate_snics", "P", "D", "pd_ratio", "policy", "analytic_pd_lower", "analytic_pd_upper",
-           "analytic_read_rate_snics"}
+           "storage_read_bytes", "read_rate_snics", "P", "D", "pd_ratio", "policy", "analytic_pd_lower",
+           "analytic_pd_upper", "analytic_read_rate_snics"}
+
+
+def is_metric(column):
+    return column in METRICS or column.startswith("util_")
 
 
 def num(s):
@@ -119,7 +124,7 @@ def main():
         sys.exit("usage: plot_sweep.py sweep.csv out.png")
     with open(sys.argv[1], newline="") as f:
         reader = csv.DictReader(f)
-        keys = [k for k in reader.fieldnames if k not in METRICS]
+        keys = [k for k in reader.fieldnames if not is_metric(k)]
         rows = [r for r in reader if r.get("status") == "ok"]
     if not rows:
         sys.exit("plot_sweep.py: no finished points in " + sys.argv[1])

@@ -180,18 +180,23 @@ def fig_ttft_breakdown(rep, runs):
     rep.save(fig, "ttft_breakdown.png", "TTFT breakdown (queue, allocate, read, prefill)", "overview")
 
 
+# The table of link kinds (core/model/link_kinds.hpp), handed over by `dualpath report` as --link-kinds JSON: per
+# kind, whether there is one link per GPU, the link-name suffixes that split it by direction, and which field the
+# link figure plots with what title.
+LINK_KINDS = {}
+
+
 def link_series(links, cls, nodes, gpn, field):
     """Time grid and per-node mean utilisation of the links of class `cls` (sparse rows = idle)."""
     if links.empty:
         return np.array([]), {}
     d = links[links["class"] == cls]
     times = np.sort(links["time"].unique())
+    kind = LINK_KINDS[cls]
+    per_node = (gpn if kind["per_gpu"] else 1) * max(1, len(kind["directions"]))  # e.g. PCIe: h2d and d2h
     out = {}
     for n in nodes:
         dn = d[d.node == n]
-        per_node = gpn if cls.startswith("cnic") or cls == "pcie" else 1
-        if cls == "pcie":
-            per_node *= 2  # h2d and d2h
         s = dn.groupby("time")[field].sum().reindex(times, fill_value=0.0) / per_node
         out[n] = s.to_numpy()
     return times, out
@@ -207,10 +212,8 @@ def fig_links(rep, run):
     gpn = cfg.get("topology", {}).get("gpus_per_node", 8)
     P, D = dep.get("prefill_nodes", 1), dep.get("decode_nodes", 1)
     nodes = list(range(P + D))
-    fig, axes = plt.subplots(3, 1, figsize=SIZE_TALL, sharex=True)
-    panels = [("snic_down", "utilisation", "SNIC read (storage -> node) utilisation per node"),
-              ("cnic_rd", "kv_utilisation", "CNIC read side, KV traffic: mean over the node's GPUs"),
-              ("cnic_wr", "kv_utilisation", "CNIC write side, KV traffic: mean over the node's GPUs")]
+    panels = [(k["name"], k["plot_field"], k["plot_title"]) for k in LINK_KINDS.values() if k["plot_field"]]
+    fig, axes = plt.subplots(len(panels), 1, figsize=SIZE_TALL, sharex=True)
     cols = colours(len(nodes))
     for ax, (cls, field, title) in zip(axes, panels):
         times, series = link_series(links, cls, nodes, gpn, field)
@@ -220,7 +223,7 @@ def fig_links(rep, run):
             kind = "PE" if n < P else "DE"
             ax.step(times, 100 * series[n], where="post", color=cols[n], lw=1.2,
                     ls="-" if n < P else "--", label=f"node {n} ({kind})")
-        if cls.startswith("cnic"):
+        if field == "kv_utilisation":  # the model traffic on the same links, dotted
             _, model = link_series(links, cls, nodes, gpn, "model_utilisation")
             tot = sum(model.values()) if model else 0
             if np.any(np.asarray(tot) > 0):
@@ -301,7 +304,7 @@ NOT_PARAMS = {"policy", "scenario", "dir", "path", "status", "backend", "out", "
 
 
 def is_metric(col):
-    return col in dict(SWEEP_METRICS) or col.endswith(("_s", "_per_s", "_utilisation", "_bytes")) or col in (
+    return col in dict(SWEEP_METRICS) or col.startswith("util_") or col.endswith(("_s", "_per_s", "_utilisation", "_bytes")) or col in (
         "rounds", "speedup")
 
 
@@ -433,8 +436,10 @@ def write_html(rep, runs, sweeps, inputs):
 def main():
     ap = argparse.ArgumentParser(description="figures and index.html from dualpath results")
     ap.add_argument("--out", required=True)
+    ap.add_argument("--link-kinds", required=True, help="the table of link kinds as JSON (from dualpath report)")
     ap.add_argument("dirs", nargs="+")
     a = ap.parse_args()
+    LINK_KINDS.update({k["name"]: k for k in json.loads(a.link_kinds)})
     runs, sweep_files = [], []
     for d in a.dirs:
         if not os.path.isdir(d):

@@ -16,6 +16,7 @@
 
 #include "cli/commands.hpp"
 #include "core/config/input_error.hpp"
+#include "core/model/link_kinds.hpp"
 
 namespace dualpath::cli {
 namespace {
@@ -61,7 +62,7 @@ void report(const ReportArgs& a) {
   if (!fs::exists(script))
     throw InputError(script, "analysis script not found (set DUALPATH_ANALYSIS_DIR to the analysis/ folder)");
   const std::string out = a.out.empty() ? (fs::path(a.dirs.front()) / "report").string() : a.out;
-  std::vector<std::string> argv = {python(), script, "--out", out};
+  std::vector<std::string> argv = {python(), script, "--out", out, "--link-kinds", link_kinds_json().dump()};
   argv.insert(argv.end(), a.dirs.begin(), a.dirs.end());
   const int rc = run_child(argv);
   if (rc != 0) throw CLI::RuntimeError(rc == kExitBadInput ? kExitBadInput : kExitFailure);

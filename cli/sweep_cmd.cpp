@@ -40,6 +40,7 @@
 #include "core/config/input_error.hpp"
 #include "core/config/loader.hpp"
 #include "core/metrics/summary.hpp"
+#include "core/model/link_kinds.hpp"
 #include "core/sched/policy_registry.hpp"
 #include "core/metrics/run_folders.hpp"
 
@@ -97,11 +98,25 @@ std::string num(double v) {
   return o.str();
 }
 
-const std::vector<std::string> kMetricColumns = {
-    "status", "jct_s", "prompt_tokens_per_s", "generated_tokens_per_s", "ttft_p50_s", "ttft_p99_s", "tpot_p50_s",
-    "kv_hit_rate", "rounds", "rounds_total", "complete", "pe_snic_util", "de_snic_util", "util_snic_down",
-    "util_cnic_rd", "util_cnic_wr", "util_dram", "util_pcie", "storage_read_bytes", "read_rate_snics", "P", "D",
-    "pd_ratio", "policy", "analytic_pd_lower", "analytic_pd_upper", "analytic_read_rate_snics"};
+// The link kinds with a sweep.csv column (util_<kind>: mean utilisation of every link of the kind), from the table.
+std::vector<const LinkKind*> sweep_link_kinds() {
+  std::vector<const LinkKind*> out;
+  for (const auto& k : link_kinds())
+    if (k.sweep_column) out.push_back(&k);
+  return out;
+}
+
+const std::vector<std::string> kMetricColumns = [] {
+  std::vector<std::string> c = {"status",     "jct_s",        "prompt_tokens_per_s", "generated_tokens_per_s",
+                                "ttft_p50_s", "ttft_p99_s",   "tpot_p50_s",          "kv_hit_rate",
+                                "rounds",     "rounds_total", "complete",            "pe_snic_util",
+                                "de_snic_util"};
+  for (const LinkKind* k : sweep_link_kinds()) c.push_back(std::string("util_") + k->name);
+  for (const char* n : {"storage_read_bytes", "read_rate_snics", "P", "D", "pd_ratio", "policy", "analytic_pd_lower",
+                        "analytic_pd_upper", "analytic_read_rate_snics"})
+    c.push_back(n);
+  return c;
+}();
 
 struct PointInfo {
   std::vector<std::string> values;  // one per axis
@@ -138,9 +153,11 @@ std::vector<std::string> metrics_row(const PointInfo& p) {
         num(r.ttft.p99), num(r.tpot.p50), num(r.hit_rate), num(static_cast<double>(r.rounds)),
         num(s["rounds_total"].get<double>()),
         std::string(s["complete"].get<bool>() ? "1" : "0"), num(l["pe_snic_read_utilisation"].get<double>()),
-        num(l["de_snic_read_utilisation"].get<double>()), num(cls("snic_down")), num(cls("cnic_rd")),
-        num(cls("cnic_wr")), num(cls("dram")), num(cls("pcie")), num(read),
-        num(jct > 0 ? read / jct / sc.topology.snic_bw : NAN), std::to_string(P), std::to_string(D),
+        num(l["de_snic_read_utilisation"].get<double>())})
+    row.push_back(v);
+  for (const LinkKind* k : sweep_link_kinds()) row.push_back(num(cls(k->name)));
+  for (const std::string& v :
+       {num(read), num(jct > 0 ? read / jct / sc.topology.snic_bw : NAN), std::to_string(P), std::to_string(D),
         num(D > 0 ? static_cast<double>(P) / D : NAN), sc.policy.name, num(lo), num(hi), num(cap)})
     row.push_back(v);
   return row;

@@ -5,6 +5,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "core/model/link_kinds.hpp"
+
 namespace dualpath::analysis {
 
 namespace {
@@ -61,13 +63,6 @@ void for_each_row(std::istream& in, F f) {
   }
 }
 
-// "cnic_rd", "pcie_h2d", ...: the link class, PCIe split by direction (link names end in _h2d / _d2h).
-std::string kind_of(const Row& r) {
-  if (r.cls != "pcie") return r.cls;
-  const auto us = r.link.rfind('_');
-  return "pcie" + (us == std::string::npos ? std::string() : r.link.substr(us));
-}
-
 }  // namespace
 
 double WindowUtil::get(const std::string& key) const {
@@ -93,21 +88,17 @@ WindowUtil window_utilisation(std::istream& csv, int P, int D, int g, double t0,
     w.end_time = std::max(w.end_time, r.time + r.duration);
     if (r.node < 0) return;  // storage servers
     const double ov = std::min(r.time + r.duration, t1) - std::max(r.time, t0);
-    const std::string key = std::string(r.node < P ? "pe." : "de.") + kind_of(r);
+    const std::string key = std::string(r.node < P ? "pe." : "de.") + side_kind_of(r.cls, r.link);
     auto& a = acc[key][r.link];
     if (ov > 0) a.first += r.util * ov, a.second += r.kv * ov;
   });
   const double len = t1 - t0;
-  auto count = [&](const std::string& kind, int nodes) {
-    if (kind == "snic_down" || kind == "snic_up" || kind == "dram") return nodes;
-    return nodes * g;  // cnic_rd, cnic_wr, pcie_h2d, pcie_d2h: one per GPU
-  };
   for (const char* side : {"pe", "de"}) {
     const int nodes = std::string(side) == "pe" ? P : D;
     if (nodes == 0) continue;
-    for (const char* kind : {"snic_down", "snic_up", "dram", "cnic_rd", "cnic_wr", "pcie_h2d", "pcie_d2h"}) {
+    for (const std::string& kind : side_kinds()) {  // the table of link kinds (core/model/link_kinds.hpp)
       const std::string key = std::string(side) + "." + kind;
-      const int n = count(kind, nodes);
+      const int n = side_kind_links(kind, nodes, g);
       const auto it = acc.find(key);
       SideUtil u, k;
       u.min = k.min = std::numeric_limits<double>::infinity();

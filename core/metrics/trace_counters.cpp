@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "core/metrics/trace_writer.hpp"
+#include "core/model/link_kinds.hpp"
 
 namespace dualpath::trace_detail {
 
@@ -56,7 +57,8 @@ void write_link_counters(Out& out, const TraceInput& in, const TraceOptions& opt
   st.counter_interval = width;
   for (size_t li = 0; li < per_link.size(); ++li) {
     const auto& l = in.links[li];
-    const bool cnic = l.kind == "cnic_rd" || l.kind == "cnic_wr";
+    const LinkKind* kind = find_link_kind(l.kind);
+    const bool cnic = kind && kind->kv_counter;  // KV and model traffic apart
     const double gbps = l.bandwidth / 1e9;
     const auto& v = per_link[li];
     auto emit = [&](double t, double model, double kv) {

@@ -8,19 +8,6 @@
 
 namespace dualpath {
 
-const char* link_class_name(LinkClass c) {
-  switch (c) {
-    case LinkClass::SnicDown: return "snic_down";
-    case LinkClass::SnicUp: return "snic_up";
-    case LinkClass::CnicRd: return "cnic_rd";
-    case LinkClass::CnicWr: return "cnic_wr";
-    case LinkClass::Pcie: return "pcie";
-    case LinkClass::Dram: return "dram";
-    case LinkClass::Storage: return "storage";
-  }
-  return "?";
-}
-
 void write_links_csv(std::ostream& out, const LinkReport& rep) {
   out << "time,duration,link,class,node,gpu,utilisation,model_utilisation,kv_utilisation\n" << std::setprecision(6);
   for (const auto& s : rep.samples) {

@@ -11,19 +11,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/model/link_kinds.hpp"
+
 namespace dualpath {
 
-// The kind of hardware a link models; links.csv groups and plots by it.
-enum class LinkClass : uint8_t {
-  SnicDown,  // storage -> node DRAM direction of a node's storage NIC
-  SnicUp,    // node DRAM -> storage direction
-  CnicRd,    // a GPU's compute NIC reading memory over PCIe (HBM or host DRAM): everything leaving that NIC's side
-  CnicWr,    // the same NIC writing memory: everything arriving on that side
-  Pcie,      // one direction of a GPU's PCIe link between host DRAM and the GPU/CNIC switch
-  Dram,      // a node's host DRAM, half duplex: reads and writes share its bandwidth
-  Storage,   // a storage server's NIC or SSD
-};
-const char* link_class_name(LinkClass c);  // as links.csv's `class` column writes it
+inline const char* link_class_name(LinkClass c) { return link_kind(c).name; }  // links.csv's `class`
 
 struct LinkInfo {
   std::string name;   // e.g. "cnic3_rd", "snic1_down", "dram0", "pcie5_h2d", "stor2_ssd_read"
