@@ -99,8 +99,8 @@ class Cluster {
     double bytes_lost = 0, writes_lost = 0;
   };
   const std::vector<FaultRecord>& faults() const { return faults_; }
-  // Records forwards, stages, KV transfers and decode chunks into `log` (nullptr: off). Set before start().
-  void set_activity_log(ActivityLog* log) { log_ = log; }
+  // Reports forwards, stages, KV transfers and decode chunks to `log` (nullptr: to nobody). Set before start().
+  void set_activity_log(ActivityObserver* log) { obs_ = log ? log : &no_activity(); }
 
  private:
   struct Forward;
@@ -243,7 +243,7 @@ class Cluster {
 
   Scenario sc_;
   Backend& be_;
-  ActivityLog* log_ = nullptr;
+  ActivityObserver* obs_ = &no_activity();  // the activity log, or the observer that keeps nothing
   ClusterTuning tuning_;
   CostModel cost_;
   std::unique_ptr<Policy> policy_;

@@ -189,10 +189,7 @@ void Cluster::maybe_start_chunk(int group) {
       collectives.emplace_back(i, std::max(mean_batch, static_cast<double>(s.active[i].size())) * steps * rdma *
                                       n_layers_);
   s.pending += static_cast<int>(collectives.size());
-  if (log_) {
-    s.log_chunk = static_cast<int>(log_->decode_chunks.size());
-    log_->decode_chunks.push_back({group, engines[0], s.chunk_start, -1, steps, static_cast<int>(batch_total)});
-  }
+  s.log_chunk = obs_->decode_chunk_started({group, engines[0], s.chunk_start, -1, steps, static_cast<int>(batch_total)});
   be_.compute(engines[0], work, part_done);
   for (const auto& [i, bytes] : collectives) {
     totals_.collective += bytes;
@@ -205,7 +202,7 @@ void Cluster::chunk_done(int group) {
   auto& s = *de_state_[group];
   s.running = false;
   de_busy_ += be_.now() - s.chunk_start;
-  if (log_) log_->decode_chunks[s.log_chunk].end = be_.now();
+  obs_->decode_chunk_ended(s.log_chunk, be_.now());
   const auto& engines = de_units_[group];
   const double now = be_.now();
   const double per_step = (now - s.chunk_start) / s.steps;  // collectives slowed by KV traffic stretch steps

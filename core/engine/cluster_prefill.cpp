@@ -116,19 +116,19 @@ void Cluster::maybe_start_forward(int group) {
   f->layers = stage_layers(n_layers_, features_.layerwise, sc_.sim.layer_group);
   const size_t n = f->layers.size();
   f->loads_pending.assign(n, 0), f->sends_pending.assign(n, 0), f->loaded.assign(n, false);
-  if (log_) {
-    ForwardRecord rec;
-    rec.unit = group, rec.leader_gpu = engines[0], rec.start = be_.now(), rec.stages = static_cast<int>(n);
-    for (const auto& per_engine : f->batch)
-      for (const auto& e : per_engine) {
-        ++rec.requests, rec.fresh_tokens += e.fresh;
-        rec.request_ids.push_back(e.request);
-      }
-    f->log_forward = static_cast<int>(log_->forwards.size());
-    f->log_stage0 = static_cast<int>(log_->stages.size());
-    log_->forwards.push_back(std::move(rec));
-    for (size_t k = 0; k < n; ++k) log_->stages.push_back({f->log_forward, static_cast<int>(k), f->layers[k]});
-  }
+  const Forward& fr = *f;
+  f->log_forward = obs_->forward_started(
+      [&] {
+        ForwardRecord rec;
+        rec.unit = group, rec.leader_gpu = engines[0], rec.start = be_.now(), rec.stages = static_cast<int>(n);
+        for (const auto& per_engine : fr.batch)
+          for (const auto& e : per_engine) {
+            ++rec.requests, rec.fresh_tokens += e.fresh;
+            rec.request_ids.push_back(e.request);
+          }
+        return rec;
+      },
+      f->layers);
   gs.current = std::move(f);
   mark_forward(*gs.current, WaitCause::KvLoad);
   try_compute(*gs.current);
@@ -161,18 +161,9 @@ void Cluster::release_loaded_layers(const Forward& f, int stage) {
   for (int n : nodes) pump_reads(n);
 }
 
-namespace {
-// Appends a KV transfer record and returns its index (-1 when not logging).
-int log_transfer(ActivityLog* log, int forward, int stage, bool load, int src, int dst, double bytes, double now) {
-  if (!log) return -1;
-  log->transfers.push_back({forward, stage, load, src, dst, bytes, now, -1});
-  return static_cast<int>(log->transfers.size()) - 1;
-}
-}  // namespace
-
 void Cluster::start_loads(Forward& f, int stage) {
   f.loads_started = stage + 1;
-  if (log_) log_->stages[f.log_stage0 + stage].load_start = be_.now();
+  obs_->stage_point(f.log_forward, stage, ActivityObserver::StagePoint::LoadStart, be_.now());
   const auto& engines = pe_units_[f.group];
   int count = 0;
   if (!features_.bypass_io) {
@@ -198,13 +189,13 @@ void Cluster::start_loads(Forward& f, int stage) {
         (local ? totals_.h2d : totals_.de_to_pe) += bytes;
         ++count;
         Forward* fp = &f;
-        const int rec = log_transfer(log_, f.log_forward, stage, true, src, engines[i], bytes, be_.now());
+        const int rec = obs_->transfer_started({f.log_forward, stage, true, src, engines[i], bytes, be_.now(), -1});
         be_.transfer(local ? Hop::H2D : Hop::RemoteDramToHbm, Place{Loc::Dram, src}, Place{Loc::Hbm, engines[i]},
                      bytes, TrafficClass::Kv, [this, fp, stage, rec] {
-                       if (rec >= 0) log_->transfers[rec].end = be_.now();
+                       obs_->transfer_ended(rec, be_.now());
                        if (fp->lost) return;
                        if (--fp->loads_pending[stage] == 0) {
-                         if (log_) log_->stages[fp->log_stage0 + stage].load_end = be_.now();
+                         obs_->stage_point(fp->log_forward, stage, ActivityObserver::StagePoint::LoadEnd, be_.now());
                          fp->loaded[stage] = true;
                          release_loaded_layers(*fp, stage);
                          try_compute(*fp);
@@ -216,7 +207,7 @@ void Cluster::start_loads(Forward& f, int stage) {
   f.loads_pending[stage] = count;
   if (count == 0) {
     f.loaded[stage] = true;
-    if (log_) log_->stages[f.log_stage0 + stage].load_end = be_.now();
+    obs_->stage_point(f.log_forward, stage, ActivityObserver::StagePoint::LoadEnd, be_.now());
     release_loaded_layers(f, stage);
   }
 }
@@ -233,7 +224,7 @@ void Cluster::try_compute(Forward& f) {
   const int stage = f.computed;
   f.computing = true;
   mark_forward(f, WaitCause::PrefillCompute);
-  if (log_) log_->stages[f.log_stage0 + stage].compute_start = be_.now();
+  obs_->stage_point(f.log_forward, stage, ActivityObserver::StagePoint::ComputeStart, be_.now());
   const auto& engines = pe_units_[f.group];
   // Per-layer time: the slowest engine's attention, then linear/MoE on the group's mean token count (EP
   // spreads expert work evenly); a data-parallel group of one engine just uses its own tokens.
@@ -311,7 +302,7 @@ std::vector<std::pair<size_t, double>> Cluster::stage_collectives(const std::vec
 void Cluster::compute_done(Forward& f, int stage) {
   f.computing = false;
   f.computed = stage + 1;
-  if (log_) log_->stages[f.log_stage0 + stage].compute_end = be_.now();
+  obs_->stage_point(f.log_forward, stage, ActivityObserver::StagePoint::ComputeEnd, be_.now());
   const auto& engines = pe_units_[f.group];
   int count = 0;
   if (!features_.bypass_io) {
@@ -325,10 +316,10 @@ void Cluster::compute_done(Forward& f, int stage) {
         totals_.pe_to_de += bytes;
         ++count;
         Forward* fp = &f;
-        const int rec = log_transfer(log_, f.log_forward, stage, false, engines[i], de, bytes, be_.now());
+        const int rec = obs_->transfer_started({f.log_forward, stage, false, engines[i], de, bytes, be_.now(), -1});
         be_.transfer(Hop::HbmToRemoteDram, Place{Loc::Hbm, engines[i]}, Place{Loc::Dram, de}, bytes,
                      TrafficClass::Kv, [this, fp, stage, rec] {
-                       if (rec >= 0) log_->transfers[rec].end = be_.now();
+                       obs_->transfer_ended(rec, be_.now());
                        if (!fp->lost && --fp->sends_pending[stage] == 0) send_done(*fp, stage);
                      });
       }
@@ -347,7 +338,7 @@ void Cluster::compute_done(Forward& f, int stage) {
 void Cluster::forward_finished(Forward& f) {
   f.compute_finished = true;
   pe_busy_ += be_.now() - f.start;
-  if (log_) log_->forwards[f.log_forward].compute_end = be_.now();
+  obs_->forward_compute_end(f.log_forward, be_.now());
   const auto& engines = pe_units_[f.group];
   for (size_t i = 0; i < engines.size(); ++i) {
     auto& eng = view_.engines[engines[i]];

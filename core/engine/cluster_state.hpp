@@ -41,8 +41,7 @@ struct Cluster::Forward {
   std::vector<double> hbm_per_engine;  // HBM each engine holds for the forward (non-layerwise: the batch's KV)
   bool compute_finished = false;
   double start = 0;          // when the forward was formed (PE busy time)
-  int log_forward = -1;      // index in ActivityLog::forwards, -1 when not logging
-  int log_stage0 = -1;       // index of stage 0 in ActivityLog::stages
+  int log_forward = -1;      // the activity observer's handle for it (-1: not kept)
   bool lost = false;         // its group was lost with a node: callbacks still in flight do nothing
 };
 
@@ -62,7 +61,7 @@ struct Cluster::DecodeGroupState {
   double step_time = 0;
   double chunk_start = 0;
   int pending = 0;        // compute + collectives of the chunk still running
-  int log_chunk = -1;     // index in ActivityLog::decode_chunks
+  int log_chunk = -1;     // the activity observer's handle for the running chunk
   std::vector<double> unflushed_bytes;  // per engine: filled blocks not yet persisted
   std::vector<std::vector<AgentWrite>> unflushed_blocks;  // per engine: whose blocks, and which
 };
