@@ -26,7 +26,7 @@ namespace {
 
 struct GenOptions {
   std::string profile;
-  std::string reading = WorkloadSpec{}.table2_reading;  // the scenario default
+  std::string reading = name_of(WorkloadSpec{}.table2_reading);  // the scenario default
   int trajectories = 500;
   int64_t seed = 1;  // signed, so that -1 is refused rather than wrapped to 2^64 - 1
   std::string out = "-";
@@ -34,7 +34,7 @@ struct GenOptions {
 
 struct CalibrateOptions {
   std::string profile;
-  std::string reading = WorkloadSpec{}.table2_reading;
+  std::string reading = name_of(WorkloadSpec{}.table2_reading);
   int seeds = 24;
   int trajectories = 500;
   bool json = false;

@@ -19,6 +19,9 @@ enum class BufferLifecycle : uint8_t { Stream, Reserve };
 enum class DeHbmAt : uint8_t { Assign, Handoff };
 // workload.source: trajectories from a synthetic profile, or from a trace file.
 enum class WorkloadSource : uint8_t { Generate, File };
+// workload.table2_reading: which reading of the paper's Table 2 a synthetic profile is calibrated to
+// (core/workload/table2.hpp, docs/workload.md §1).
+enum class Table2Reading : uint8_t { Rounds, Trajectories };
 // workload.mode: every agent at t = 0, or agents arriving over time.
 enum class ArrivalMode : uint8_t { Offline, Online };
 // workload.stop: run until every agent is done, or the paper's SLO stop rule (online only).
@@ -50,6 +53,8 @@ inline constexpr ChoiceName<FaultKind> kFaultKinds[] = {{FaultKind::SnicDown, "s
 inline constexpr ChoiceName<KvPort> kKvPorts[] = {{KvPort::Node, "node"}, {KvPort::Engine, "engine"}};
 inline constexpr ChoiceName<WorkloadSource> kWorkloadSources[] = {{WorkloadSource::Generate, "generate"},
                                                                   {WorkloadSource::File, "file"}};
+inline constexpr ChoiceName<Table2Reading> kTable2Readings[] = {{Table2Reading::Rounds, "rounds"},
+                                                                 {Table2Reading::Trajectories, "trajectories"}};
 inline constexpr ChoiceName<ArrivalMode> kArrivalModes[] = {{ArrivalMode::Offline, "offline"},
                                                             {ArrivalMode::Online, "online"}};
 inline constexpr ChoiceName<StopMode> kStopModes[] = {{StopMode::None, "none"}, {StopMode::Slo, "slo"}};
@@ -84,6 +89,7 @@ inline const char* name_of(DeHbmAt v) { return choice_name(kDeHbmAts, v); }
 inline const char* name_of(KvPort v) { return choice_name(kKvPorts, v); }
 inline const char* name_of(FaultKind v) { return choice_name(kFaultKinds, v); }
 inline const char* name_of(WorkloadSource v) { return choice_name(kWorkloadSources, v); }
+inline const char* name_of(Table2Reading v) { return choice_name(kTable2Readings, v); }
 inline const char* name_of(ArrivalMode v) { return choice_name(kArrivalModes, v); }
 inline const char* name_of(StopMode v) { return choice_name(kStopModes, v); }
 inline const char* name_of(NetworkEngine v) { return choice_name(kNetworkEngines, v); }

@@ -114,7 +114,7 @@ struct WorkloadSpec {
   WorkloadSource source = WorkloadSource::Generate;
   std::string profile = "64k";         // for "generate": "32k" | "48k" | "64k"
   int trajectories = 500;              // for "generate"
-  std::string table2_reading = "trajectories";  // for "generate": which reading of Table 2 the profile is calibrated to
+  Table2Reading table2_reading = Table2Reading::Trajectories;  // for "generate": which reading of Table 2 the profile is calibrated to
                                           // ("rounds" | "trajectories", docs/workload.md)
   std::string file;                    // for "file": path (resolved against the scenario file's folder)
   ArrivalMode mode = ArrivalMode::Offline;

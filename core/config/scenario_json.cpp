@@ -80,7 +80,7 @@ nlohmann::json scenario_to_json(const Scenario& s) {
     workload["file"] = w.file;
   } else {
     workload["profile"] = w.profile;
-    workload["table2_reading"] = w.table2_reading;
+    workload["table2_reading"] = name_of(w.table2_reading);
     workload["trajectories"] = w.trajectories;
   }
 

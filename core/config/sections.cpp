@@ -169,7 +169,8 @@ WorkloadSpec parse_workload(const ObjectReader& parent, const std::string& key) 
   // Keys of the branch not taken are still type-checked but otherwise ignored, so an override such as
   // workload.mode=online works on an offline scenario without having to delete its "agents" key.
   w.profile = r.choice("profile", {"32k", "48k", "64k"}, d.profile);
-  w.table2_reading = r.choice("table2_reading", {"rounds", "trajectories"}, d.table2_reading);
+  w.table2_reading =
+      choice_value(kTable2Readings, r.choice("table2_reading", choice_names(kTable2Readings), name_of(d.table2_reading)));
   w.trajectories = static_cast<int>(r.integer("trajectories", 1, 10000000, d.trajectories));
   if (w.source == WorkloadSource::File || r.has("file")) {
     const std::string file = non_empty_string(r, "file");

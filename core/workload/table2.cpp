@@ -5,12 +5,10 @@
 namespace dualpath {
 
 Table2Reading table2_reading(const std::string& name, const std::string& where) {
-  if (name == "rounds") return Table2Reading::Rounds;
-  if (name == "trajectories") return Table2Reading::Trajectories;
+  for (const auto& c : kTable2Readings)
+    if (name == c.name) return c.value;
   throw InputError(where, "expected a Table 2 reading (rounds, trajectories), found '" + name + "'");
 }
-
-std::string table2_reading_name(Table2Reading r) { return r == Table2Reading::Rounds ? "rounds" : "trajectories"; }
 
 const std::array<const char*, kTable2Columns>& table2_column_names() {
   static const std::array<const char*, kTable2Columns> names = {"turns", "append/turn", "gen/turn", "total",

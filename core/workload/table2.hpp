@@ -13,15 +13,14 @@
 #include <string>
 #include <vector>
 
+#include "core/config/choices.hpp"
 #include "core/workload/trace_stats.hpp"
 
 namespace dualpath {
 
-enum class Table2Reading { Rounds, Trajectories };
-
-// "rounds" | "trajectories"; throws InputError(where, ...) for other names.
+// Table2Reading and its names: core/config/choices.hpp (workload.table2_reading).
+// "rounds" | "trajectories" (e.g. trace's --reading); throws InputError(where, ...) for other names.
 Table2Reading table2_reading(const std::string& name, const std::string& where);
-std::string table2_reading_name(Table2Reading r);
 
 // The five calibrated columns, in this order everywhere.
 enum Table2Column { kColTurns, kColAppend, kColGen, kColTotal, kColContext, kTable2Columns };

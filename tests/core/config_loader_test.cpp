@@ -13,6 +13,7 @@ namespace fs = std::filesystem;
 using dualpath::InputError;
 using dualpath::load_scenario;
 using dualpath::Scenario;
+using dualpath::Table2Reading;
 
 namespace {
 
@@ -285,8 +286,8 @@ TEST_F(config_loader, Table2ReadingAcceptsBothReadings) {
   EXPECT_EQ(error_of(file, {"workload.table2_reading=rounds"}), "");
   EXPECT_EQ(error_of(file, {"workload.table2_reading=trajectories"}), "");
   const Scenario s = load_scenario(file, {"workload.table2_reading=trajectories"});
-  EXPECT_EQ(s.workload.table2_reading, "trajectories");
-  EXPECT_EQ(load_scenario(file).workload.table2_reading, "trajectories");  // default
+  EXPECT_EQ(s.workload.table2_reading, Table2Reading::Trajectories);
+  EXPECT_EQ(load_scenario(file).workload.table2_reading, Table2Reading::Trajectories);  // default
   const std::string err = error_of(file, {"workload.table2_reading=requests"});
   EXPECT_NE(err.find("/workload/table2_reading"), std::string::npos) << err;
   EXPECT_NE(err.find("\"rounds\" | \"trajectories\""), std::string::npos) << err;
