@@ -1,7 +1,7 @@
 // Mutation hooks for scripts/mutation_check.sh (issue 16: every mechanism guarded by a test that fails without it).
 // A hook `if (mutant("no_decode_persist")) ...` breaks one mechanism on purpose. Only a build configured with
 // DUALPATH_MUTATION=ON (the dev preset, which CI tests with) compiles the hooks in, and a hook fires only when the
-// environment variable DUALPATH_MUTANT names it; release and asan builds compile every hook to `false`.
+// environment variable DUALPATH_MUTANT names it; release and fuzz builds compile every hook to `false`.
 // The list of mutants, and what each breaks, is kMutants below; the check runs the suite once per mutant and fails
 // when a mutant survives.
 #pragma once
