@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/analysis/csv_line.hpp"
 #include "core/config/loader.hpp"
 #include "core/metrics/summary.hpp"
 
@@ -260,18 +261,11 @@ double ClaimChecks::started_hit_tokens(const std::string& path) {
   if (!in) throw std::runtime_error("missing " + path);
   std::string line;
   std::getline(in, line);
-  std::vector<std::string> head;
-  for (std::istringstream h(line); std::getline(h, line, ',');) head.push_back(line);
-  const auto col = [&](const std::string& name) {
-    const auto it = std::find(head.begin(), head.end(), name);
-    if (it == head.end()) throw std::runtime_error(path + ": no column " + name);
-    return static_cast<size_t>(it - head.begin());
-  };
-  const size_t hit = col("hit"), start = col("read_start");
+  const auto head = split_csv(line);
+  const size_t hit = csv_column(head, "hit", path), start = csv_column(head, "read_start", path);
   double total = 0;
   while (std::getline(in, line)) {
-    std::vector<std::string> f;
-    for (std::istringstream r(line); std::getline(r, line, ',');) f.push_back(line);
+    const auto f = split_csv(line);
     if (f.size() > std::max(hit, start) && std::stod(f[start]) >= 0) total += std::stod(f[hit]);
   }
   return total;

@@ -5,6 +5,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "core/analysis/csv_line.hpp"
 #include "core/model/link_kinds.hpp"
 
 namespace dualpath::analysis {
@@ -17,26 +18,13 @@ struct Row {
   int node = -1, gpu = -1;
 };
 
-std::vector<std::string> split_csv(const std::string& line) {
-  std::vector<std::string> out;
-  std::string cell;
-  std::stringstream ss(line);
-  while (std::getline(ss, cell, ',')) out.push_back(cell);
-  if (!line.empty() && line.back() == ',') out.emplace_back();
-  return out;
-}
-
 // Calls f(row) for each data row; checks the header names the columns this reader needs.
 template <class F>
 void for_each_row(std::istream& in, F f) {
   std::string line;
   if (!std::getline(in, line)) return;
   const auto head = split_csv(line);
-  auto col = [&](const char* name) {
-    const auto it = std::find(head.begin(), head.end(), name);
-    if (it == head.end()) throw std::runtime_error(std::string("links.csv: no column '") + name + "'");
-    return static_cast<size_t>(it - head.begin());
-  };
+  auto col = [&](const char* name) { return csv_column(head, name, "links.csv"); };
   const size_t c_time = col("time"), c_dur = col("duration"), c_link = col("link"), c_cls = col("class"),
                c_node = col("node"), c_gpu = col("gpu"), c_util = col("utilisation"), c_kv = col("kv_utilisation");
   const size_t need = std::max({c_time, c_dur, c_link, c_cls, c_node, c_gpu, c_util, c_kv}) + 1;

@@ -7,6 +7,7 @@
 // cluster_prefill.cpp (PE forward pipeline), cluster_decode.cpp (handoff, decode, persistence).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -134,6 +135,13 @@ class Cluster {
   // Gives up the halves of a split read not done yet (queued ones leave their queues; ones in flight are ignored
   // when they end) so the request can be read again whole; returns the bytes of halves already started.
   double abandon_reads(Request& r);
+  // Takes half `h` out of its node's queue (charged up to now) and its tokens off the node's count; `weight` is
+  // what the entry stood for (queued_entry_weight before any half left).
+  void unqueue_half(Request& r, int h, double weight);
+  // The requests a queue entry of `r` stands for: 1, or 1/2 for each half of a split read while both wait.
+  static double queued_entry_weight(const Request& r) {
+    return 1.0 / std::max(1, r.halves(Request::Half::Queued));
+  }
   static bool has_half(const Request& r, int half) { return half == 0 ? r.side != ReadSide::De : r.side != ReadSide::Pe; }
   int read_node(const Request& r, int half) const { return node_of(half == 0 ? r.pe : r.de); }
   int64_t half_tokens(const Request& r, int half) const { return half == 0 ? r.pe_hit : r.hit - r.pe_hit; }

@@ -142,22 +142,14 @@ bool Cluster::lose_attempt(Request& r, FaultRecord& rec) {
   // Its storage read: queued (the queue's time is charged up to now, then it leaves), in flight (its slot is
   // freed by the backend's callback), or done; what it read is lost either way.
   if (!features_.bypass_io && r.pe >= 0 && r.de >= 0 && r.side != ReadSide::Unset) {
-    const double weight = 1.0 / std::max(1, r.halves(Request::Half::Queued));
+    const double weight = queued_entry_weight(r);  // computed before any half leaves
     for (int h = 0; h < 2; ++h) {
       const int rn = read_node(r, h);
       switch (r.half[h]) {
-        case Request::Half::Queued: {
-          auto& q = read_queue_[static_cast<size_t>(rn)];
-          const auto it = std::find_if(q.begin(), q.end(), [&](const ReadEntry& e) { return e.id == r.id && e.half == h; });
-          if (it != q.end()) {
-            charge_queue(rn);
-            q.erase(it);
-            queued_weight_[static_cast<size_t>(rn)] -= weight;
-          }
-          view_.nodes[static_cast<size_t>(rn)].read_queue_tokens -= half_tokens(r, h);
+        case Request::Half::Queued:
+          unqueue_half(r, h, weight);
           r.wait_since = now;
           break;
-        }
         case Request::Half::Reading:
           view_.nodes[static_cast<size_t>(rn)].read_queue_tokens -= half_tokens(r, h);
           rec.bytes_lost += half_bytes(r, h);

@@ -117,10 +117,12 @@ void Cluster::maybe_start_forward(int group) {
   const size_t n = f->layers.size();
   f->loads_pending.assign(n, 0), f->sends_pending.assign(n, 0), f->loaded.assign(n, false);
   const Forward& fr = *f;
+  // (Two captures fit std::function's own storage: no allocation per forward when nothing keeps the record.)
   f->log_forward = obs_->forward_started(
-      [&] {
+      [this, &fr] {
         ForwardRecord rec;
-        rec.unit = group, rec.leader_gpu = engines[0], rec.start = be_.now(), rec.stages = static_cast<int>(n);
+        rec.unit = fr.group, rec.leader_gpu = pe_units_[fr.group][0], rec.start = be_.now();
+        rec.stages = static_cast<int>(fr.layers.size());
         for (const auto& per_engine : fr.batch)
           for (const auto& e : per_engine) {
             ++rec.requests, rec.fresh_tokens += e.fresh;

@@ -19,7 +19,7 @@ void Cluster::enqueue_read(Request& r) {
   const bool halves[2] = {has_half(r, 0), has_half(r, 1)};
   for (int h = 0; h < 2; ++h) r.half[h] = halves[h] ? Request::Half::Queued : Request::Half::None;
   // A split read waits in both queues, each entry charging half of the request's time while both wait.
-  const double weight = 1.0 / r.halves(Request::Half::Queued);
+  const double weight = queued_entry_weight(r);
   for (int h = 0; h < 2; ++h) {
     if (!halves[h]) continue;
     const int node = read_node(r, h);
@@ -70,7 +70,7 @@ void Cluster::pump_reads(int node) {
     q.pop_front();
     const int h = entry.half;
     const bool first = r.halves(Request::Half::Reading) + r.halves(Request::Half::Done) == 0;
-    queued_weight_[node] -= 1.0 / r.halves(Request::Half::Queued);
+    queued_weight_[node] -= queued_entry_weight(r);
     r.half[h] = Request::Half::Reading;
     if (r.half[1 - h] == Request::Half::Queued) {  // its other half now waits alone: it charges the whole request
       const int other = read_node(r, 1 - h);
@@ -169,23 +169,26 @@ void Cluster::read_failed(Request& r, const HalfRead& read, const std::string& e
   if (streamed_buffers()) pump_forwards();
 }
 
+void Cluster::unqueue_half(Request& r, int h, double weight) {
+  const int node = read_node(r, h);
+  auto& q = read_queue_[node];
+  const auto it = std::find_if(q.begin(), q.end(), [&](const ReadEntry& e) { return e.id == r.id && e.half == h; });
+  if (it != q.end()) {  // (a queue that a fault emptied no longer holds it)
+    charge_queue(node);
+    q.erase(it);
+    queued_weight_[node] -= weight;
+  }
+  view_.nodes[node].read_queue_tokens -= half_tokens(r, h);
+}
+
 double Cluster::abandon_reads(Request& r) {
   double started = 0;
-  const double weight = 1.0 / std::max(1, r.halves(Request::Half::Queued));  // what each queued half stands for
+  const double weight = queued_entry_weight(r);  // computed before any half leaves
   for (int h = 0; h < 2; ++h) {
-    const int node = read_node(r, h);
     switch (r.half[h]) {
-      case Request::Half::Queued: {
-        auto& q = read_queue_[node];
-        const auto it = std::find_if(q.begin(), q.end(), [&](const ReadEntry& e) { return e.id == r.id && e.half == h; });
-        if (it != q.end()) {  // (a queue that a fault emptied no longer holds it)
-          charge_queue(node);
-          q.erase(it);
-          queued_weight_[node] -= weight;
-        }
-        view_.nodes[node].read_queue_tokens -= half_tokens(r, h);
+      case Request::Half::Queued:
+        unqueue_half(r, h, weight);
         break;
-      }
       case Request::Half::Reading:  // its callback sees the old epoch and takes its tokens off the queue count
       case Request::Half::Done:
         started += half_bytes(r, h);

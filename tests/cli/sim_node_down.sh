@@ -38,7 +38,7 @@ echo "the only prefill node lost: exit $rc: $(cat "$tmp/only_pe.err")"
 
 "$py" - "$tmp" "$rc" <<'PY'
 import csv, json, sys
-from checks import check, done, load_run
+from checks import check, done, load_run, waits_add_up
 t, only_pe_rc = sys.argv[1], int(sys.argv[2])
 def load(name):
     return load_run(f"{t}/{name}")
@@ -72,13 +72,7 @@ for p in ("dualpath", "basic"):
     check(abs(hit + f["bytes_lost"] - b["storage_read"]) <= 1e-9 * b["storage_read"] and f["bytes_lost"] > 0,
           f"{p}: storage_read {b['storage_read']/1e9:.3f} GB = completed rounds' hit KV {hit/1e9:.3f} GB + "
           f"lost attempts' {f['bytes_lost']/1e9:.3f} GB")
-    # The wait report charges every request-second once; a lost attempt is charged up to the fault.
-    ttft = sum(float(r["first_token"]) - float(r["arrival"]) for r in kept)
-    ttft += sum((float(r["first_token"]) if float(r["first_token"]) >= 0 else at) - float(r["arrival"]) for r in lost)
-    life = sum(float(r["done"]) - float(r["arrival"]) for r in kept) + sum(at - float(r["arrival"]) for r in lost)
-    for part, want in (("ttft", ttft), ("round", life)):
-        got = s["waits"][part]["request_seconds"]
-        check(abs(got - want) <= 1e-6 * want, f"{p}: {part} wait causes add up to {got:.3f} request-s (requests.csv: {want:.3f})")
+    waits_add_up(p, s, rows, at)  # every request-second once; a lost attempt up to the fault
     # The lost node's writes in flight were undone (their blocks unclaimed) and written again by whoever computed
     # them next: later rounds hit as much as without the fault. A block left claimed would cap its agent's hits.
     h0, h = s0["reuse"]["kv_hit_rate"], s["reuse"]["kv_hit_rate"]

@@ -21,6 +21,16 @@ using dualpath::test::agent;
 // layer's KV load and c one layer's compute (pipeline fill, then the slower of the two per layer).
 class LayerPipeline : public ::testing::TestWithParam<double> {};
 
+namespace {
+// The closed form above for the second round of agent(0, {{4096, 2, 0}, {100, 2, 0}}): a 4096-token hit, 102 fresh.
+double pipelined_forward(const Cluster& c, const Scenario& s, double cnic_bw) {
+  const double l = 4096.0 * s.model.kv_bytes_per_token_one_layer() / cnic_bw;
+  const double cl = c.cost().attention_layer_time(4096, 102) +
+                    c.cost().linear_layer_time(102, c.cost().weight_bytes_per_gpu(1));
+  return std::min(l, cl) + s.model.n_layers * std::max(l, cl);
+}
+}  // namespace
+
 TEST_P(LayerPipeline, ForwardTimeMatchesClosedForm) {
   const double cnic_bw = GetParam();
   Scenario s = test::small_scenario();
@@ -35,11 +45,7 @@ TEST_P(LayerPipeline, ForwardTimeMatchesClosedForm) {
   const Request& r = c.requests().at(1);
   ASSERT_EQ(r.hit, 4096);
   ASSERT_EQ(r.fresh, 4198 - 4096);
-  const int L = s.model.n_layers;
-  const double l = 4096.0 * s.model.kv_bytes_per_token_one_layer() / cnic_bw;
-  const double cl = c.cost().attention_layer_time(4096, 102) +
-                    c.cost().linear_layer_time(102, c.cost().weight_bytes_per_gpu(1));
-  const double expected = std::min(l, cl) + L * std::max(l, cl);
+  const double expected = pipelined_forward(c, s, cnic_bw);
   EXPECT_NEAR(r.t.first_token - r.t.prefill_start, expected, 1e-9 * expected);
 }
 
@@ -68,11 +74,7 @@ TEST_P(LayerPipeline, SplitReadLayerWaitsForBothHalves) {
   // The first round sent its whole prompt; the split round sends its fresh tokens and its PE half.
   const double kv_layer = s.model.kv_bytes_per_token_one_layer();
   EXPECT_NEAR(c.totals().de_to_pe, 2048 * kv_layer * s.model.n_layers, 1);
-  const int L = s.model.n_layers;
-  const double l = 4096.0 * kv_layer / cnic_bw;
-  const double cl = c.cost().attention_layer_time(4096, 102) +
-                    c.cost().linear_layer_time(102, c.cost().weight_bytes_per_gpu(1));
-  const double expected = std::min(l, cl) + L * std::max(l, cl);
+  const double expected = pipelined_forward(c, s, cnic_bw);
   EXPECT_NEAR(r.t.first_token - r.t.prefill_start, expected, 1e-9 * expected);
 }
 

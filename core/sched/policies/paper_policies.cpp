@@ -8,21 +8,15 @@
 #include <memory>
 
 #include "core/mutation/mutant.hpp"
-#include "core/sched/policies/round_robin_placement.hpp"
-#include "core/sched/policies/scheduler_placement.hpp"
+#include "core/sched/policies/placed_policy.hpp"
 #include "core/sched/policy_registry.hpp"
 
 namespace dualpath {
 namespace {
 
-class PaperPolicy final : public Policy {
+class PaperPolicy final : public PlacedPolicy {
  public:
-  explicit PaperPolicy(const PolicyFeatures& f) : f_(f) {
-    if (f.scheduler) placement_ = std::make_unique<SchedulerPlacement>();
-    else placement_ = std::make_unique<RoundRobinPlacement>();
-  }
-  PolicyFeatures features() const override { return f_; }
-  EnginePlacement& placement() override { return *placement_; }
+  using PlacedPolicy::PlacedPolicy;
 
   ReadSide choose_read_side(const ClusterView& view, const Request& r) override {
     if (!f_.dual_path || mutant("no_de_read")) return ReadSide::Pe;
@@ -36,8 +30,6 @@ class PaperPolicy final : public Policy {
   }
 
  private:
-  PolicyFeatures f_;
-  std::unique_ptr<EnginePlacement> placement_;
   uint64_t alternate_ = 0;  // read-side alternation without the scheduler
 };
 

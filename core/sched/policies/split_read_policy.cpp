@@ -10,21 +10,15 @@
 #include <cstdint>
 #include <memory>
 
-#include "core/sched/policies/round_robin_placement.hpp"
-#include "core/sched/policies/scheduler_placement.hpp"
+#include "core/sched/policies/placed_policy.hpp"
 #include "core/sched/policy_registry.hpp"
 
 namespace dualpath {
 namespace {
 
-class SplitReadPolicy final : public Policy {
+class SplitReadPolicy final : public PlacedPolicy {
  public:
-  explicit SplitReadPolicy(const PolicyFeatures& f) : f_(f) {
-    if (f.scheduler) placement_ = std::make_unique<SchedulerPlacement>();
-    else placement_ = std::make_unique<RoundRobinPlacement>();
-  }
-  PolicyFeatures features() const override { return f_; }
-  EnginePlacement& placement() override { return *placement_; }
+  using PlacedPolicy::PlacedPolicy;
 
   ReadSide choose_read_side(const ClusterView&, const Request& r) override {
     return f_.dual_path && r.hit > 0 ? ReadSide::Split : ReadSide::Pe;
@@ -35,10 +29,6 @@ class SplitReadPolicy final : public Policy {
     const int64_t q_de = view.nodes[view.engines[r.de].node].read_queue_tokens;
     return std::clamp<int64_t>((q_de + r.hit - q_pe) / 2, 0, r.hit);
   }
-
- private:
-  PolicyFeatures f_;
-  std::unique_ptr<EnginePlacement> placement_;
 };
 
 }  // namespace
