@@ -89,6 +89,18 @@ void print_table(const std::vector<std::pair<std::string, nlohmann::json>>& runs
   if (reuse["shared_hit_rate_zero_service"].get<double>() > 0)
     std::cout << " (" << fmt(100 * reuse["shared_hit_rate_zero_service"].get<double>(), 2) << "% from shared prefixes)";
   std::cout << "\n";
+  // Policies with a DRAM pool: where their hit KV came from, and how full the pool ran.
+  for (const auto& [name, s] : runs) {
+    if (!s.contains("pool")) continue;
+    const auto& p = s["pool"];
+    const double cap = p["capacity_bytes"].get<double>(), per_node = cap / p["nodes"].get<double>();
+    std::cout << "DRAM pool (" << name << ", " << fmt(per_node / 1e9, 0) << " GB/node): "
+              << fmt(100 * p["pool_hit_share"].get<double>(), 1) << "% of hit KV from the pool, "
+              << fmt(100 - 100 * p["pool_hit_share"].get<double>(), 1) << "% from storage; occupancy mean "
+              << fmt(cap > 0 ? 100 * p["occupancy_mean_bytes"].get<double>() / cap : 0, 0) << "%, peak node "
+              << fmt(per_node > 0 ? 100 * p["occupancy_peak_node_bytes"].get<double>() / per_node : 0, 0) << "%; "
+              << fmt(p["evicted_bytes"].get<double>() / 1e9, 1) << " GB evicted\n";
+  }
 }
 
 // One `dualpath run` child of this run's scenario, overlays and overrides, for `policy`, into `folder`.

@@ -9,6 +9,8 @@ const char* hop_name(Hop h) {
     case Hop::HbmToRemoteDram: return "pe_to_de";
     case Hop::RemoteDramToHbm: return "de_to_pe";
     case Hop::Collective: return "collective";
+    case Hop::PoolRead: return "pool_read";
+    case Hop::PoolWrite: return "pool_write";
   }
   return "?";
 }

@@ -36,6 +36,8 @@ enum class Hop : uint8_t {
   HbmToRemoteDram,  // PE HBM -> DE buffer (PE path steps 5-7, DE path miss-KV return)
   RemoteDramToHbm,  // DE buffer -> PE HBM (DE path steps 3-5)
   Collective,     // model traffic between GPUs (EP all-to-all)
+  PoolRead,       // DRAM pool (holding node's DRAM) -> PE node DRAM (policy dram-pool)
+  PoolWrite,      // DE node DRAM -> DRAM pool on the holding node (write-through of persisted blocks)
 };
 const char* hop_name(Hop h);
 

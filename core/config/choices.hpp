@@ -34,6 +34,9 @@ enum class LmmUpdate : uint8_t { Auto, Lazy, Full };
 enum class FaultKind : uint8_t { SnicDown, SnicDegrade, StorageDegrade, NodeDown, CnicDown };
 // sim.kv_port: the DE-node CNIC that carries a PE GPU's KV: the one at the PE GPU's local index, or the engine's.
 enum class KvPort : uint8_t { Node, Engine };
+// policy.pool.eviction: the DRAM pool (policy dram-pool) evicts its least recently used blocks, or keeps what it
+// holds and refuses what does not fit.
+enum class PoolEviction : uint8_t { Lru, None };
 
 template <class E>
 struct ChoiceName {
@@ -51,6 +54,7 @@ inline constexpr ChoiceName<FaultKind> kFaultKinds[] = {{FaultKind::SnicDown, "s
                                                         {FaultKind::NodeDown, "node-down"},
                                                         {FaultKind::CnicDown, "cnic-down"}};
 inline constexpr ChoiceName<KvPort> kKvPorts[] = {{KvPort::Node, "node"}, {KvPort::Engine, "engine"}};
+inline constexpr ChoiceName<PoolEviction> kPoolEvictions[] = {{PoolEviction::Lru, "lru"}, {PoolEviction::None, "none"}};
 inline constexpr ChoiceName<WorkloadSource> kWorkloadSources[] = {{WorkloadSource::Generate, "generate"},
                                                                   {WorkloadSource::File, "file"}};
 inline constexpr ChoiceName<Table2Reading> kTable2Readings[] = {{Table2Reading::Rounds, "rounds"},
@@ -87,6 +91,7 @@ inline const char* name_of(QuotaScope v) { return choice_name(kQuotaScopes, v); 
 inline const char* name_of(BufferLifecycle v) { return choice_name(kBufferLifecycles, v); }
 inline const char* name_of(DeHbmAt v) { return choice_name(kDeHbmAts, v); }
 inline const char* name_of(KvPort v) { return choice_name(kKvPorts, v); }
+inline const char* name_of(PoolEviction v) { return choice_name(kPoolEvictions, v); }
 inline const char* name_of(FaultKind v) { return choice_name(kFaultKinds, v); }
 inline const char* name_of(WorkloadSource v) { return choice_name(kWorkloadSources, v); }
 inline const char* name_of(Table2Reading v) { return choice_name(kTable2Readings, v); }

@@ -168,6 +168,12 @@ struct PolicySpec {
   double z_factor = 1.05;            // DE high-token threshold factor
   int block_tokens = 64;             // Full Block size in tokens (persistence granularity)
   QosSpec qos;
+  // The distributed DRAM KV pool of policies that have one (dram-pool, docs/dram-pool.md): the DRAM each node
+  // gives to it (the paper's SGL(MC) baseline ran with 1.5 TB per node, digest §A.4) and its eviction.
+  struct Pool {
+    double bytes_per_node = 1.5e12;
+    PoolEviction eviction = PoolEviction::Lru;
+  } pool;
 };
 
 struct OutputSpec {

@@ -96,7 +96,8 @@ nlohmann::json scenario_to_json(const Scenario& s) {
                  {"beta_seconds", p.beta_seconds},
                  {"z_factor", p.z_factor},
                  {"block_tokens", p.block_tokens},
-                 {"qos", {{"enabled", p.qos.enabled}, {"model_weight", p.qos.model_weight}, {"kv_weight", p.qos.kv_weight}}}};
+                 {"qos", {{"enabled", p.qos.enabled}, {"model_weight", p.qos.model_weight}, {"kv_weight", p.qos.kv_weight}}},
+                 {"pool", {{"bytes_per_node", p.pool.bytes_per_node}, {"eviction", name_of(p.pool.eviction)}}}};
 
   const int g = t.gpus_per_node;
   json derived = {{"kv_bytes_per_token", m.kv_bytes_per_token()},

@@ -206,7 +206,7 @@ WorkloadSpec parse_workload(const ObjectReader& parent, const std::string& key) 
 PolicySpec parse_policy(const ObjectReader& parent, const std::string& key) {
   const ObjectReader r = parent.object(key, {"name", "layerwise", "dual_path", "scheduler", "compute_quota",
                                              "quota_scope", "buffer", "de_hbm", "alpha_seconds", "beta_seconds", "z_factor",
-                                             "block_tokens", "qos"});
+                                             "block_tokens", "qos", "pool"});
   const PolicySpec d;
   PolicySpec p;
   p.name = r.string_or("name", d.name);
@@ -231,6 +231,12 @@ PolicySpec parse_policy(const ObjectReader& parent, const std::string& key) {
   p.qos.enabled = q.boolean("enabled", d.qos.enabled);
   p.qos.model_weight = q.number("model_weight", Range::positive(), d.qos.model_weight);
   p.qos.kv_weight = q.number("kv_weight", Range::positive(), d.qos.kv_weight);
+
+  const ObjectReader pool = r.object("pool", {"bytes_per_node", "eviction"}, /*required=*/false);
+  p.pool.bytes_per_node =
+      pool.quantity("bytes_per_node", Dimension::Bytes, Range::non_negative(), d.pool.bytes_per_node);
+  p.pool.eviction =
+      choice_value(kPoolEvictions, pool.choice("eviction", choice_names(kPoolEvictions), name_of(d.pool.eviction)));
   return p;
 }
 

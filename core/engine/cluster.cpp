@@ -91,6 +91,11 @@ Cluster::Cluster(const Scenario& scenario, std::vector<Agent> agents, Backend& b
                                            cost_.prefill_prompt_tokens_per_second(mean_ctx, mean_app));
   if (mutant("beta_in_seconds")) view_.beta_tokens = static_cast<int64_t>(sc_.policy.beta_seconds * 1e6);
 
+  if (features_.dram_pool) {
+    const double block_bytes = kv_bytes(sc_.policy.block_tokens);
+    pool_ = std::make_unique<DramPool>(nodes, static_cast<int64_t>(sc_.policy.pool.bytes_per_node / block_bytes),
+                                       block_bytes, sc_.policy.pool.eviction);
+  }
   waits_ = WaitTracker(sc_.outputs.link_sample_interval);
   context_.assign(agents_.size(), 0);
   de_queues_.resize(view_.de_groups.size());
@@ -353,6 +358,15 @@ ResourceUse Cluster::resource_use(double end) const {
   u.de_compute_busy = de_units_.empty() ? 0 : de_busy_ / (static_cast<double>(de_units_.size()) * end);
   u.decode_attention = decode_parts_.attention, u.decode_dense = decode_parts_.dense;
   u.decode_experts = decode_parts_.experts, u.decode_ep = decode_parts_.ep, u.decode_hidden = decode_parts_.hidden;
+  if (pool_) {
+    const double cap = static_cast<double>(pool_->capacity_blocks());
+    const double hit = totals_.pool_read + totals_.storage_read;
+    u.pool = true;
+    u.pool_mean = cap > 0 ? pool_->mean_used_blocks(end) / (cap * pool_->nodes()) : 0;
+    u.pool_peak = cap > 0 ? static_cast<double>(pool_->peak_node_blocks()) / cap : 0;
+    u.pool_hit_share = hit > 0 ? totals_.pool_read / hit : 0;
+    u.pool_evicted_bytes = static_cast<double>(pool_->evicted_blocks()) * pool_->block_bytes();
+  }
   return u;
 }
 

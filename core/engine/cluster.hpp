@@ -24,6 +24,7 @@
 #include "core/model/request.hpp"
 #include "core/mutation/mutant.hpp"
 #include "core/kv/block_index.hpp"
+#include "core/kv/dram_pool.hpp"
 #include "core/metrics/activity_log.hpp"
 #include "core/metrics/stop_rule.hpp"
 #include "core/metrics/transfer_totals.hpp"
@@ -100,6 +101,8 @@ class Cluster {
     double bytes_lost = 0, writes_lost = 0;
   };
   const std::vector<FaultRecord>& faults() const { return faults_; }
+  // The distributed DRAM KV pool (policies with features().dram_pool; nullptr otherwise).
+  const DramPool* pool() const { return pool_.get(); }
   // Reports forwards, stages, KV transfers and decode chunks to `log` (nullptr: to nobody). Set before start().
   void set_activity_log(ActivityObserver* log) { obs_ = log ? log : &no_activity(); }
 
@@ -126,8 +129,20 @@ class Cluster {
   struct HalfRead {  // one storage read in flight, as it was started (a split request may change side since)
     int node, half, epoch;
     int64_t tokens;
-    double bytes;
+    double bytes;           // from storage
+    double pool_bytes = 0;  // from the DRAM pool (dram-pool), read beside it
   };
+  // dram-pool: of the blocks half `h` reads, starts reading from the pool those it holds, each holding node's over
+  // the compute network into the PE's DRAM (`done` for each transfer), and returns the blocks left for storage
+  // and the pool's bytes.
+  struct PoolSplit {
+    BlockRanges storage;
+    double pool_bytes = 0;
+    int transfers = 0;
+  };
+  PoolSplit read_from_pool(const Request& r, const BlockRanges& blocks, const Done& done);
+  // dram-pool: persisted blocks written from `node`'s DRAM through to the pool (when they arrive there).
+  void write_to_pool(int node, const BlockRanges& blocks);
   void read_failed(Request& r, const HalfRead& read, const std::string& error);
   // The read path the policy chose (Split: the first pe_hit tokens through the PE node, the rest through the DE
   // node; a split with nothing on one side becomes a one-sided read).
@@ -258,6 +273,7 @@ class Cluster {
   PolicyFeatures features_;
   ClusterView view_;
   BlockIndex blocks_;
+  std::unique_ptr<DramPool> pool_;  // policy dram-pool
   std::vector<Agent> agents_;
   std::vector<int64_t> context_;  // per agent: tokens of context before its next round
   std::deque<Request> requests_;

@@ -77,6 +77,7 @@ void Cluster::start_h2d(Request& r) {
   }
   if (new_blocks > 0) {
     totals_.storage_write += new_blocks;
+    if (pool_) write_to_pool(node, blocks);  // write-through, beside the storage write
     const int64_t write = begin_write(node, blocks, {}, new_blocks);
     persist_write(node, write, blocks, new_blocks, [this, blocks, one_done] {
       blocks_.persist(blocks);
@@ -268,6 +269,7 @@ void Cluster::chunk_done(int group) {
                    totals_.storage_write += flush->bytes;
                    BlockRanges blocks;
                    for (const auto& w : flush->writes) blocks.insert(blocks.end(), w.blocks.begin(), w.blocks.end());
+                   if (pool_) write_to_pool(node, blocks);  // write-through, beside the storage write
                    persist_write(node, flush->write, blocks, flush->bytes, [this, flush] {
                      for (const auto& w : flush->writes) {
                        blocks_.persist(w.blocks);

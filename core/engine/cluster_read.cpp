@@ -7,6 +7,7 @@
 // The "what binds" report charges a queue's requests to the SNIC while all its read slots are busy, else to what
 // blocks the head: FIFO order holds everyone behind a head that waits for buffer room or a pending write.
 #include <algorithm>
+#include <memory>
 
 #include "core/engine/cluster.hpp"
 #include "core/engine/cluster_state.hpp"
@@ -80,33 +81,56 @@ void Cluster::pump_reads(int node) {
     if (first) r.t.read_start = be_.now();
     r.wait_since = be_.now();  // its time in the queue was charged by charge_queue
     if (r.halves(Request::Half::Queued) == 0) set_wait(r, WaitCause::Read);
-    const double bytes = half_bytes(r, h);
+    double bytes = half_bytes(r, h);
     if (bytes <= 0) {
       read_done(r, h);
       continue;
     }
     ++reads_in_flight_[node];
-    totals_.storage_read += bytes;
-    (view_.nodes[node].prefill ? totals_.storage_read_pe : totals_.storage_read_de) += bytes;
     const int64_t id = r.id;
     const int epoch = r.read_epoch;
     const int64_t tokens = half_tokens(r, h);
     const int64_t first_block = h == 0 ? 0 : r.pe_hit / blocks_.block_tokens();
     const int64_t end_block = h == 0 ? r.pe_hit / blocks_.block_tokens() : r.hit / blocks_.block_tokens();
-    const BlockRanges blocks = blocks_.ranges(r.agent, first_block, end_block);
+    BlockRanges blocks = blocks_.ranges(r.agent, first_block, end_block);
+    Done done = [this, id, node, h, epoch, tokens] {
+      --reads_in_flight_[node];
+      Request& rq = requests_[id];
+      // A half of an abandoned split read leaves the queue count (lost since or not: node_down counts only the
+      // halves of the attempt it finds); a lost attempt's own read was counted by node_down.
+      if (rq.read_epoch != epoch) view_.nodes[node].read_queue_tokens -= tokens;
+      else if (!rq.lost) read_done(rq, h);
+      pump_reads(node);
+    };
+    // With a DRAM pool the read's blocks that the pool holds come from there, beside the storage read of the rest;
+    // the read ends when every part has. `left` counts the parts in flight (-1 once the storage part failed).
+    auto left = std::make_shared<int>(1);
+    PoolSplit pooled;
+    if (pool_) {
+      pooled = read_from_pool(r, blocks, [left, done] {
+        if (--*left == 0) done();
+      });
+      blocks = std::move(pooled.storage);
+      bytes = kv_bytes(BlockIndex::block_count(blocks) * blocks_.block_tokens());
+      *left = pooled.transfers + (bytes > 0 ? 1 : 0);
+      totals_.pool_read += pooled.pool_bytes;
+      if (*left == 0) {  // all of it in the pool on the PE's own node
+        be_.timer(0, done);
+        continue;
+      }
+    }
+    totals_.storage_read += bytes;
+    (view_.nodes[node].prefill ? totals_.storage_read_pe : totals_.storage_read_de) += bytes;
+    if (pool_ && bytes <= 0) continue;
+    const double pool_bytes = pooled.pool_bytes;
     be_.storage_read(
         node, blocks, bytes,
-        [this, id, node, h, epoch, tokens] {
-          --reads_in_flight_[node];
-          Request& rq = requests_[id];
-          // A half of an abandoned split read leaves the queue count (lost since or not: node_down counts only the
-          // halves of the attempt it finds); a lost attempt's own read was counted by node_down.
-          if (rq.read_epoch != epoch) view_.nodes[node].read_queue_tokens -= tokens;
-          else if (!rq.lost) read_done(rq, h);
-          pump_reads(node);
+        [left, done] {
+          if (--*left == 0) done();
         },
-        [this, id, node, h, epoch, tokens, bytes](const std::string& error) {
-          read_failed(requests_[id], {node, h, epoch, tokens, bytes}, error);
+        [this, id, node, h, epoch, tokens, bytes, pool_bytes, left](const std::string& error) {
+          *left = -1;  // the pool's parts still in flight end nothing
+          read_failed(requests_[id], {node, h, epoch, tokens, bytes, pool_bytes}, error);
         });
   }
   // From now on the queue waits for the SNIC while every read slot is taken, else for whatever blocks its head.
@@ -134,6 +158,7 @@ void Cluster::read_failed(Request& r, const HalfRead& read, const std::string& e
   }
   view_.nodes[node].read_queue_tokens -= read.tokens;
   totals_.storage_read -= read.bytes;  // counted again when the retry starts
+  totals_.pool_read -= read.pool_bytes;
   (view_.nodes[node].prefill ? totals_.storage_read_pe : totals_.storage_read_de) -= read.bytes;
   if (abandoned) {  // nothing to read again
     pump_reads(node);

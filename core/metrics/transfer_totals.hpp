@@ -14,6 +14,8 @@ struct TransferTotals {
   double pe_to_de = 0;          // PE HBM -> DE buffer over the compute network
   double de_to_pe = 0;          // DE buffer -> PE HBM over the compute network
   double collective = 0;        // model traffic (EP all-to-all) on CNICs
+  double pool_read = 0;         // hit KV read from the DRAM pool (policy dram-pool) instead of storage
+  double pool_write = 0;        // persisted blocks written through to the DRAM pool
 };
 
 }  // namespace dualpath

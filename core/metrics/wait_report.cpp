@@ -102,6 +102,11 @@ nlohmann::json WaitTracker::to_json(double end, const ResourceUse& use, int phas
                         {"pe_compute_share_of_forward", use.pe_compute_share},
                         {"pe_lockstep_efficiency", use.pe_lockstep_efficiency},
                         {"de_compute_busy", use.de_compute_busy}};
+  if (use.pool)
+    out["utilisation"]["dram_pool"] = {{"occupancy_mean", use.pool_mean},
+                                       {"occupancy_peak", use.pool_peak},
+                                       {"hit_share", use.pool_hit_share},
+                                       {"evicted_bytes", use.pool_evicted_bytes}};
   // Where a decode step's modelled time goes, as shares of the steps' total (the parts add up to 1 with the
   // overlap taken off as a negative share).
   const double step = use.decode_attention + use.decode_dense + use.decode_experts + use.decode_ep - use.decode_hidden;

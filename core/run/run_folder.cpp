@@ -17,7 +17,8 @@ nlohmann::json run_summary(const Scenario& sc, const Cluster& cluster, const Run
       {"scenario", sc.name},
       {"policy", sc.policy.name},
       {"features",
-       {{"layerwise", f.layerwise}, {"dual_path", f.dual_path}, {"scheduler", f.scheduler}, {"bypass_io", f.bypass_io}}},
+       {{"layerwise", f.layerwise}, {"dual_path", f.dual_path}, {"scheduler", f.scheduler}, {"bypass_io", f.bypass_io},
+        {"dram_pool", f.dram_pool}}},
       {"qos", sc.policy.qos.enabled},
       {"complete", complete},
       {"rounds_total", cluster.rounds_total()},
@@ -31,6 +32,26 @@ nlohmann::json run_summary(const Scenario& sc, const Cluster& cluster, const Run
       {"overlays", sc.overlays},  // overlay files applied before --set, in order (their effect is in "config")
       {"config", scenario_to_json(sc)},
   };
+  // Only with a DRAM pool (policy dram-pool): its capacity, occupancy, what it served and what it evicted.
+  if (const DramPool* pool = cluster.pool()) {
+    const double bb = pool->block_bytes();
+    const auto& t = cluster.totals();
+    const double hit = t.pool_read + t.storage_read;
+    out["pool"] = {{"bytes_per_node", sc.policy.pool.bytes_per_node},
+                   {"eviction", name_of(sc.policy.pool.eviction)},
+                   {"nodes", pool->nodes()},
+                   {"capacity_bytes", static_cast<double>(pool->capacity_blocks()) * bb * pool->nodes()},
+                   {"occupancy_mean_bytes", pool->mean_used_blocks(end) * bb},
+                   {"occupancy_peak_node_bytes", static_cast<double>(pool->peak_node_blocks()) * bb},
+                   {"occupancy_end_bytes", static_cast<double>(pool->used_blocks()) * bb},
+                   {"hit_bytes_from_pool", t.pool_read},
+                   {"hit_bytes_from_storage", t.storage_read},
+                   {"pool_hit_share", hit > 0 ? t.pool_read / hit : 0.0},
+                   {"written_bytes", t.pool_write},
+                   {"put_bytes", static_cast<double>(pool->put_blocks()) * bb},
+                   {"evicted_bytes", static_cast<double>(pool->evicted_blocks()) * bb},
+                   {"refused_bytes", static_cast<double>(pool->refused_blocks()) * bb}};
+  }
   // Only with faults, so that a fault-free summary is what it was before faults existed.
   if (!cluster.faults().empty()) {
     nlohmann::json list = nlohmann::json::array();

@@ -23,6 +23,7 @@ struct PolicyFeatures {
   bool dual_path = true;   // hit KV may be read by the DE node and forwarded over the compute network
   bool scheduler = true;   // Algorithm 1 + two-level DE selection (false: round-robin placement)
   bool bypass_io = false;  // oracle: storage reads, H2D/D2H and PE->DE KV transfers take no time
+  bool dram_pool = false;  // persisted blocks are cached in a distributed DRAM pool (policy.pool, dram-pool)
 };
 
 // A policy: where requests go (an EnginePlacement) and which side reads a request's hit KV, under the mechanisms

@@ -5,7 +5,6 @@
 #include "core/config/input_error.hpp"
 #include "core/mutation/mutant.hpp"
 #include "core/sched/policies/builtin_policies.hpp"
-#include "core/sched/policies/builtin_policies.hpp"
 
 namespace dualpath {
 
@@ -52,6 +51,9 @@ PolicyFeatures effective_features(const PolicySpec& spec) {
   if (spec.dual_path) f.dual_path = *spec.dual_path;
   if (spec.scheduler) f.scheduler = *spec.scheduler;
   if (mutant("no_layerwise") && f.dual_path) f.layerwise = false;
+  if (f.dram_pool && f.dual_path)
+    throw InputError("policy.dual_path", "policy '" + spec.name + "' reads through the PE node only (its DRAM pool "
+                                         "serves the PE, docs/dram-pool.md); expected false or unset");
   return f;
 }
 

@@ -9,9 +9,12 @@ void register_paper_policies();  // paper_policies.cpp: dualpath, basic, oracle
 
 void register_split_read_policy();  // split_read_policy.cpp: dualpath-split
 
+void register_dram_pool_policy();  // dram_pool_policy.cpp: dram-pool
+
 void register_builtin_policies() {
   register_paper_policies();
   register_split_read_policy();
+  register_dram_pool_policy();
 }
 
 }  // namespace dualpath
