@@ -210,8 +210,13 @@ void run_once(const RunArgs& a) {
     try {
       effective_features(spec);
     } catch (const InputError& e) {
+      // effective_features names the key at fault ("policy.name", "policy.dual_path"): located in the scenario or
+      // on the command line as the user gave it.
       const std::string what = e.what();
-      throw InputError(where, what.substr(what.find(": ") + 2));
+      const std::string key = what.substr(0, what.find(": "));
+      const std::string at = key == "policy.name" ? where : a.scenario + ": /" + key.substr(0, key.find('.')) + "/" +
+                                                                key.substr(key.find('.') + 1);
+      throw InputError(at, what.substr(what.find(": ") + 2));
     }
   };
   if (policies.empty()) check_policy(sc.policy.name, a.scenario + ": /policy/name");

@@ -19,7 +19,6 @@ DramPool::DramPool(int nodes, int64_t capacity_blocks, double block_bytes, PoolE
 void DramPool::change(Node& n, int64_t blocks, double now) {
   if (now > last_) used_seconds_ += static_cast<double>(used_) * (now - last_), last_ = now;
   n.used += blocks, used_ += blocks;
-  peak_node_ = std::max(peak_node_, n.used);
 }
 
 void DramPool::touch(Node& n, Held& h, int stream) {
@@ -118,6 +117,7 @@ void DramPool::put(int stream, int64_t first, int64_t last, double now) {
       held_.erase(victim);
     }
   }
+  peak_node_ = std::max(peak_node_, n.used);  // (after eviction: a put holds at most the node's capacity)
   if (const auto e = held_.find(stream); e != held_.end() && e->second.blocks == 0) {
     n.lru.erase(e->second.lru);
     held_.erase(e);
@@ -125,6 +125,13 @@ void DramPool::put(int stream, int64_t first, int64_t last, double now) {
 }
 
 int64_t DramPool::used_blocks() const { return used_; }
+
+std::vector<DramPool::Span> DramPool::peek(int stream) const {
+  std::vector<Span> out;
+  if (const auto it = held_.find(stream); it != held_.end())
+    for (const auto& [a, b] : it->second.ranges) out.push_back({a, b});
+  return out;
+}
 
 double DramPool::mean_used_blocks(double end) const {
   if (end <= 0) return 0;

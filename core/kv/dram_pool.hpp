@@ -41,6 +41,9 @@ class DramPool {
   // already are not counted twice.
   void put(int stream, int64_t first, int64_t last, double now);
 
+  // What the stream holds, without using it (tests, reports).
+  std::vector<Span> peek(int stream) const;
+
   // Figures over the run.
   int nodes() const { return nodes_; }
   int64_t capacity_blocks() const { return capacity_; }
