@@ -7,7 +7,7 @@ each row's unit column, and runs `dualpath check SCENARIO --set key=value` for e
   `a` | `b`            every listed value is accepted
   count/integer/tokens >= N   N accepted, N - 1 refused
   number >= N          N accepted, N - 0.5 refused;   number > N: N refused, N + 0.5 accepted
-  duration >= X        X accepted;   duration > 0: "0 s" refused, "1 s" accepted
+  duration >= X        X accepted;   duration > 0: "0 s" refused, "1 s" accepted;   bytes >= N: "N B" accepted, "N-1 B" refused
   "(>= V with `k` = w)" the bound V is accepted once k is set to w
 Rows of other kinds (paths, booleans, patterns) are not checked here. Usage: documented_values.py DUALPATH REPO
 """
@@ -105,6 +105,10 @@ def cases(unit):
         out = [(v if " " in v else v + " s", True, ())]
     if unit.startswith("duration > 0"):
         out = [("0 s", False, ()), ("1 s", True, ())]
+    m5 = re.match(r"bytes ≥ (\d+)", unit)
+    if m5:
+        n = int(m5.group(1))
+        out = [(f"{n} B", True, ()), (f"{n - 1} B", False, ())]
     m4 = re.search(r"\(≥ (\S+) with `([\w.]+)` = (\S+)\)", unit)
     if m4:
         out.append((m4.group(1) + " s" if unit.startswith("duration") else m4.group(1), True,

@@ -132,10 +132,12 @@ class Conservation : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(Conservation, EveryRoundOnceAndHitBytesDelivered) {
   Scenario s = test::small_scenario(2, 2, 2);
-  const std::string param = GetParam();  // "<policy>" or "<policy>+handoff" (decode HBM taken at handoff)
+  // "<policy>" or "<policy>+handoff" (decode HBM taken at handoff); "+small": a DRAM pool that must evict.
+  const std::string param = GetParam();
   const std::string policy = param.substr(0, param.find('+'));
   s.policy.name = policy;
   if (param.find("+handoff") != std::string::npos) s.policy.de_hbm = DeHbmAt::Handoff;
+  if (param.find("+small") != std::string::npos) s.policy.pool.bytes_per_node = 2e6;
   s.policy.compute_quota = 1e9;  // no chunking: each hit is loaded exactly once
   s.topology.dram_buffer_bytes = 2e9;
   FakeBackend be(FakeRates{50e9, 50e9, 2});
@@ -155,8 +157,9 @@ TEST_P(Conservation, EveryRoundOnceAndHitBytesDelivered) {
   }
   const auto& t = c.totals();
   if (policy != "oracle") {
-    EXPECT_NEAR(t.storage_read, hit_tokens * s.model.kv_bytes_per_token(), 1);
-    EXPECT_NEAR(t.hit_loaded_to_pe, t.storage_read, 1);  // every hit byte read reaches PE HBM
+    // Every hit byte is read once, from storage or from the DRAM pool, and reaches PE HBM.
+    EXPECT_NEAR(t.storage_read + t.pool_read, hit_tokens * s.model.kv_bytes_per_token(), 1);
+    EXPECT_NEAR(t.hit_loaded_to_pe, t.storage_read + t.pool_read, 1);
     EXPECT_LE(c.peak_buffer_fraction(), 1.0);
   } else {
     EXPECT_EQ(t.storage_read, 0);
@@ -183,6 +186,24 @@ TEST_P(Conservation, EveryRoundOnceAndHitBytesDelivered) {
   if (policy == "dualpath") {
     EXPECT_GT(t.storage_read_de, 0);
   }
+  if (policy == "dram-pool") {  // persisted blocks written through; hits from the pool, and with a small pool also
+                                // from storage (PE SNICs only)
+    const DramPool& pool = *c.pool();
+    EXPECT_NEAR(t.pool_write, t.storage_write, 1);
+    EXPECT_NEAR(static_cast<double>(pool.put_blocks() + pool.refused_blocks()) * block_bytes, t.pool_write, 1);
+    EXPECT_GT(t.pool_read, 0);
+    EXPECT_EQ(t.storage_read_de, 0);
+    EXPECT_EQ(t.de_to_pe, 0);
+    EXPECT_LE(pool.peak_node_blocks(), pool.capacity_blocks());
+    if (param.find("+small") != std::string::npos) {
+      EXPECT_GT(t.storage_read, 0);
+      EXPECT_GT(pool.evicted_blocks(), 0);
+    } else {
+      EXPECT_EQ(pool.evicted_blocks(), 0);
+    }
+  } else {
+    EXPECT_EQ(t.pool_read + t.pool_write, 0);
+  }
   if (policy == "dualpath-split") {  // reads were split: each half's bytes counted once, on its own node
     const auto split = std::count_if(c.requests().begin(), c.requests().end(), [](const Request& r) {
       return r.side == ReadSide::Split && r.pe_hit > 0 && r.pe_hit < r.hit;
@@ -196,7 +217,8 @@ TEST_P(Conservation, EveryRoundOnceAndHitBytesDelivered) {
 
 INSTANTIATE_TEST_SUITE_P(Policies, Conservation,
                          ::testing::Values("dualpath", "basic", "oracle", "dualpath-split", "dualpath+handoff",
-                                           "basic+handoff", "oracle+handoff", "dualpath-split+handoff"),
+                                           "basic+handoff", "oracle+handoff", "dualpath-split+handoff", "dram-pool",
+                                           "dram-pool+small", "dram-pool+handoff+small"),
                          [](const auto& info) {
                            std::string n = info.param;
                            std::replace(n.begin(), n.end(), '+', '_');
