@@ -38,6 +38,7 @@
 #include "core/config/loader.hpp"
 #include "core/config/units.hpp"
 #include "core/metrics/summary.hpp"
+#include "core/run/summary_sections.hpp"
 #include "core/sched/policy_registry.hpp"
 
 namespace dualpath::cli {
@@ -78,16 +79,16 @@ std::string ratio_text(double r) {
 }
 
 Probe read_probe(const std::string& dir, double aps, double tpot_limit) {
-  std::ifstream in(dir + "/summary.json");
-  const auto s = nlohmann::json::parse(in);
+  const RunFile f = read_run_file(dir + "/summary.json");
+  if (!f.stop || !f.has_waits)
+    throw std::runtime_error(dir + "/summary.json: a capacity probe's summary has no stop rule or wait report");
   Probe p;
   p.aps = aps;
-  p.ended_by = s.at("stop").at("ended_by").get<std::string>();
-  p.ttft_window_mean = s.at("stop").at("ttft_window_mean_s").get<double>();
-  const RunSummary r = run_summary_from_json(s.at("results"));
-  p.tpot_mean = r.tpot.mean;
-  p.ttft_p50 = r.ttft.p50;
-  p.binds = s.at("waits").at("ttft").value("binds", "");
+  p.ended_by = f.stop->ended_by;
+  p.ttft_window_mean = f.stop->ttft_window_mean_s;
+  p.tpot_mean = f.results.tpot.mean;
+  p.ttft_p50 = f.results.ttft.p50;
+  p.binds = f.ttft_binds;
   p.meets = p.ended_by != "slo_violated" && p.tpot_mean <= tpot_limit;
   return p;
 }

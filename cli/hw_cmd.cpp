@@ -22,6 +22,7 @@
 #include "core/config/input_error.hpp"
 #include "core/config/loader.hpp"
 #include "core/config/units.hpp"
+#include "core/run/summary_sections.hpp"
 #include "core/metrics/summary.hpp"
 #include "core/sched/policy_registry.hpp"
 #ifdef DUALPATH_HAVE_HW
@@ -254,7 +255,8 @@ void hw_run(const HwRunArgs& a) {
     std::cerr << "dualpath hw: WARNING: bytes were moved by a memcpy stand-in, NOT by UCX: "
               << h["kv_transport"].get<std::string>() << "\n";
   if (!a.quiet) {
-    const RunSummary r = run_summary_from_json(o.summary.at("results"));
+    const RunFile f = run_file_from_json(o.summary);
+    const RunSummary& r = f.results;
     const bool measured = o.summary["compute"] == "measured";
     std::cout << "hw run of " << sc.name << " / " << sc.policy.name
               << (measured ? " (MEASURED compute: real GPU kernels)\n" : " (EMULATED compute: no GPU kernels)\n")
@@ -265,11 +267,10 @@ void hw_run(const HwRunArgs& a) {
               << h["storage"]["blocks_written"] << " written\n"
               << "  transport: " << h["kv_transport"].get<std::string>() << "; "
               << h["model_transport"].get<std::string>() << "\n"
-              << "  rounds " << r.rounds << "/" << o.summary["rounds_total"] << ", JCT " << fmt(r.jct, 3)
+              << "  rounds " << r.rounds << "/" << f.rounds_total << ", JCT " << fmt(r.jct, 3)
               << " s, TTFT p50 " << fmt(r.ttft.p50, 3) << " s p99 " << fmt(r.ttft.p99, 3) << " s, TPOT p50 "
               << fmt(r.tpot.p50 * 1e3, 2) << " ms, prompt " << fmt(r.prompt_tokens_per_s, 0) << " tok/s, PE SNIC "
-              << fmt(100 * o.summary["links"]["pe_snic_read_utilisation"].get<double>(), 0) << "%, DE SNIC "
-              << fmt(100 * o.summary["links"]["de_snic_read_utilisation"].get<double>(), 0) << "%\n"
+              << fmt(100 * f.links.pe_snic_read, 0) << "%, DE SNIC " << fmt(100 * f.links.de_snic_read, 0) << "%\n"
               << "  " << fmt(o.wall_seconds, 2) << " s wall; results in " << out << "/\n";
   }
   if (h.value("read_retries", 0) > 0)

@@ -39,6 +39,7 @@
 #include "core/config/input_error.hpp"
 #include "core/config/loader.hpp"
 #include "core/metrics/summary.hpp"
+#include "core/run/summary_sections.hpp"
 #include "core/sched/policy_registry.hpp"
 
 namespace dualpath::cli {
@@ -90,11 +91,10 @@ Outcome read_outcome(const std::string& dir, const std::string& objective, const
   Outcome o;
   try {
     if (objective == "jct") {
-      std::ifstream in(dir + "/summary.json");
-      const auto s = nlohmann::json::parse(in);
-      if (!s.at("complete").get<bool>()) return o;
-      o.value = run_summary_from_json(s.at("results")).jct;
-      o.binds = s.at("waits").at("ttft").value("binds", "");
+      const RunFile f = read_run_file(dir + "/summary.json");
+      if (!f.complete) return o;
+      o.value = f.results.jct;
+      o.binds = f.ttft_binds;
     } else {
       std::ifstream in(dir + "/capacity.json");
       const auto c = nlohmann::json::parse(in);

@@ -27,6 +27,7 @@
 #include "core/metrics/run_folders.hpp"
 #include "core/metrics/summary.hpp"
 #include "core/metrics/trace_events.hpp"
+#include "core/run/summary_sections.hpp"
 #include "core/sched/policy_registry.hpp"
 #ifdef DUALPATH_HAVE_SIM
 #include "sim/run_scenario.hpp"
@@ -55,51 +56,50 @@ std::string fmt(double v, int prec = 2) {
 }
 
 // The resource that took the largest share of TTFT (summary.json "waits"), e.g. "snic 54%".
-std::string binds(const nlohmann::json& s) {
-  if (!s.contains("waits")) return "-";
-  const auto& t = s["waits"]["ttft"];
-  const std::string what = t["binds"].get<std::string>();
-  if (what == "none") return what;
-  return what + " " + fmt(100 * t["by_resource"][what].get<double>(), 0) + "%";
+std::string binds(const RunFile& f) {
+  if (!f.has_waits) return "-";
+  if (f.ttft_binds == "none") return f.ttft_binds;
+  return f.ttft_binds + " " + fmt(100 * f.ttft_binds_share, 0) + "%";
 }
 
-void print_table(const std::vector<std::pair<std::string, nlohmann::json>>& runs) {
-  const double base_jct = run_summary_from_json(runs.front().second.at("results")).jct;
+void print_table(const std::vector<std::pair<std::string, nlohmann::json>>& summaries) {
+  std::vector<std::pair<std::string, RunFile>> runs;
+  for (const auto& [name, s] : summaries) runs.emplace_back(name, run_file_from_json(s));
+  const double base_jct = runs.front().second.results.jct;
   int w = 10;  // the policy column: as wide as the longest name (dualpath-split) and a space
   for (const auto& run : runs) w = std::max(w, static_cast<int>(run.first.size()) + 1);
   std::cout << std::left << std::setw(w) << "policy" << std::right << std::setw(11) << "JCT (s)" << std::setw(9)
             << "speedup" << std::setw(11) << "TTFT p50" << std::setw(11) << "TTFT p99" << std::setw(11)
             << "TPOT p50" << std::setw(12) << "prompt t/s" << std::setw(9) << "PE SNIC" << std::setw(9) << "DE SNIC"
             << "  binds (TTFT share)\n";
-  for (const auto& [name, s] : runs) {
-    const RunSummary r = run_summary_from_json(s.at("results"));
+  for (const auto& [name, f] : runs) {
+    const RunSummary& r = f.results;
     const double jct = r.jct;
     std::cout << std::left << std::setw(w) << name << std::right << std::setw(11) << fmt(jct, 1) << std::setw(9)
               << (jct > 0 ? fmt(base_jct / jct) + "x" : "-") << std::setw(11) << fmt(r.ttft.p50, 2) << std::setw(11)
               << fmt(r.ttft.p99, 2) << std::setw(11) << fmt(r.tpot.p50 * 1e3, 1) + "ms" << std::setw(12)
-              << fmt(r.prompt_tokens_per_s, 0) << std::setw(8)
-              << fmt(100 * s["links"]["pe_snic_read_utilisation"].get<double>(), 0) << "%" << std::setw(8)
-              << fmt(100 * s["links"]["de_snic_read_utilisation"].get<double>(), 0) << "%  " << binds(s) << "\n";
+              << fmt(r.prompt_tokens_per_s, 0) << std::setw(8) << fmt(100 * f.links.pe_snic_read, 0) << "%"
+              << std::setw(8) << fmt(100 * f.links.de_snic_read, 0) << "%  " << binds(f) << "\n";
   }
   // The hit rate each policy achieved against the zero-service-time reference of the same agents.
   std::cout << "KV hit rate:";
-  for (const auto& [name, s] : runs) std::cout << " " << name << " " << fmt(100 * s["reuse"]["kv_hit_rate"].get<double>(), 2) << "%";
-  const auto& reuse = runs.front().second["reuse"];
-  std::cout << "; zero-service reference " << fmt(100 * reuse["kv_hit_rate_zero_service"].get<double>(), 2) << "%";
-  if (reuse["shared_hit_rate_zero_service"].get<double>() > 0)
-    std::cout << " (" << fmt(100 * reuse["shared_hit_rate_zero_service"].get<double>(), 2) << "% from shared prefixes)";
+  for (const auto& [name, f] : runs) std::cout << " " << name << " " << fmt(100 * f.kv_hit_rate, 2) << "%";
+  const RunFile& first = runs.front().second;
+  std::cout << "; zero-service reference " << fmt(100 * first.kv_hit_rate_zero_service, 2) << "%";
+  if (first.shared_hit_rate_zero_service > 0)
+    std::cout << " (" << fmt(100 * first.shared_hit_rate_zero_service, 2) << "% from shared prefixes)";
   std::cout << "\n";
   // Policies with a DRAM pool: where their hit KV came from, and how full the pool ran.
-  for (const auto& [name, s] : runs) {
-    if (!s.contains("pool")) continue;
-    const auto& p = s["pool"];
-    const double cap = p["capacity_bytes"].get<double>(), per_node = cap / p["nodes"].get<double>();
+  for (const auto& [name, f] : runs) {
+    if (!f.pool) continue;
+    const PoolFigures& p = *f.pool;
+    const double cap = p.capacity_bytes, per_node = cap / p.nodes;
     std::cout << "DRAM pool (" << name << ", " << fmt(per_node / 1e9, 0) << " GB/node): "
-              << fmt(100 * p["pool_hit_share"].get<double>(), 1) << "% of hit KV from the pool, "
-              << fmt(100 - 100 * p["pool_hit_share"].get<double>(), 1) << "% from storage; occupancy mean "
-              << fmt(cap > 0 ? 100 * p["occupancy_mean_bytes"].get<double>() / cap : 0, 0) << "%, peak node "
-              << fmt(per_node > 0 ? 100 * p["occupancy_peak_node_bytes"].get<double>() / per_node : 0, 0) << "%; "
-              << fmt(p["evicted_bytes"].get<double>() / 1e9, 1) << " GB evicted\n";
+              << fmt(100 * p.pool_hit_share, 1) << "% of hit KV from the pool, "
+              << fmt(100 - 100 * p.pool_hit_share, 1) << "% from storage; occupancy mean "
+              << fmt(cap > 0 ? 100 * p.occupancy_mean_bytes / cap : 0, 0) << "%, peak node "
+              << fmt(per_node > 0 ? 100 * p.occupancy_peak_node_bytes / per_node : 0, 0) << "%; "
+              << fmt(p.evicted_bytes / 1e9, 1) << " GB evicted\n";
   }
 }
 

@@ -40,6 +40,7 @@
 #include "core/config/input_error.hpp"
 #include "core/config/loader.hpp"
 #include "core/metrics/summary.hpp"
+#include "core/run/summary_sections.hpp"
 #include "core/model/link_kinds.hpp"
 #include "core/sched/policy_registry.hpp"
 #include "core/metrics/run_folders.hpp"
@@ -126,12 +127,10 @@ struct PointInfo {
 
 // The CSV row of a finished point: its axis values, then kMetricColumns.
 std::vector<std::string> metrics_row(const PointInfo& p) {
-  std::ifstream in(p.dir + "/summary.json");
-  const auto s = nlohmann::json::parse(in);
-  const RunSummary r = run_summary_from_json(s.at("results"));
-  const auto& l = s["links"];
-  const auto& by = l["mean_utilisation_by_class"];
-  auto cls = [&](const char* c) { return by.contains(c) ? by[c].get<double>() : 0.0; };
+  const RunFile run = read_run_file(p.dir + "/summary.json");
+  const RunSummary& r = run.results;
+  const LinkFigures& l = run.links;
+  auto cls = [&](const char* c) { return l.of_class(c); };
 
   const Scenario& sc = p.sc;
   const int P = sc.deployment.prefill_nodes, D = sc.deployment.decode_nodes;
@@ -151,9 +150,8 @@ std::vector<std::string> metrics_row(const PointInfo& p) {
   for (const std::string& v :
        {std::string("ok"), num(jct), num(r.prompt_tokens_per_s), num(r.generated_tokens_per_s), num(r.ttft.p50),
         num(r.ttft.p99), num(r.tpot.p50), num(r.hit_rate), num(static_cast<double>(r.rounds)),
-        num(s["rounds_total"].get<double>()),
-        std::string(s["complete"].get<bool>() ? "1" : "0"), num(l["pe_snic_read_utilisation"].get<double>()),
-        num(l["de_snic_read_utilisation"].get<double>())})
+        num(static_cast<double>(run.rounds_total)), std::string(run.complete ? "1" : "0"), num(l.pe_snic_read),
+        num(l.de_snic_read)})
     row.push_back(v);
   for (const LinkKind* k : sweep_link_kinds()) row.push_back(num(cls(k->name)));
   for (const std::string& v :

@@ -10,6 +10,7 @@
 #include "core/config/loader.hpp"
 #include "core/engine/cluster.hpp"
 #include "core/metrics/progress.hpp"
+#include "core/run/summary_sections.hpp"
 #include "core/metrics/run_folders.hpp"
 #include "core/metrics/summary.hpp"
 #include "core/run/run_folder.hpp"
@@ -119,14 +120,14 @@ RunOutcome run_scenario(const Scenario& sc, const std::string& scenario_dir, con
     const char* why = cluster.stop_reason() != StopReason::None ? stop_reason_name(cluster.stop_reason())
                       : cluster.finished()                       ? "all_agents_done"
                                                                  : "time_limit";
-    summary["stop"] = {{"rule", "slo"},
-                       {"ended_by", why},
-                       {"at_s", cluster.stop_reason() != StopReason::None ? cluster.stop_time() : rs.first_arrival + rs.jct},
-                       {"ttft_window_mean_s", rule->window_mean()},
-                       {"ttft_lookback_mean_s", rule->lookback_mean() >= 0 ? nlohmann::json(rule->lookback_mean()) : nlohmann::json()},
-                       {"window_s", rule->spec().window},
-                       {"lookback_s", rule->spec().lookback},
-                       {"tolerance", rule->spec().tolerance}};
+    StopFigures stop;
+    stop.ended_by = why;
+    stop.at_s = cluster.stop_reason() != StopReason::None ? cluster.stop_time() : rs.first_arrival + rs.jct;
+    stop.ttft_window_mean_s = rule->window_mean();
+    if (rule->lookback_mean() >= 0) stop.ttft_lookback_mean_s = rule->lookback_mean();
+    stop.window_s = rule->spec().window, stop.lookback_s = rule->spec().lookback;
+    stop.tolerance = rule->spec().tolerance;
+    summary["stop"] = to_json(stop);
   }
   write_run_folder(out_dir, summary, cluster, backend.links());
 

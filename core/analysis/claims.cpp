@@ -13,6 +13,7 @@
 #include "core/analysis/csv_line.hpp"
 #include "core/config/loader.hpp"
 #include "core/metrics/summary.hpp"
+#include "core/run/summary_sections.hpp"
 
 namespace dualpath::analysis {
 namespace {
@@ -245,10 +246,9 @@ void ClaimChecks::claim6() {
          rate >= kSplitReach * cap && rate <= cap * (1 + kCapTol)});
     // Bytes read over the hit KV of the reads that started (a read whose second half had not started at the cut
     // counts whole here: the tolerance). Both halves reading the whole hit would read it twice.
-    std::ifstream sj(out_ + "/" + p.id + "/summary.json");
-    const auto s = nlohmann::json::parse(sj);
-    const double read = run_summary_from_json(s.at("results")).bytes.storage_read;
-    const double kvpt = s.at("config").at("derived").at("kv_bytes_per_token").get<double>();
+    const RunFile f = read_run_file(out_ + "/" + p.id + "/summary.json");
+    const double read = f.results.bytes.storage_read;
+    const double kvpt = f.kv_bytes_per_token;
     const double hit = started_hit_tokens(out_ + "/" + p.id + "/requests.csv") * kvpt;
     const double ratio = hit > 0 ? read / hit : 0;
     add({"6", p.label + ": bytes read / hit KV of reads started", "1 +- " + f2(kReadOnce, 2), f2(ratio),
@@ -290,10 +290,9 @@ WindowUtil ClaimChecks::window(const Point& p) const {
 }
 
 double ClaimChecks::jct_of(const Point& p) const {
-  std::ifstream in(out_ + "/" + p.id + "/summary.json");
-  const auto s = nlohmann::json::parse(in);
-  if (!s["complete"].get<bool>()) throw std::runtime_error(p.id + " did not complete");
-  return run_summary_from_json(s.at("results")).jct;
+  const RunFile f = read_run_file(out_ + "/" + p.id + "/summary.json");
+  if (!f.complete) throw std::runtime_error(p.id + " did not complete");
+  return f.results.jct;
 }
 
 std::string ClaimChecks::window_key(Link l) {

@@ -17,7 +17,7 @@ void write_links_csv(std::ostream& out, const LinkReport& rep) {
   }
 }
 
-nlohmann::json link_summary(const LinkReport& rep, int prefill_nodes) {
+LinkFigures link_summary(const LinkReport& rep, int prefill_nodes) {
   std::map<std::string, std::pair<double, int>> by_class;
   double pe_snic = 0, de_snic = 0, snic_max = 0, snic_sum = 0;
   int pe_n = 0, de_n = 0, snic_n = 0;
@@ -31,12 +31,12 @@ nlohmann::json link_summary(const LinkReport& rep, int prefill_nodes) {
       snic_sum += l.bytes(), snic_n += 1;
     }
   }
-  nlohmann::json util = nlohmann::json::object();
-  for (const auto& [cls, v] : by_class) util[cls] = v.first / v.second;
-  return {{"mean_utilisation_by_class", util},
-          {"pe_snic_read_utilisation", pe_n ? pe_snic / pe_n : 0.0},
-          {"de_snic_read_utilisation", de_n ? de_snic / de_n : 0.0},
-          {"snic_read_balance_max_over_avg", snic_sum > 0 ? snic_max / (snic_sum / snic_n) : 0.0}};
+  LinkFigures out;
+  for (const auto& [cls, v] : by_class) out.by_class[cls] = v.first / v.second;
+  out.pe_snic_read = pe_n ? pe_snic / pe_n : 0.0;
+  out.de_snic_read = de_n ? de_snic / de_n : 0.0;
+  out.snic_read_balance = snic_sum > 0 ? snic_max / (snic_sum / snic_n) : 0.0;
+  return out;
 }
 
 }  // namespace dualpath

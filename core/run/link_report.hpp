@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/model/link_kinds.hpp"
+#include "core/run/summary_sections.hpp"
 
 namespace dualpath {
 
@@ -56,6 +57,6 @@ void write_links_csv(std::ostream& out, const LinkReport& rep);
 // summary.json "links": per link class the mean utilisation over the run (averaged over the class's links), the
 // mean SNIC read utilisation of prefill and decode nodes (nodes below `prefill_nodes` are prefill nodes), and
 // the balance max/avg of bytes read across SNICs.
-nlohmann::json link_summary(const LinkReport& rep, int prefill_nodes);
+LinkFigures link_summary(const LinkReport& rep, int prefill_nodes);
 
 }  // namespace dualpath

@@ -6,6 +6,7 @@
 
 #include "core/config/loader.hpp"
 #include "core/engine/cluster.hpp"
+#include "core/run/summary_sections.hpp"
 
 namespace dualpath {
 
@@ -27,7 +28,7 @@ nlohmann::json run_summary(const Scenario& sc, const Cluster& cluster, const Run
       {"peak_dram_buffer_fraction", cluster.peak_buffer_fraction()},
       {"results", to_json(rs)},
       {"reuse", reuse_json(reuse, rs)},
-      {"links", link_summary(links, sc.deployment.prefill_nodes)},
+      {"links", to_json(link_summary(links, sc.deployment.prefill_nodes))},
       {"waits", cluster.waits().to_json(end, cluster.resource_use(end))},
       {"overlays", sc.overlays},  // overlay files applied before --set, in order (their effect is in "config")
       {"config", scenario_to_json(sc)},
@@ -37,20 +38,22 @@ nlohmann::json run_summary(const Scenario& sc, const Cluster& cluster, const Run
     const double bb = pool->block_bytes();
     const auto& t = cluster.totals();
     const double hit = t.pool_read + t.storage_read;
-    out["pool"] = {{"bytes_per_node", sc.policy.pool.bytes_per_node},
-                   {"eviction", name_of(sc.policy.pool.eviction)},
-                   {"nodes", pool->nodes()},
-                   {"capacity_bytes", static_cast<double>(pool->capacity_blocks()) * bb * pool->nodes()},
-                   {"occupancy_mean_bytes", pool->mean_used_blocks(end) * bb},
-                   {"occupancy_peak_node_bytes", static_cast<double>(pool->peak_node_blocks()) * bb},
-                   {"occupancy_end_bytes", static_cast<double>(pool->used_blocks()) * bb},
-                   {"hit_bytes_from_pool", t.pool_read},
-                   {"hit_bytes_from_storage", t.storage_read},
-                   {"pool_hit_share", hit > 0 ? t.pool_read / hit : 0.0},
-                   {"written_bytes", t.pool_write},
-                   {"put_bytes", static_cast<double>(pool->put_blocks()) * bb},
-                   {"evicted_bytes", static_cast<double>(pool->evicted_blocks()) * bb},
-                   {"refused_bytes", static_cast<double>(pool->refused_blocks()) * bb}};
+    PoolFigures p;
+    p.bytes_per_node = sc.policy.pool.bytes_per_node;
+    p.eviction = name_of(sc.policy.pool.eviction);
+    p.nodes = pool->nodes();
+    p.capacity_bytes = static_cast<double>(pool->capacity_blocks()) * bb * pool->nodes();
+    p.occupancy_mean_bytes = pool->mean_used_blocks(end) * bb;
+    p.occupancy_peak_node_bytes = static_cast<double>(pool->peak_node_blocks()) * bb;
+    p.occupancy_end_bytes = static_cast<double>(pool->used_blocks()) * bb;
+    p.hit_bytes_from_pool = t.pool_read;
+    p.hit_bytes_from_storage = t.storage_read;
+    p.pool_hit_share = hit > 0 ? t.pool_read / hit : 0.0;
+    p.written_bytes = t.pool_write;
+    p.put_bytes = static_cast<double>(pool->put_blocks()) * bb;
+    p.evicted_bytes = static_cast<double>(pool->evicted_blocks()) * bb;
+    p.refused_bytes = static_cast<double>(pool->refused_blocks()) * bb;
+    out["pool"] = to_json(p);
   }
   // Only with faults, so that a fault-free summary is what it was before faults existed.
   if (!cluster.faults().empty()) {

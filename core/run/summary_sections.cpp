@@ -1,0 +1,120 @@
+#include "core/run/summary_sections.hpp"
+
+#include <fstream>
+#include <stdexcept>
+
+namespace dualpath {
+
+nlohmann::json to_json(const LinkFigures& l) {
+  nlohmann::json util = nlohmann::json::object();
+  for (const auto& [cls, v] : l.by_class) util[cls] = v;
+  return {{"mean_utilisation_by_class", util},
+          {"pe_snic_read_utilisation", l.pe_snic_read},
+          {"de_snic_read_utilisation", l.de_snic_read},
+          {"snic_read_balance_max_over_avg", l.snic_read_balance}};
+}
+
+LinkFigures link_figures_from_json(const nlohmann::json& j) {
+  LinkFigures l;
+  for (const auto& [cls, v] : j.at("mean_utilisation_by_class").items()) l.by_class[cls] = v.get<double>();
+  l.pe_snic_read = j.at("pe_snic_read_utilisation").get<double>();
+  l.de_snic_read = j.at("de_snic_read_utilisation").get<double>();
+  l.snic_read_balance = j.at("snic_read_balance_max_over_avg").get<double>();
+  return l;
+}
+
+nlohmann::json to_json(const StopFigures& s) {
+  return {{"rule", "slo"},
+          {"ended_by", s.ended_by},
+          {"at_s", s.at_s},
+          {"ttft_window_mean_s", s.ttft_window_mean_s},
+          {"ttft_lookback_mean_s", s.ttft_lookback_mean_s ? nlohmann::json(*s.ttft_lookback_mean_s) : nlohmann::json()},
+          {"window_s", s.window_s},
+          {"lookback_s", s.lookback_s},
+          {"tolerance", s.tolerance}};
+}
+
+StopFigures stop_figures_from_json(const nlohmann::json& j) {
+  StopFigures s;
+  s.ended_by = j.at("ended_by").get<std::string>();
+  s.at_s = j.at("at_s").get<double>();
+  s.ttft_window_mean_s = j.at("ttft_window_mean_s").get<double>();
+  if (!j.at("ttft_lookback_mean_s").is_null()) s.ttft_lookback_mean_s = j.at("ttft_lookback_mean_s").get<double>();
+  s.window_s = j.at("window_s").get<double>();
+  s.lookback_s = j.at("lookback_s").get<double>();
+  s.tolerance = j.at("tolerance").get<double>();
+  return s;
+}
+
+nlohmann::json to_json(const PoolFigures& p) {
+  return {{"bytes_per_node", p.bytes_per_node},
+          {"eviction", p.eviction},
+          {"nodes", p.nodes},
+          {"capacity_bytes", p.capacity_bytes},
+          {"occupancy_mean_bytes", p.occupancy_mean_bytes},
+          {"occupancy_peak_node_bytes", p.occupancy_peak_node_bytes},
+          {"occupancy_end_bytes", p.occupancy_end_bytes},
+          {"hit_bytes_from_pool", p.hit_bytes_from_pool},
+          {"hit_bytes_from_storage", p.hit_bytes_from_storage},
+          {"pool_hit_share", p.pool_hit_share},
+          {"written_bytes", p.written_bytes},
+          {"put_bytes", p.put_bytes},
+          {"evicted_bytes", p.evicted_bytes},
+          {"refused_bytes", p.refused_bytes}};
+}
+
+PoolFigures pool_figures_from_json(const nlohmann::json& j) {
+  PoolFigures p;
+  p.bytes_per_node = j.at("bytes_per_node").get<double>();
+  p.eviction = j.at("eviction").get<std::string>();
+  p.nodes = j.at("nodes").get<int>();
+  p.capacity_bytes = j.at("capacity_bytes").get<double>();
+  p.occupancy_mean_bytes = j.at("occupancy_mean_bytes").get<double>();
+  p.occupancy_peak_node_bytes = j.at("occupancy_peak_node_bytes").get<double>();
+  p.occupancy_end_bytes = j.at("occupancy_end_bytes").get<double>();
+  p.hit_bytes_from_pool = j.at("hit_bytes_from_pool").get<double>();
+  p.hit_bytes_from_storage = j.at("hit_bytes_from_storage").get<double>();
+  p.pool_hit_share = j.at("pool_hit_share").get<double>();
+  p.written_bytes = j.at("written_bytes").get<double>();
+  p.put_bytes = j.at("put_bytes").get<double>();
+  p.evicted_bytes = j.at("evicted_bytes").get<double>();
+  p.refused_bytes = j.at("refused_bytes").get<double>();
+  return p;
+}
+
+RunFile run_file_from_json(const nlohmann::json& s) {
+  RunFile f;
+  f.scenario = s.at("scenario").get<std::string>();
+  f.policy = s.at("policy").get<std::string>();
+  f.complete = s.at("complete").get<bool>();
+  f.rounds_total = s.at("rounds_total").get<int64_t>();
+  f.results = run_summary_from_json(s.at("results"));
+  f.links = link_figures_from_json(s.at("links"));
+  const auto& reuse = s.at("reuse");
+  f.kv_hit_rate = reuse.at("kv_hit_rate").get<double>();
+  f.kv_hit_rate_zero_service = reuse.at("kv_hit_rate_zero_service").get<double>();
+  f.shared_hit_rate_zero_service = reuse.at("shared_hit_rate_zero_service").get<double>();
+  if (s.contains("waits")) {
+    f.has_waits = true;
+    const auto& t = s.at("waits").at("ttft");
+    f.ttft_binds = t.value("binds", "");
+    if (f.ttft_binds != "none" && t.contains("by_resource") && t.at("by_resource").contains(f.ttft_binds))
+      f.ttft_binds_share = t.at("by_resource").at(f.ttft_binds).get<double>();
+  }
+  f.kv_bytes_per_token = s.at("config").at("derived").at("kv_bytes_per_token").get<double>();
+  if (s.contains("stop")) f.stop = stop_figures_from_json(s.at("stop"));
+  if (s.contains("pool")) f.pool = pool_figures_from_json(s.at("pool"));
+  return f;
+}
+
+RunFile read_run_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error("cannot read " + path);
+  try {
+    return run_file_from_json(nlohmann::json::parse(in));
+  } catch (const nlohmann::json::exception& e) {
+    throw std::runtime_error(path + ": not a run's summary.json: " + e.what());
+  }
+}
+
+}  // namespace dualpath

@@ -1,0 +1,75 @@
+// summary.json's sections as types. Each section a tool reads back is written from its struct (to_json) and read
+// into the same struct (the *_from_json readers), so the tools that read runs back (run's table, sweep, capacity,
+// plan, hw run, claims) use fields, not key strings, and a renamed key breaks the build, not a tool.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "core/metrics/summary.hpp"
+
+namespace dualpath {
+
+// "links": mean utilisation per link class over the run, the mean SNIC read utilisation of prefill and decode
+// nodes, and the balance max/avg of bytes read across SNICs (core/run/link_report.cpp computes it).
+struct LinkFigures {
+  std::map<std::string, double> by_class;  // links.csv class name -> mean utilisation (mean over its links)
+  double pe_snic_read = 0, de_snic_read = 0;
+  double snic_read_balance = 0;
+  double of_class(const std::string& cls) const {
+    const auto it = by_class.find(cls);
+    return it == by_class.end() ? 0.0 : it->second;
+  }
+};
+nlohmann::json to_json(const LinkFigures& l);
+LinkFigures link_figures_from_json(const nlohmann::json& j);
+
+// "stop" (online runs with workload.stop = "slo"): which rule ended the run, when, and the TTFT window means.
+struct StopFigures {
+  std::string ended_by;  // slo_violated | steady_state | all_agents_done | time_limit
+  double at_s = 0;
+  double ttft_window_mean_s = 0;
+  std::optional<double> ttft_lookback_mean_s;  // none before the rule had a look-back window
+  double window_s = 0, lookback_s = 0, tolerance = 0;
+};
+nlohmann::json to_json(const StopFigures& s);
+StopFigures stop_figures_from_json(const nlohmann::json& j);
+
+// "pool" (policies with a DRAM pool, docs/dram-pool.md).
+struct PoolFigures {
+  double bytes_per_node = 0;
+  std::string eviction;
+  int nodes = 0;
+  double capacity_bytes = 0;  // over all nodes
+  double occupancy_mean_bytes = 0, occupancy_peak_node_bytes = 0, occupancy_end_bytes = 0;
+  double hit_bytes_from_pool = 0, hit_bytes_from_storage = 0, pool_hit_share = 0;
+  double written_bytes = 0, put_bytes = 0, evicted_bytes = 0, refused_bytes = 0;
+};
+nlohmann::json to_json(const PoolFigures& p);
+PoolFigures pool_figures_from_json(const nlohmann::json& j);
+
+// summary.json read back: the sections above, the results, and the few top-level figures tools use.
+struct RunFile {
+  std::string scenario, policy;
+  bool complete = false;
+  int64_t rounds_total = 0;
+  RunSummary results;
+  LinkFigures links;
+  double kv_hit_rate = 0, kv_hit_rate_zero_service = 0, shared_hit_rate_zero_service = 0;  // "reuse"
+  bool has_waits = false;        // the wait report ("waits") is there
+  std::string ttft_binds;        // its binding resource of TTFT ("none": nothing waited; "" when not said)
+  double ttft_binds_share = 0;   // ... and that resource's share of TTFT
+  double kv_bytes_per_token = 0;  // config.derived
+  std::optional<StopFigures> stop;
+  std::optional<PoolFigures> pool;
+};
+// Throws nlohmann::json::exception when a key is missing or has the wrong type.
+RunFile run_file_from_json(const nlohmann::json& summary);
+// Reads `path` (a summary.json); throws std::runtime_error naming the file when it cannot be read or parsed.
+RunFile read_run_file(const std::string& path);
+
+}  // namespace dualpath
