@@ -87,6 +87,16 @@ s = copy.deepcopy(scen); s["faults"] = faults; checked += 1
 for e in validator(schemas["scenarios"]).iter_errors(s):
     failures += 1
     print(f"FAIL scenarios/schema.json refuses documented faults: {e.message}")
+# The DRAM pool's documented settings are accepted; a bad eviction or a size without unit is not.
+s = copy.deepcopy(scen); s["policy"] = {"name": "dram-pool", "pool": {"bytes_per_node": "80 GB", "eviction": "none"}}
+checked += 1
+for e in validator(schemas["scenarios"]).iter_errors(s):
+    failures += 1
+    print(f"FAIL scenarios/schema.json refuses documented pool settings: {e.message}")
+s = copy.deepcopy(scen); s["policy"] = {"name": "dram-pool", "pool": {"eviction": "random"}}
+bad.append(("scenarios", "unknown pool eviction", s))
+s = copy.deepcopy(scen); s["policy"] = {"name": "dram-pool", "pool": {"bytes_per_node": 80e9}}
+bad.append(("scenarios", "pool size without unit", s))
 for label, f in (("unknown fault kind", {"kind": "node-up", "node": 0, "at": "1 s"}),
                  ("fault time without unit", {"kind": "snic-down", "node": 0, "at": 300}),
                  ("snic-down with a factor", {"kind": "snic-down", "node": 0, "factor": 0.5, "at": "1 s"}),
