@@ -5,7 +5,7 @@
 #   round; DualPath is at least 1.4x faster than Basic; where the simulator is built, it predicts each measured JCT
 #   within 10% (measured: +3.5% and -1.0%; the margin is for timing noise on a busy 2-core machine).
 #   A deleted block file stops the run with a clear error (exit 1) and a summary that lists it. dualpath-split runs
-#   too (reads split between both nodes), also with a failing SNIC.
+#   too (reads split between both nodes), also with a failing SNIC, and so does dram-pool (pool reads over UCX).
 # Exit 77 (ctest: skipped) when this build has no hardware backend.
 set -euo pipefail
 bin="$1"; root="$2"
@@ -170,6 +170,24 @@ for name in ("split", "split-snic"):
         assert h["read_retries"] > 0, h
     print(f"ok   hw {name}: {split} of {len(rows)} reads split, all {s['rounds_total']} rounds complete, every block "
           f"verified" + (f", {h['read_retries']} reads retried" if name == "split-snic" else ""))
+PY
+
+# The DRAM pool (dram-pool, docs/dram-pool.md) on the hardware body: its reads and write-through move real bytes over
+# UCX between the nodes' DRAM regions. With a pool of a few blocks per node, hits come from both the pool and
+# storage (every storage block still verified), and they add up to the hit KV delivered to the PEs.
+"$bin" hw run "$sc" "${common[@]}" --set policy.name=dram-pool --set "policy.pool.bytes_per_node=1 MB" \
+  --out "$tmp/pool" --storage-dir "$tmp/store-pool" --quiet
+"$py" - "$tmp/pool" <<'PY'
+import json, sys
+s = json.load(open(f"{sys.argv[1]}/summary.json"))
+h, b, p = s["hw"], s["results"]["bytes"], s["pool"]
+assert s["complete"] and s["results"]["rounds"] == s["rounds_total"], "pool: incomplete"
+assert h["storage"]["blocks_verified"] == h["storage"]["blocks_read"] and h["storage"]["errors"] == 0, h["storage"]
+assert p["hit_bytes_from_pool"] > 0 and p["hit_bytes_from_storage"] > 0 and p["evicted_bytes"] > 0, p
+assert abs(b["hit_loaded_to_pe_hbm"] - p["hit_bytes_from_pool"] - p["hit_bytes_from_storage"]) <= 1e-6 * b["hit_loaded_to_pe_hbm"], (b, p)
+assert p["written_bytes"] == b["storage_write"], p
+print(f"ok   hw dram-pool: {100 * p['pool_hit_share']:.1f}% of hit KV from the pool over UCX, the rest from verified "
+      f"storage blocks; {p['evicted_bytes'] / 1e6:.1f} MB evicted")
 PY
 
 # The online stop rule needs a backend that can drop work in flight; the hardware body refuses it up front.
