@@ -22,6 +22,9 @@ enum class WorkloadSource : uint8_t { Generate, File };
 // workload.table2_reading: which reading of the paper's Table 2 a synthetic profile is calibrated to
 // (core/workload/table2.hpp, docs/workload.md §1).
 enum class Table2Reading : uint8_t { Rounds, Trajectories };
+// workload.profile: the paper's synthetic trace profiles (Table 2 rows; core/workload/synth.cpp, table2.cpp hold
+// each one's parameters under its name).
+enum class Profile : uint8_t { K32, K48, K64 };
 // workload.mode: every agent at t = 0, or agents arriving over time.
 enum class ArrivalMode : uint8_t { Offline, Online };
 // workload.stop: run until every agent is done, or the paper's SLO stop rule (online only).
@@ -59,6 +62,7 @@ inline constexpr ChoiceName<WorkloadSource> kWorkloadSources[] = {{WorkloadSourc
                                                                   {WorkloadSource::File, "file"}};
 inline constexpr ChoiceName<Table2Reading> kTable2Readings[] = {{Table2Reading::Rounds, "rounds"},
                                                                  {Table2Reading::Trajectories, "trajectories"}};
+inline constexpr ChoiceName<Profile> kProfiles[] = {{Profile::K32, "32k"}, {Profile::K48, "48k"}, {Profile::K64, "64k"}};
 inline constexpr ChoiceName<ArrivalMode> kArrivalModes[] = {{ArrivalMode::Offline, "offline"},
                                                             {ArrivalMode::Online, "online"}};
 inline constexpr ChoiceName<StopMode> kStopModes[] = {{StopMode::None, "none"}, {StopMode::Slo, "slo"}};
@@ -95,6 +99,7 @@ inline const char* name_of(PoolEviction v) { return choice_name(kPoolEvictions, 
 inline const char* name_of(FaultKind v) { return choice_name(kFaultKinds, v); }
 inline const char* name_of(WorkloadSource v) { return choice_name(kWorkloadSources, v); }
 inline const char* name_of(Table2Reading v) { return choice_name(kTable2Readings, v); }
+inline const char* name_of(Profile v) { return choice_name(kProfiles, v); }
 inline const char* name_of(ArrivalMode v) { return choice_name(kArrivalModes, v); }
 inline const char* name_of(StopMode v) { return choice_name(kStopModes, v); }
 inline const char* name_of(NetworkEngine v) { return choice_name(kNetworkEngines, v); }

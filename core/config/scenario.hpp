@@ -112,7 +112,7 @@ struct Deployment {
 struct WorkloadSpec {
   // Source of trajectories: a generated synthetic profile, or a native trace file.
   WorkloadSource source = WorkloadSource::Generate;
-  std::string profile = "64k";         // for "generate": "32k" | "48k" | "64k"
+  Profile profile = Profile::K64;      // for "generate": "32k" | "48k" | "64k"
   int trajectories = 500;              // for "generate"
   Table2Reading table2_reading = Table2Reading::Trajectories;  // for "generate": which reading of Table 2 the profile is calibrated to
                                           // ("rounds" | "trajectories", docs/workload.md)

@@ -79,7 +79,7 @@ nlohmann::json scenario_to_json(const Scenario& s) {
   if (w.source == WorkloadSource::File) {
     workload["file"] = w.file;
   } else {
-    workload["profile"] = w.profile;
+    workload["profile"] = name_of(w.profile);
     workload["table2_reading"] = name_of(w.table2_reading);
     workload["trajectories"] = w.trajectories;
   }

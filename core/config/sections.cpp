@@ -168,7 +168,7 @@ WorkloadSpec parse_workload(const ObjectReader& parent, const std::string& key) 
   w.source = choice_value(kWorkloadSources, r.choice("source", choice_names(kWorkloadSources), name_of(d.source)));
   // Keys of the branch not taken are still type-checked but otherwise ignored, so an override such as
   // workload.mode=online works on an offline scenario without having to delete its "agents" key.
-  w.profile = r.choice("profile", {"32k", "48k", "64k"}, d.profile);
+  w.profile = choice_value(kProfiles, r.choice("profile", choice_names(kProfiles), name_of(d.profile)));
   w.table2_reading =
       choice_value(kTable2Readings, r.choice("table2_reading", choice_names(kTable2Readings), name_of(d.table2_reading)));
   w.trajectories = static_cast<int>(r.integer("trajectories", 1, 10000000, d.trajectories));

@@ -24,7 +24,7 @@ void check(bool ok, const std::string& key, const std::string& what) {
 }
 
 SynthParams profile_of(const WorkloadSpec& spec) {
-  return synth_profile(spec.profile, spec.table2_reading,
+  return synth_profile(name_of(spec.profile), spec.table2_reading,
                        "workload.profile");
 }
 

@@ -1,4 +1,5 @@
 #include <cmath>
+#include <iterator>
 #include <set>
 
 #include <gtest/gtest.h>
@@ -6,6 +7,7 @@
 #include "core/config/input_error.hpp"
 #include "core/workload/agents.hpp"
 #include "core/workload/synth.hpp"
+#include "core/workload/table2.hpp"
 #include "workload_test_util.hpp"
 
 using namespace dualpath;
@@ -93,7 +95,7 @@ TEST(WorkloadAgents, ScalesRoundsAndTruncatesAtMaxLen) {
 
 TEST(WorkloadAgents, GeneratedTracesTruncateAtTheProfileMaxLenWhenMaxLenIsZero) {
   WorkloadSpec s;
-  s.profile = "32k";
+  s.profile = Profile::K32;
   s.trajectories = 40;
   s.append_scale = 3;  // Fig. 9: scale, then truncate at MaxLen
   const Trace t = load_workload_trace(s, "");
@@ -192,14 +194,23 @@ TEST(WorkloadAgents, SharedPrefixesFollowTheParentChainAndTheScaling) {
 }
 
 // (An unknown workload.source cannot reach here: it is an enum the loader parses, config_loader tests refuse it.)
-TEST(WorkloadAgents, LoadsFilesRelativeToTheScenarioDirAndRejectsBadProfiles) {
+TEST(WorkloadAgents, LoadsFilesRelativeToTheScenarioDir) {
   const auto path = test::write_temp("agents_trace.jsonl", "{\"id\":\"z\",\"rounds\":[[9,9]]}\n");
   WorkloadSpec s;
   s.source = WorkloadSource::File;
   s.file = "agents_trace.jsonl";
   const auto dir = path.substr(0, path.size() - s.file.size());
   EXPECT_EQ(load_workload_trace(s, dir).trajectories.at(0).id, "z");
-  s.source = WorkloadSource::Generate;
-  s.profile = "16k";
-  EXPECT_THROW(load_workload_trace(s, dir), InputError);
+}
+
+// workload.profile is parsed once, against the one name table (choices.hpp); every name in it has its synthetic
+// parameters under both readings of Table 2 and a Table 2 row.
+TEST(WorkloadAgents, EveryProfileNameHasItsParametersAndTableRow) {
+  for (const auto& c : kProfiles) {
+    for (Table2Reading reading : {Table2Reading::Rounds, Table2Reading::Trajectories})
+      EXPECT_EQ(synth_profile(c.name, reading, "x").name, c.name);
+    EXPECT_EQ(table2_row(c.name, "x").profile, c.name);
+  }
+  EXPECT_EQ(synth_profile_names().size(), std::size(kProfiles));
+  EXPECT_EQ(table2_rows().size(), std::size(kProfiles));
 }
