@@ -41,9 +41,12 @@ def capacity(bin_, scenario, out, policies, extra=()):
 
 
 def online(bin_, scenario, out, policies, aps, extra=()):
-    if not all(os.path.exists(f"{out}/{p}/summary.json") for p in policies.split(",")):
+    names = policies.split(",")
+    # A run of several policies writes one folder per policy; a run of one writes its folder itself.
+    where = {p: f"{out}/{p}" if len(names) > 1 else out for p in names}
+    if not all(os.path.exists(f"{w}/summary.json") for w in where.values()):
         run([bin_, "run", scenario, "--policy", policies, "--set", f"workload.aps={aps}", *extra, "--out", out])
-    return {p: json.load(open(f"{out}/{p}/summary.json")) for p in policies.split(",")}
+    return {p: json.load(open(f"{w}/summary.json")) for p, w in where.items()}
 
 
 def crossover(sizes, caps, target):

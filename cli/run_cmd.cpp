@@ -99,7 +99,11 @@ void print_table(const std::vector<std::pair<std::string, nlohmann::json>>& summ
               << fmt(100 - 100 * p.pool_hit_share, 1) << "% from storage; occupancy mean "
               << fmt(cap > 0 ? 100 * p.occupancy_mean_bytes / cap : 0, 0) << "%, peak node "
               << fmt(per_node > 0 ? 100 * p.occupancy_peak_node_bytes / per_node : 0, 0) << "%; "
-              << fmt(p.evicted_bytes / 1e9, 1) << " GB evicted\n";
+              << fmt(p.evicted_bytes / 1e9, 1) << " GB evicted";
+    if (f.working_set && f.working_set->law_bytes > 0)  // online: the pool against the working set it caches
+      std::cout << "; capacity " << fmt(cap / f.working_set->law_bytes, 2) << " x the working set lambda*T*L/2 = "
+                << fmt(f.working_set->law_bytes / 1e9, 1) << " GB";
+    std::cout << "\n";
   }
 }
 

@@ -64,6 +64,7 @@ class Cluster {
   std::string stall_report() const;  // why requests are left when the backend ran out of work
 
   const std::deque<Request>& requests() const { return requests_; }
+  const std::vector<Agent>& agents() const { return agents_; }
   const ClusterView& view() const { return view_; }
   // The lockstep units: a whole EP group when weights are sharded, else each engine on its own (the activity
   // log's `unit` indexes them).

@@ -82,6 +82,26 @@ PoolFigures pool_figures_from_json(const nlohmann::json& j) {
   return p;
 }
 
+nlohmann::json to_json(const WorkingSetFigures& w) {
+  return {{"agents", w.agents},
+          {"agents_per_s", w.agents_per_s},
+          {"mean_lifetime_s", w.mean_lifetime_s},
+          {"mean_final_tokens", w.mean_final_tokens},
+          {"law_bytes", w.law_bytes},
+          {"measured_mean_bytes", w.measured_mean_bytes}};
+}
+
+WorkingSetFigures working_set_figures_from_json(const nlohmann::json& j) {
+  WorkingSetFigures w;
+  w.agents = j.at("agents").get<int>();
+  w.agents_per_s = j.at("agents_per_s").get<double>();
+  w.mean_lifetime_s = j.at("mean_lifetime_s").get<double>();
+  w.mean_final_tokens = j.at("mean_final_tokens").get<double>();
+  w.law_bytes = j.at("law_bytes").get<double>();
+  w.measured_mean_bytes = j.at("measured_mean_bytes").get<double>();
+  return w;
+}
+
 RunFile run_file_from_json(const nlohmann::json& s) {
   RunFile f;
   f.scenario = s.at("scenario").get<std::string>();
@@ -104,6 +124,7 @@ RunFile run_file_from_json(const nlohmann::json& s) {
   f.kv_bytes_per_token = s.at("config").at("derived").at("kv_bytes_per_token").get<double>();
   if (s.contains("stop")) f.stop = stop_figures_from_json(s.at("stop"));
   if (s.contains("pool")) f.pool = pool_figures_from_json(s.at("pool"));
+  if (s.contains("working_set")) f.working_set = working_set_figures_from_json(s.at("working_set"));
   return f;
 }
 

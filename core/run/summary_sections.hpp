@@ -52,6 +52,16 @@ struct PoolFigures {
 nlohmann::json to_json(const PoolFigures& p);
 PoolFigures pool_figures_from_json(const nlohmann::json& j);
 
+// "working_set" (online runs; core/metrics/working_set.hpp): the KV working set by the law lambda*T*L/2 and as
+// measured, in bytes, with the law's terms.
+struct WorkingSetFigures {
+  int agents = 0;
+  double agents_per_s = 0, mean_lifetime_s = 0, mean_final_tokens = 0;
+  double law_bytes = 0, measured_mean_bytes = 0;
+};
+nlohmann::json to_json(const WorkingSetFigures& w);
+WorkingSetFigures working_set_figures_from_json(const nlohmann::json& j);
+
 // summary.json read back: the sections above, the results, and the few top-level figures tools use.
 struct RunFile {
   std::string scenario, policy;
@@ -66,6 +76,7 @@ struct RunFile {
   double kv_bytes_per_token = 0;  // config.derived
   std::optional<StopFigures> stop;
   std::optional<PoolFigures> pool;
+  std::optional<WorkingSetFigures> working_set;
 };
 // Throws nlohmann::json::exception when a key is missing or has the wrong type.
 RunFile run_file_from_json(const nlohmann::json& summary);

@@ -50,6 +50,13 @@ if __name__ == "__main__":
         W, T, L = working_set(sys.argv[2], float(sys.argv[3]))
         print(f"{W:.6e}")
         print(f"working set: T = {T:.1f} s, L = {L:.0f} tokens, W = {W / 1e9:.2f} GB", file=sys.stderr)
+        # The run's own summary.json computes the same law from its measured arrival rate (same rate here: the
+        # Poisson arrivals of the run) and T and L: it must agree with this independent computation.
+        with open(f"{sys.argv[2]}/summary.json") as fh:
+            ws = json.load(fh)["working_set"]
+        W_run = ws["law_bytes"] * float(sys.argv[3]) / ws["agents_per_s"]
+        if abs(W_run - W) > 1e-9 * W:
+            sys.exit(f"FAIL summary.json working_set.law_bytes {ws['law_bytes']:.6e} disagrees with requests.csv")
     else:
         args = sys.argv[2:]
         for run, f in zip(args[::2], args[1::2]):

@@ -1,0 +1,29 @@
+// The KV working set of an online run (digest §7.7: about lambda * T * total_len / 2): agents arrive at rate
+// lambda and live T seconds, so lambda*T are alive (Little's law), each holding on average half its final context.
+// Computed from the requests' timelines two ways: the law from the measured lambda, T and final length, and the
+// time average of the live agents' context over the run, so a planner sizing a KV cache (docs/dram-pool.md) sees
+// both and how well the law holds for the workload.
+#pragma once
+
+#include <deque>
+#include <vector>
+
+#include "core/model/request.hpp"
+
+namespace dualpath {
+
+struct WorkingSet {
+  int agents = 0;                 // agents that completed their trajectory (the law's T and L are over these)
+  double agents_per_s = 0;        // lambda: agents started per second
+  double mean_lifetime_s = 0;     // T: first arrival to last round done
+  double mean_final_tokens = 0;   // L: the last round's prompt + generation
+  double law_tokens = 0;          // lambda * T * L / 2
+  double measured_mean_tokens = 0;  // live agents' context (the prompt of their current round), time average
+                                    // over [first arrival, last done)
+};
+
+// `agents_per_s`: the run's measured arrival rate (RunSummary::aps); `rounds[a]`: agent a's trajectory length.
+// Lost attempts (done < 0) are skipped.
+WorkingSet working_set(const std::deque<Request>& requests, const std::vector<int>& rounds, double agents_per_s);
+
+}  // namespace dualpath
