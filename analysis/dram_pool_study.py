@@ -140,20 +140,25 @@ def main():
         print("no matplotlib: skipped the plot", file=sys.stderr)
         return
     fig, ax = plt.subplots(figsize=(7, 4.2))
-    ax.plot(pool_dram, caps, "o-", label=f"DRAM pool, Basic's engine (SGL(MC)-like; pool + {buffer_gb:g} GB buffers)")
-    ax.plot(pool_dram, caps_dp, "^-", label="DRAM pool, DualPath's engine (layerwise, Algorithm 1)")
-    ax.plot(buffers, dp_caps, "s-", label="DualPath (its DRAM buffers)")
-    ax.axhline(basic, color="C2", linestyle=":", label=f"Basic, {buffer_gb:g} GB buffers ({basic:.2f} APS)")
+    ax.plot(pool_dram, caps, "o-", color="C0",
+            label=f"DRAM pool, Basic's engine (SGL(MC)-like; pool + {buffer_gb:g} GB buffers)")
+    ax.plot(pool_dram, caps_dp, "^-", color="C1", label="DRAM pool, DualPath's engine (layerwise, Algorithm 1)")
+    ax.plot(buffers, dp_caps, "s-", color="C3", label="DualPath (its DRAM buffers, no pool)")
+    ax.axhline(basic, color="grey", linestyle=":", label=f"Basic, {buffer_gb:g} GB buffers ({basic:.2f} APS)")
     for c, what in ((cross, "Basic's engine"), (cross_dp, "DualPath's engine")):
         if c is not None:
             ax.axvline(c, color="grey", linestyle="--")
             ax.annotate(f"crossover ({what}) ≈ {c:.0f} GB/node", (c, dp), textcoords="offset points",
                         xytext=(6, -14), fontsize=8)
+    if cross is None and cross_dp is None:
+        ax.text(0.98, 0.45, "no crossover: no pool size measured\nreaches DualPath's capacity", transform=ax.transAxes,
+                ha="right", fontsize=8, color="grey")
     ax.set_xscale("log")
     ax.set_xlabel("DRAM per node used for KV (GB)")
     ax.set_ylabel("capacity within the SLO (APS)")
     ax.set_title("DRAM or NICs? " + os.path.basename(a.scenario).replace(".json", ""))
-    ax.legend(loc="lower right", fontsize=8)
+    ax.set_ylim(top=max(dp_caps + caps + caps_dp) * 1.3)  # room for the legend above the curves
+    ax.legend(loc="upper right", fontsize=7)
     fig.tight_layout()
     fig.savefig(f"{a.out}/dram-pool.png", dpi=120)
 
