@@ -265,7 +265,8 @@ def fig_links(rep, run):
 # (core/metrics/wait_report.cpp).
 TTFT_CAUSES = [("fetch", "scheduler fetch"), ("pe_admission", "PE admission (beta)"), ("de_hbm", "DE HBM"),
                ("read_queue", "SNIC queue"), ("write_wait", "storage write"), ("pe_buffer", "PE DRAM buffer"),
-               ("de_buffer", "DE DRAM buffer"), ("read", "SNIC read"), ("pe_queue", "PE busy (ready)"),
+               ("de_buffer", "DE DRAM buffer"), ("read", "SNIC read"), ("pool_read", "DRAM pool read"),
+               ("pe_queue", "PE busy (ready)"),
                ("kv_load", "KV load (CNIC)"), ("prefill_compute", "prefill compute"),
                ("ep_all_to_all", "EP all-to-all")]
 

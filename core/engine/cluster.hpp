@@ -142,6 +142,7 @@ class Cluster {
     int transfers = 0;
   };
   PoolSplit read_from_pool(const Request& r, const BlockRanges& blocks, const Done& done);
+  bool pool_serves(const BlockRanges& blocks) const;  // the DRAM pool holds every one of these blocks
   // dram-pool: persisted blocks written from `node`'s DRAM through to the pool (when they arrive there).
   void write_to_pool(int node, const BlockRanges& blocks);
   void read_failed(Request& r, const HalfRead& read, const std::string& error);
@@ -161,6 +162,7 @@ class Cluster {
   static bool has_half(const Request& r, int half) { return half == 0 ? r.side != ReadSide::De : r.side != ReadSide::Pe; }
   int read_node(const Request& r, int half) const { return node_of(half == 0 ? r.pe : r.de); }
   int64_t half_tokens(const Request& r, int half) const { return half == 0 ? r.pe_hit : r.hit - r.pe_hit; }
+  BlockRanges half_blocks(const Request& r, int half) const;  // the blocks half `half` reads
   double half_bytes(const Request& r, int half) const {
     if (r.side == ReadSide::Split && mutant("split_reads_whole")) return r.hit_bytes;
     return half == 0 ? r.pe_hit_bytes : r.hit_bytes - r.pe_hit_bytes;

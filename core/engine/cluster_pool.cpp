@@ -35,6 +35,12 @@ Cluster::PoolSplit Cluster::read_from_pool(const Request& r, const BlockRanges& 
   return out;
 }
 
+bool Cluster::pool_serves(const BlockRanges& blocks) const {
+  for (const BlockRange& b : blocks)
+    if (pool_->held_blocks(b.stream, b.first, b.last) < b.last - b.first) return false;
+  return true;
+}
+
 void Cluster::write_to_pool(int node, const BlockRanges& blocks) {
   std::map<int, BlockRanges> to;  // holding node -> the blocks it takes
   for (const BlockRange& b : blocks) to[pool_->holder(b.stream)].push_back(b);

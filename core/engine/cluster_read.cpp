@@ -63,9 +63,16 @@ void Cluster::pump_reads(int node) {
     return;
   }
   WaitCause head_blocked = WaitCause::Count;
-  while (!q.empty() && reads_in_flight_[node] < tuning_.reads_in_flight_per_node) {
+  bool blocked_on_slot = false;
+  while (!q.empty()) {
     const ReadEntry entry = q.front();
     Request& r = requests_[entry.id];
+    // A read takes one of the SNIC's read slots, unless the DRAM pool serves all of it (it uses no SNIC).
+    const bool slot = !pool_ || !pool_serves(half_blocks(r, entry.half));
+    if (slot && reads_in_flight_[node] >= tuning_.reads_in_flight_per_node) {
+      blocked_on_slot = true;
+      break;
+    }
     head_blocked = admit(r);
     if (head_blocked != WaitCause::Count) break;  // head-of-line: FIFO order is kept
     q.pop_front();
@@ -86,15 +93,13 @@ void Cluster::pump_reads(int node) {
       read_done(r, h);
       continue;
     }
-    ++reads_in_flight_[node];
+    if (slot) ++reads_in_flight_[node];
     const int64_t id = r.id;
     const int epoch = r.read_epoch;
     const int64_t tokens = half_tokens(r, h);
-    const int64_t first_block = h == 0 ? 0 : r.pe_hit / blocks_.block_tokens();
-    const int64_t end_block = h == 0 ? r.pe_hit / blocks_.block_tokens() : r.hit / blocks_.block_tokens();
-    BlockRanges blocks = blocks_.ranges(r.agent, first_block, end_block);
-    Done done = [this, id, node, h, epoch, tokens] {
-      --reads_in_flight_[node];
+    BlockRanges blocks = half_blocks(r, h);
+    Done done = [this, id, node, h, epoch, tokens, slot] {
+      if (slot) --reads_in_flight_[node];
       Request& rq = requests_[id];
       // A half of an abandoned split read leaves the queue count (lost since or not: node_down counts only the
       // halves of the attempt it finds); a lost attempt's own read was counted by node_down.
@@ -114,6 +119,8 @@ void Cluster::pump_reads(int node) {
       bytes = kv_bytes(BlockIndex::block_count(blocks) * blocks_.block_tokens());
       *left = pooled.transfers + (bytes > 0 ? 1 : 0);
       totals_.pool_read += pooled.pool_bytes;
+      // The "what binds" report: a read the pool serves alone waits for the pool, not for the SNIC.
+      if (bytes <= 0 && r.wait_cause == WaitCause::Read) set_wait(r, WaitCause::PoolRead);
       if (*left == 0) {  // all of it in the pool on the PE's own node
         be_.timer(0, done);
         continue;
@@ -133,10 +140,9 @@ void Cluster::pump_reads(int node) {
           read_failed(requests_[id], {node, h, epoch, tokens, bytes, pool_bytes}, error);
         });
   }
-  // From now on the queue waits for the SNIC while every read slot is taken, else for whatever blocks its head.
-  const bool slots_free = reads_in_flight_[node] < tuning_.reads_in_flight_per_node;
+  // From now on the queue waits for the SNIC while its head waits for a read slot, else for whatever blocks the head.
   queue_wait_[node].cause =
-      !q.empty() && slots_free && head_blocked != WaitCause::Count ? head_blocked : WaitCause::ReadQueue;
+      !q.empty() && !blocked_on_slot && head_blocked != WaitCause::Count ? head_blocked : WaitCause::ReadQueue;
 }
 
 void Cluster::pump_all_reads() {
@@ -236,6 +242,11 @@ void Cluster::read_done(Request& r, int h) {
   if (r.halves(Request::Half::Queued) + r.halves(Request::Half::Reading) > 0) return;  // the other half is not in
   r.t.read_end = be_.now();
   ready_for_prefill(r);
+}
+
+BlockRanges Cluster::half_blocks(const Request& r, int h) const {
+  const int64_t bt = blocks_.block_tokens();
+  return blocks_.ranges(r.agent, h == 0 ? 0 : r.pe_hit / bt, h == 0 ? r.pe_hit / bt : r.hit / bt);
 }
 
 void Cluster::set_read_side(Request& r, ReadSide side, int64_t pe_hit) {

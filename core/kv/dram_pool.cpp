@@ -126,6 +126,17 @@ void DramPool::put(int stream, int64_t first, int64_t last, double now) {
 
 int64_t DramPool::used_blocks() const { return used_; }
 
+int64_t DramPool::held_blocks(int stream, int64_t first, int64_t last) const {
+  const auto it = held_.find(stream);
+  if (it == held_.end()) return 0;
+  int64_t n = 0;
+  auto r = it->second.ranges.upper_bound(first);
+  if (r != it->second.ranges.begin()) --r;
+  for (; r != it->second.ranges.end() && r->first < last; ++r)
+    n += std::max<int64_t>(0, std::min(last, r->second) - std::max(first, r->first));
+  return n;
+}
+
 std::vector<DramPool::Span> DramPool::peek(int stream) const {
   std::vector<Span> out;
   if (const auto it = held_.find(stream); it != held_.end())

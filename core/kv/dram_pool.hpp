@@ -41,8 +41,9 @@ class DramPool {
   // already are not counted twice.
   void put(int stream, int64_t first, int64_t last, double now);
 
-  // What the stream holds, without using it (tests, reports).
+  // What the stream holds, without using it (tests, reports), and how many of blocks [first, last) it holds.
   std::vector<Span> peek(int stream) const;
+  int64_t held_blocks(int stream, int64_t first, int64_t last) const;
 
   // Figures over the run.
   int nodes() const { return nodes_; }

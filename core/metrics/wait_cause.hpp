@@ -17,7 +17,8 @@ enum class WaitCause : uint8_t {
   WriteWait,      // the head's agent still has blocks being written (a read never sees unwritten blocks)
   PeBuffer,       // the head waits for PE DRAM buffer room
   DeBuffer,       // DE DRAM buffer room: the queue's head waits for it, or (streamed) a ready request to join a forward
-  Read,           // its storage read is in flight (SNIC transfer)
+  Read,           // its storage read is in flight (SNIC transfer; with a DRAM pool, a read with a storage part)
+  PoolRead,       // its read is served by the DRAM pool alone (policy dram-pool: holding nodes' DRAM over CNICs)
   PeQueue,        // hit KV in DRAM, waiting for its PE group's next forward (PE compute busy)
   KvLoad,         // in a forward whose pipeline waits for Layer Block loads (CNIC / PCIe / DRAM)
   PrefillCompute, // in a forward that is computing

@@ -22,6 +22,7 @@ constexpr std::array<CauseInfo, kWaitCauses> kCauses{{
     {"pe_buffer", "dram_buffer_pe"},
     {"de_buffer", "dram_buffer_de"},
     {"read", "snic"},
+    {"pool_read", "dram_pool"},
     {"pe_queue", "pe_compute"},
     {"kv_load", "kv_load_path"},
     {"prefill_compute", "pe_compute"},

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Policy dram-pool (issue 22, docs/dram-pool.md): a distributed DRAM KV pool in front of storage.
-#   1. it runs every bundled scenario (their first 120 simulated seconds);
+#   1. it runs every bundled scenario (their first 120 simulated seconds), and the wait report charges reads the
+#      pool serves alone to the pool;
 #   2. conservation on the default scenario with a pool small enough to evict (20 GB per node): every round once,
 #      hit KV delivered to PE HBM = bytes read from the pool + from storage, every persisted block written through,
 #      put - evicted = held at the end, reads through PE SNICs only, no link over 100%, the wait report adds up,
@@ -29,6 +30,11 @@ for path in sorted(glob.glob(f"{sys.argv[1]}/*/summary.json")):
     ok = p is not None and s["features"]["dram_pool"] and s["results"]["bytes"]["storage_read_de_snic"] == 0
     check(ok and p["occupancy_peak_node_bytes"] <= p["capacity_bytes"] / p["nodes"] * (1 + 1e-9),
           f"{s['scenario']}: runs with the pool ({s['results']['rounds']} rounds in 120 s), PE-side reads only")
+    # A 1.5 TB pool serves every hit: the wait report charges reading to the pool, not to the SNIC.
+    res = s["waits"]["ttft"]["by_resource"]
+    if p["hit_bytes_from_storage"] == 0 and p["hit_bytes_from_pool"] > 0:
+        check(res["dram_pool"] > 0 and res["snic"] < 0.01,
+              f"{s['scenario']}: reads charged to the pool ({res['dram_pool']:.4f} of TTFT), SNIC {res['snic']:.5f}")
 done()
 PY
 
