@@ -28,12 +28,8 @@ void DramPool::touch(Node& n, Held& h, int stream) {
   h.lru = n.lru.insert(n.lru.end(), stream);
 }
 
-std::vector<DramPool::Span> DramPool::lookup(int stream, int64_t first, int64_t last) {
+std::vector<DramPool::Span> DramPool::overlap(const Held& h, int64_t first, int64_t last) {
   std::vector<Span> out;
-  const auto it = held_.find(stream);
-  if (it == held_.end()) return out;
-  Held& h = it->second;
-  touch(node_[static_cast<size_t>(holder(stream))], h, stream);
   auto r = h.ranges.upper_bound(first);
   if (r != h.ranges.begin()) --r;
   for (; r != h.ranges.end() && r->first < last; ++r) {
@@ -41,6 +37,13 @@ std::vector<DramPool::Span> DramPool::lookup(int stream, int64_t first, int64_t 
     if (a < b) out.push_back({a, b});
   }
   return out;
+}
+
+std::vector<DramPool::Span> DramPool::lookup(int stream, int64_t first, int64_t last) {
+  const auto it = held_.find(stream);
+  if (it == held_.end()) return {};
+  touch(node_[static_cast<size_t>(holder(stream))], it->second, stream);
+  return overlap(it->second, first, last);
 }
 
 std::vector<DramPool::Span> DramPool::gaps(const Held& h, int64_t first, int64_t last) {
@@ -130,10 +133,7 @@ int64_t DramPool::held_blocks(int stream, int64_t first, int64_t last) const {
   const auto it = held_.find(stream);
   if (it == held_.end()) return 0;
   int64_t n = 0;
-  auto r = it->second.ranges.upper_bound(first);
-  if (r != it->second.ranges.begin()) --r;
-  for (; r != it->second.ranges.end() && r->first < last; ++r)
-    n += std::max<int64_t>(0, std::min(last, r->second) - std::max(first, r->first));
+  for (const Span& s : overlap(it->second, first, last)) n += s.blocks();
   return n;
 }
 

@@ -62,7 +62,8 @@ class DramPool {
     int64_t blocks = 0;
     std::list<int>::iterator lru;  // its place in the node's LRU order (front: least recently used)
   };
-  static std::vector<Span> gaps(const Held& h, int64_t first, int64_t last);  // blocks of [first, last) not held
+  static std::vector<Span> overlap(const Held& h, int64_t first, int64_t last);  // blocks of [first, last) held
+  static std::vector<Span> gaps(const Held& h, int64_t first, int64_t last);     // blocks of [first, last) not held
   static void insert(Held& h, int64_t first, int64_t last);
   static int64_t drop_lowest(Held& h, int64_t blocks);  // the blocks it dropped
   struct Node {

@@ -54,7 +54,7 @@ nlohmann::json run_summary(const Scenario& sc, const Cluster& cluster, const Run
     p.put_bytes = static_cast<double>(pool->put_blocks()) * bb;
     p.evicted_bytes = static_cast<double>(pool->evicted_blocks()) * bb;
     p.refused_bytes = static_cast<double>(pool->refused_blocks()) * bb;
-    out["pool"] = to_json(p);
+    out["pool"] = p;
   }
   // Online runs: the KV working set, by the law and as measured (what a KV cache would have to hold).
   if (sc.workload.mode == ArrivalMode::Online) {
@@ -62,7 +62,7 @@ nlohmann::json run_summary(const Scenario& sc, const Cluster& cluster, const Run
     for (const auto& a : cluster.agents()) rounds.push_back(static_cast<int>(a.rounds.size()));
     const WorkingSet w = working_set(cluster.requests(), rounds, rs.aps);
     const double kv = sc.model.kv_bytes_per_token();
-    out["working_set"] = to_json(WorkingSetFigures{w.agents, w.agents_per_s, w.mean_lifetime_s, w.mean_final_tokens,
+    out["working_set"] = nlohmann::json(WorkingSetFigures{w.agents, w.agents_per_s, w.mean_lifetime_s, w.mean_final_tokens,
                                                    w.law_tokens * kv, w.measured_mean_tokens * kv});
   }
   // Only with faults, so that a fault-free summary is what it was before faults existed.

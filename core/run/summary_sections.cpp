@@ -46,62 +46,6 @@ StopFigures stop_figures_from_json(const nlohmann::json& j) {
   return s;
 }
 
-nlohmann::json to_json(const PoolFigures& p) {
-  return {{"bytes_per_node", p.bytes_per_node},
-          {"eviction", p.eviction},
-          {"nodes", p.nodes},
-          {"capacity_bytes", p.capacity_bytes},
-          {"occupancy_mean_bytes", p.occupancy_mean_bytes},
-          {"occupancy_peak_node_bytes", p.occupancy_peak_node_bytes},
-          {"occupancy_end_bytes", p.occupancy_end_bytes},
-          {"hit_bytes_from_pool", p.hit_bytes_from_pool},
-          {"hit_bytes_from_storage", p.hit_bytes_from_storage},
-          {"pool_hit_share", p.pool_hit_share},
-          {"written_bytes", p.written_bytes},
-          {"put_bytes", p.put_bytes},
-          {"evicted_bytes", p.evicted_bytes},
-          {"refused_bytes", p.refused_bytes}};
-}
-
-PoolFigures pool_figures_from_json(const nlohmann::json& j) {
-  PoolFigures p;
-  p.bytes_per_node = j.at("bytes_per_node").get<double>();
-  p.eviction = j.at("eviction").get<std::string>();
-  p.nodes = j.at("nodes").get<int>();
-  p.capacity_bytes = j.at("capacity_bytes").get<double>();
-  p.occupancy_mean_bytes = j.at("occupancy_mean_bytes").get<double>();
-  p.occupancy_peak_node_bytes = j.at("occupancy_peak_node_bytes").get<double>();
-  p.occupancy_end_bytes = j.at("occupancy_end_bytes").get<double>();
-  p.hit_bytes_from_pool = j.at("hit_bytes_from_pool").get<double>();
-  p.hit_bytes_from_storage = j.at("hit_bytes_from_storage").get<double>();
-  p.pool_hit_share = j.at("pool_hit_share").get<double>();
-  p.written_bytes = j.at("written_bytes").get<double>();
-  p.put_bytes = j.at("put_bytes").get<double>();
-  p.evicted_bytes = j.at("evicted_bytes").get<double>();
-  p.refused_bytes = j.at("refused_bytes").get<double>();
-  return p;
-}
-
-nlohmann::json to_json(const WorkingSetFigures& w) {
-  return {{"agents", w.agents},
-          {"agents_per_s", w.agents_per_s},
-          {"mean_lifetime_s", w.mean_lifetime_s},
-          {"mean_final_tokens", w.mean_final_tokens},
-          {"law_bytes", w.law_bytes},
-          {"measured_mean_bytes", w.measured_mean_bytes}};
-}
-
-WorkingSetFigures working_set_figures_from_json(const nlohmann::json& j) {
-  WorkingSetFigures w;
-  w.agents = j.at("agents").get<int>();
-  w.agents_per_s = j.at("agents_per_s").get<double>();
-  w.mean_lifetime_s = j.at("mean_lifetime_s").get<double>();
-  w.mean_final_tokens = j.at("mean_final_tokens").get<double>();
-  w.law_bytes = j.at("law_bytes").get<double>();
-  w.measured_mean_bytes = j.at("measured_mean_bytes").get<double>();
-  return w;
-}
-
 RunFile run_file_from_json(const nlohmann::json& s) {
   RunFile f;
   f.scenario = s.at("scenario").get<std::string>();
@@ -123,8 +67,8 @@ RunFile run_file_from_json(const nlohmann::json& s) {
   }
   f.kv_bytes_per_token = s.at("config").at("derived").at("kv_bytes_per_token").get<double>();
   if (s.contains("stop")) f.stop = stop_figures_from_json(s.at("stop"));
-  if (s.contains("pool")) f.pool = pool_figures_from_json(s.at("pool"));
-  if (s.contains("working_set")) f.working_set = working_set_figures_from_json(s.at("working_set"));
+  if (s.contains("pool")) f.pool = s.at("pool").get<PoolFigures>();
+  if (s.contains("working_set")) f.working_set = s.at("working_set").get<WorkingSetFigures>();
   return f;
 }
 

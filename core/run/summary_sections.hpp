@@ -49,8 +49,11 @@ struct PoolFigures {
   double hit_bytes_from_pool = 0, hit_bytes_from_storage = 0, pool_hit_share = 0;
   double written_bytes = 0, put_bytes = 0, evicted_bytes = 0, refused_bytes = 0;
 };
-nlohmann::json to_json(const PoolFigures& p);
-PoolFigures pool_figures_from_json(const nlohmann::json& j);
+// JSON keys are the field names (nlohmann's generated to_json/from_json): nlohmann::json(p), j.get<PoolFigures>().
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(PoolFigures, bytes_per_node, eviction, nodes, capacity_bytes, occupancy_mean_bytes,
+                                   occupancy_peak_node_bytes, occupancy_end_bytes, hit_bytes_from_pool,
+                                   hit_bytes_from_storage, pool_hit_share, written_bytes, put_bytes, evicted_bytes,
+                                   refused_bytes)
 
 // "working_set" (online runs; core/metrics/working_set.hpp): the KV working set by the law lambda*T*L/2 and as
 // measured, in bytes, with the law's terms.
@@ -59,8 +62,8 @@ struct WorkingSetFigures {
   double agents_per_s = 0, mean_lifetime_s = 0, mean_final_tokens = 0;
   double law_bytes = 0, measured_mean_bytes = 0;
 };
-nlohmann::json to_json(const WorkingSetFigures& w);
-WorkingSetFigures working_set_figures_from_json(const nlohmann::json& j);
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(WorkingSetFigures, agents, agents_per_s, mean_lifetime_s, mean_final_tokens, law_bytes,
+                                   measured_mean_bytes)
 
 // summary.json read back: the sections above, the results, and the few top-level figures tools use.
 struct RunFile {
