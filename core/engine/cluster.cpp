@@ -7,6 +7,7 @@
 
 #include "core/config/input_error.hpp"
 #include "core/engine/cluster_state.hpp"
+#include "core/engine/kv_io.hpp"
 #include "core/sched/policy_registry.hpp"
 #include "core/mutation/mutant.hpp"
 
@@ -32,6 +33,8 @@ Cluster::Cluster(const Scenario& scenario, std::vector<Agent> agents, Backend& b
       cost_(scenario.model, scenario.topology.gpu, EpNetwork::of(scenario.topology)),
       policy_(make_policy(scenario.policy)),
       features_(effective_features(scenario.policy)),
+      io_(features_.bypass_io ? std::unique_ptr<KvIo>(std::make_unique<FreeKvIo>(*this))
+                              : std::make_unique<StorageKvIo>(*this)),
       blocks_(agents, scenario.policy.block_tokens),
       agents_(std::move(agents)),
       gpus_per_node_(scenario.topology.gpus_per_node),
@@ -155,7 +158,7 @@ void Cluster::issue_round(int agent, int round) {
   r.agent = agent, r.round = round;
   r.prompt = context + rd.append;
   r.gen = std::max<int64_t>(1, rd.gen);
-  if (features_.bypass_io) blocks_.mark_persisted(agent, context);
+  io_->round_issued(agent, context);
   // The hit is the persisted block-aligned prefix; at least one token is always prefilled (the first token
   // needs a forward).
   r.hit = mutant("hit_ignores_persisted") ? blocks_.aligned(r.prompt - 1)
@@ -303,28 +306,11 @@ void Cluster::decode_fetch(int group) {
   arm_fetches();
 }
 
-// Both engines are known: pick the read path and queue the read (or, for the oracle, skip all KV I/O).
+// Both engines are known: pick the read path and load the hit KV (kv_io.hpp).
 void Cluster::placed(Request& r) {
   const ReadSide side = policy_->choose_read_side(view_, r);
   set_read_side(r, side, side == ReadSide::Split ? policy_->split_pe_tokens(view_, r) : 0);
-  if (features_.bypass_io) {
-    r.t.read_start = r.t.read_end = be_.now();
-    ready_for_prefill(r);
-    return;
-  }
-  if (const int down = faults_.empty() ? -1 : read_path_down(r); down >= 0) {
-    // a fault has a chosen SNIC down: the path that is up, if any
-    reroute_read(r, static_cast<size_t>(down_fault(down)));
-    return;
-  }
-  enqueue_read(r);
-}
-
-int Cluster::cross_node_peer(int gpu, const std::vector<int>& group) const {
-  if (static_cast<int>(group.size()) <= gpus_per_node_) return -1;  // collectives stay on NVLink
-  const auto it = std::find(group.begin(), group.end(), gpu);
-  const size_t i = static_cast<size_t>(it - group.begin());
-  return group[(i + gpus_per_node_) % group.size()];
+  io_->load_hit(r);
 }
 
 double Cluster::peak_buffer_fraction() const {
@@ -377,6 +363,16 @@ std::string Cluster::stall_report() const {
   size_t reads = 0;
   for (const auto& q : read_queue_) reads += q.size();
   m << ", " << reads << " in storage read queues";
+  // What each stuck queue's head waits for: the first thing to look at when a run stalls.
+  for (size_t n = 0; n < read_queue_.size(); ++n) {
+    if (read_queue_[n].empty()) continue;
+    const ReadEntry& head = read_queue_[n].front();
+    const Request& r = requests_[head.id];
+    m << "; node " << n << ": " << read_queue_[n].size() << " queued, " << reads_in_flight_[n]
+      << " reading, head agent " << r.agent << " round " << r.round << " ("
+      << (head.half == 0 ? "PE" : "DE") << " half of a " << (r.side == ReadSide::Split ? "split" : "whole")
+      << " read) waits for " << wait_cause_name(queue_wait_[n].cause);
+  }
   return m.str();
 }
 

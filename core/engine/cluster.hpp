@@ -4,7 +4,9 @@
 // so the same code runs in simulated time (sim/) and in real time (hw/).
 //
 // Mechanisms are split by file: cluster.cpp (setup, agents, scheduling), cluster_read.cpp (storage reads),
-// cluster_prefill.cpp (PE forward pipeline), cluster_decode.cpp (handoff, decode, persistence).
+// cluster_prefill.cpp (PE forward pipeline), cluster_decode.cpp (handoff, decode, persistence), cluster_lockstep.cpp
+// (EP all-to-all of lockstep groups), kv_io*.{hpp,cpp} (where KV moves: through the backend, or free for the
+// oracle), cluster_pool.cpp (the DRAM pool), cluster_faults.cpp and cluster_node_down.cpp (faults).
 #pragma once
 
 #include <algorithm>
@@ -111,6 +113,10 @@ class Cluster {
   struct Forward;
   struct DecodeGroupState;
   struct PrefillGroupState;
+  // The KV-I/O facade (kv_io.hpp): where KV moves, real (StorageKvIo) or free for the oracle (FreeKvIo).
+  class KvIo;
+  class StorageKvIo;
+  class FreeKvIo;
 
   // agents and rounds (cluster.cpp)
   void issue_round(int agent, int round);
@@ -123,6 +129,9 @@ class Cluster {
   // storage reads (cluster_read.cpp)
   void enqueue_read(Request& r);
   void pump_reads(int node);
+  struct ReadEntry;
+  void start_read(int node, const ReadEntry& entry, bool slot);  // the entry has left its queue, admitted
+  void start_admitted_halves(int node);
   void pump_all_reads();
   void charge_queue(int node);  // charges the node's queued reads up to now
   WaitCause admit(Request& r);  // Count when admitted, else what the read waits for
@@ -202,8 +211,6 @@ class Cluster {
   void release_loaded_layers(const Forward& f, int stage);
   void start_loads(Forward& f, int stage);
   void try_compute(Forward& f);
-  std::vector<std::pair<size_t, double>> stage_collectives(const std::vector<int>& engines,
-                                                          const std::vector<double>& tokens, int layers) const;
   void compute_done(Forward& f, int stage);
   void send_done(Forward& f, int stage);
   void forward_finished(Forward& f);
@@ -265,6 +272,14 @@ class Cluster {
     const int port = node_of(de) * gpus_per_node_ + pe % gpus_per_node_;
     return any_cnic_down_ && cnic_down_[static_cast<size_t>(port)] ? live_port(port) : port;  // cnic-down
   }
+  // lockstep groups (cluster_lockstep.cpp): the EP all-to-all of one step of a unit (a prefill stage or a decode
+  // chunk), as (engine index, bytes) flows from each engine's per-engine load (tokens or batch) x per_load x rdma
+  // bytes per token and layer x layers; started with `done` for each flow.
+  std::vector<std::pair<size_t, double>> ep_all_to_all(const std::vector<int>& engines,
+                                                       const std::vector<double>& loads, double per_load, double rdma,
+                                                       int layers) const;
+  void start_ep_all_to_all(const std::vector<int>& engines, const std::vector<std::pair<size_t, double>>& flows,
+                           const Done& done);
   int cross_node_peer(int gpu, const std::vector<int>& group) const;
 
   Scenario sc_;
@@ -274,6 +289,7 @@ class Cluster {
   CostModel cost_;
   std::unique_ptr<Policy> policy_;
   PolicyFeatures features_;
+  std::unique_ptr<KvIo> io_;
   ClusterView view_;
   BlockIndex blocks_;
   std::unique_ptr<DramPool> pool_;  // policy dram-pool

@@ -10,6 +10,7 @@
 
 #include "core/engine/cluster.hpp"
 #include "core/engine/cluster_state.hpp"
+#include "core/engine/kv_io.hpp"
 #include "core/mutation/mutant.hpp"
 
 namespace dualpath {
@@ -49,58 +50,20 @@ void Cluster::release_hbm(int engine, double bytes) {
 // The handoff proper, HBM in hand: H2D of the prompt KV, and the prompt's new Full Blocks written to storage.
 void Cluster::start_h2d(Request& r) {
   set_wait(r, WaitCause::Handoff);
-  if (features_.bypass_io) {
-    handoff_done(r);
-    return;
-  }
-  const int64_t id = r.id;
-  const int node = node_of(r.de);
-  // The prompt's Full Blocks past the hit that are not in storage yet: claim() skips blocks already stored (the
-  // block a block-aligned prompt recomputes, since one token must be computed) and blocks other agents share and
-  // have written or are writing.
-  const int64_t bt = blocks_.block_tokens();
-  BlockRanges blocks = blocks_.claim(r.agent, r.hit / bt, blocks_.aligned(r.prompt) / bt);
-  const double new_blocks = kv_bytes(BlockIndex::block_count(blocks) * bt);
-  const bool decodes = r.gen > 1;
-  auto part = std::make_shared<int>((decodes ? 1 : 0) + (new_blocks > 0 ? 1 : 0));
-  auto one_done = [this, id, part] {
-    if (--*part == 0) handoff_done(requests_[id]);
-  };
-  if (*part == 0) {
-    handoff_done(r);
-    return;
-  }
-  if (decodes) {
-    totals_.h2d += r.prompt_bytes;
-    be_.transfer(Hop::H2D, Place{Loc::Dram, r.de}, Place{Loc::Hbm, r.de}, r.prompt_bytes, TrafficClass::Kv,
-                 one_done);
-  }
-  if (new_blocks > 0) {
-    totals_.storage_write += new_blocks;
-    if (pool_) write_to_pool(node, blocks);  // write-through, beside the storage write
-    const int64_t write = begin_write(node, blocks, {}, new_blocks);
-    persist_write(node, write, blocks, new_blocks, [this, blocks, one_done] {
-      blocks_.persist(blocks);
-      one_done();
-    });
-  }
+  io_->hand_off(r);
 }
 
 void Cluster::handoff_done(Request& r) {
   if (r.lost) return;  // its decode node was lost (node_down released what it held)
   r.t.handoff_end = be_.now();
   const int64_t prompt_blocks = blocks_.aligned(r.prompt);
-  if (!features_.bypass_io) {
-    blocks_.write_finished(r.agent);
-    release_buffer(r, node_of(r.de), r.buffer_bytes[1]);
-  }
+  io_->handoff_finished(r);
   r.persisted_upto = prompt_blocks;
   auto& eng = view_.engines[r.de];
   if (r.gen <= 1) {  // the first token was the last: nothing to decode
     eng.tok -= r.prompt + r.gen, eng.seq -= 1;
     release_hbm(r.de, kv_bytes(r.prompt + r.gen));
-    if (!features_.bypass_io) pump_all_reads();
-    if (!features_.bypass_io && streamed_buffers()) pump_forwards();  // DE buffer room came back
+    io_->de_room_back();
     return;
   }
   set_wait(r, WaitCause::DecodeJoin);
@@ -108,8 +71,7 @@ void Cluster::handoff_done(Request& r) {
   const auto& members = de_units_[unit];
   const size_t idx = static_cast<size_t>(std::find(members.begin(), members.end(), r.de) - members.begin());
   de_state_[unit]->joining[idx].push_back(r.id);
-  if (!features_.bypass_io) pump_all_reads();
-  if (!features_.bypass_io && streamed_buffers()) pump_forwards();  // DE buffer room came back
+  io_->de_room_back();
   maybe_start_chunk(unit);
 }
 
@@ -184,19 +146,13 @@ void Cluster::maybe_start_chunk(int group) {
     if (de_state_[group]->lost) return;  // lost with a node mid-chunk
     if (--de_state_[group]->pending == 0) chunk_done(group);
   };
-  std::vector<std::pair<size_t, double>> collectives;
-  if (rdma > 0)
-    for (size_t i = 0; i < engines.size(); ++i)
-      collectives.emplace_back(i, std::max(mean_batch, static_cast<double>(s.active[i].size())) * steps * rdma *
-                                      n_layers_);
+  std::vector<double> batches(engines.size());
+  for (size_t i = 0; i < engines.size(); ++i) batches[i] = static_cast<double>(s.active[i].size());
+  const auto collectives = ep_all_to_all(engines, batches, steps, rdma, n_layers_);
   s.pending += static_cast<int>(collectives.size());
   s.log_chunk = obs_->decode_chunk_started({group, engines[0], s.chunk_start, -1, steps, static_cast<int>(batch_total)});
   be_.compute(engines[0], work, part_done);
-  for (const auto& [i, bytes] : collectives) {
-    totals_.collective += bytes;
-    be_.transfer(Hop::Collective, Place{Loc::Hbm, engines[i]}, Place{Loc::Hbm, cross_node_peer(engines[i], engines)},
-                 bytes, TrafficClass::Model, part_done);
-  }
+  start_ep_all_to_all(engines, collectives, part_done);
 }
 
 void Cluster::chunk_done(int group) {
@@ -217,14 +173,9 @@ void Cluster::chunk_done(int group) {
       if (r.generated == 1) r.t.second_token = s.chunk_start + per_step;
       r.generated += s.steps;
       const int64_t upto = blocks_.aligned(r.prompt + r.generated);
-      if (upto > r.persisted_upto && !features_.bypass_io && !mutant("no_decode_persist")) {
-        const int64_t bt = blocks_.block_tokens();
-        BlockRanges blocks = blocks_.claim(r.agent, r.persisted_upto / bt, upto / bt);
-        if (!blocks.empty()) {  // blocks shared with another agent may be stored already
-          d2h[i] += kv_bytes(BlockIndex::block_count(blocks) * bt);
-          written[i].push_back(AgentWrite{r.agent, std::move(blocks)});
-          blocks_.write_started(r.agent);
-        }
+      if (BlockRanges blocks = io_->claim_filled(r, upto); !blocks.empty()) {
+        d2h[i] += kv_bytes(BlockIndex::block_count(blocks) * blocks_.block_tokens());
+        written[i].push_back(AgentWrite{r.agent, std::move(blocks)});
       }
       r.persisted_upto = std::max(r.persisted_upto, upto);
       if (r.generated >= r.gen) finished.push_back(id);

@@ -19,6 +19,7 @@
 
 #include "core/engine/cluster.hpp"
 #include "core/engine/cluster_state.hpp"
+#include "core/engine/kv_io.hpp"
 
 namespace dualpath {
 
@@ -117,7 +118,7 @@ void Cluster::restart_lost_rounds(size_t i) {
   std::vector<int64_t> restart;
   for (Request& r : requests_) {
     if (r.lost) continue;
-    const bool complete = r.t.done >= 0 && (r.gen > 1 || r.t.handoff_end >= 0 || features_.bypass_io);
+    const bool complete = r.t.done >= 0 && (r.gen > 1 || r.t.handoff_end >= 0 || !io_->persists_prompts());
     if (complete) continue;
     const bool on_pe = r.pe >= 0 && engine_lost_[static_cast<size_t>(r.pe)] && r.t.handoff_start < 0;
     const bool on_de = r.de >= 0 && engine_lost_[static_cast<size_t>(r.de)];
@@ -141,7 +142,7 @@ bool Cluster::lose_attempt(Request& r, FaultRecord& rec) {
   r.lost = true, r.lost_at = now;
   // Its storage read: queued (the queue's time is charged up to now, then it leaves), in flight (its slot is
   // freed by the backend's callback), or done; what it read is lost either way.
-  if (!features_.bypass_io && r.pe >= 0 && r.de >= 0 && r.side != ReadSide::Unset) {
+  if (r.pe >= 0 && r.de >= 0 && r.side != ReadSide::Unset) {
     const double weight = queued_entry_weight(r);  // computed before any half leaves
     for (int h = 0; h < 2; ++h) {
       const int rn = read_node(r, h);
@@ -182,7 +183,7 @@ bool Cluster::lose_attempt(Request& r, FaultRecord& rec) {
   if (r.buffer_bytes[0] > 0) release_buffer(r, node_of(r.pe), r.buffer_bytes[0]);
   if (r.buffer_bytes[1] > 0) release_buffer(r, node_of(r.de), r.buffer_bytes[1]);
   // The prompt's persistence that its first token started (its handoff would have ended it).
-  if (!features_.bypass_io && r.t.first_token >= 0 && r.t.handoff_end < 0) blocks_.write_finished(r.agent);
+  io_->prompt_abandoned(r);
   if (round_over) return false;
   waits_.charge(r.wait_cause, r.wait_since, now);
   r.wait_cause = WaitCause::Count;

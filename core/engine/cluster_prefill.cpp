@@ -9,6 +9,7 @@
 
 #include "core/engine/cluster.hpp"
 #include "core/engine/cluster_state.hpp"
+#include "core/engine/kv_io.hpp"
 #include "core/sched/quota_batcher.hpp"
 #include "core/mutation/mutant.hpp"
 
@@ -45,7 +46,7 @@ void Cluster::maybe_start_forward(int group) {
   bool any = false;
   // Streamed buffers: a PE-path request's first forward reserves the DE buffer room its prompt KV will take; one
   // that does not fit stays ready (charged to the DE buffer) and the others go ahead of it.
-  const bool jit_de = streamed_buffers() && !features_.bypass_io;
+  const bool jit_de = io_->reserves_de_room();
   std::map<int, double> de_free;  // DE node -> buffer room left for this forward's reservations
   gs.waits_for_de_room = false;
   auto needs_de_room = [&](const Request& r) { return jit_de && r.buffer_bytes[1] <= 0; };
@@ -149,7 +150,7 @@ void Cluster::pump_forwards() {
 // Streamed buffers: once a stage's Layer Blocks are in HBM, the PE buffer no longer holds them for requests whose
 // prefill ends with this forward (an earlier chunk's forward keeps them: later chunks reload the cached KV).
 void Cluster::release_loaded_layers(const Forward& f, int stage) {
-  if (!streamed_buffers() || features_.bypass_io) return;
+  if (!streamed_buffers()) return;
   const auto& engines = pe_units_[f.group];
   const double share = static_cast<double>(f.layers[stage]) / n_layers_;
   std::vector<int> nodes;
@@ -166,51 +167,12 @@ void Cluster::release_loaded_layers(const Forward& f, int stage) {
 void Cluster::start_loads(Forward& f, int stage) {
   f.loads_started = stage + 1;
   obs_->stage_point(f.log_forward, stage, ActivityObserver::StagePoint::LoadStart, be_.now());
-  const auto& engines = pe_units_[f.group];
-  int count = 0;
-  if (!features_.bypass_io) {
-    for (size_t i = 0; i < engines.size(); ++i) {
-      std::map<int, double> by_source;  // source GPU (whose CNIC reads the buffer) -> bytes; ordered: deterministic
-      for (const auto& e : f.batch[i]) {
-        const Request& r = requests_[e.request];
-        const double bytes = kv_bytes_layers(e.cached, f.layers[stage]);
-        if (bytes <= 0 || r.lost) continue;  // a lost attempt's KV went with its node
-        if (e.cached == r.hit && r.prefilled == e.fresh) totals_.hit_loaded_to_pe += bytes;  // first chunk
-        if (r.side != ReadSide::Split) {
-          by_source[r.side == ReadSide::De ? buffer_port(r.de, engines[i]) : r.pe] += bytes;
-          continue;
-        }
-        // A split read: the PE half from the PE buffer, the DE half (and earlier chunks' KV, sent to the DE
-        // buffer) over the compute network; the stage computes when both are in HBM (loads_pending counts both).
-        const double local = kv_bytes_layers(r.pe_hit, f.layers[stage]);
-        by_source[r.pe] += local;
-        if (bytes > local) by_source[buffer_port(r.de, engines[i])] += bytes - local;
-      }
-      for (const auto& [src, bytes] : by_source) {
-        const bool local = src == engines[i];
-        (local ? totals_.h2d : totals_.de_to_pe) += bytes;
-        ++count;
-        Forward* fp = &f;
-        const int rec = obs_->transfer_started({f.log_forward, stage, true, src, engines[i], bytes, be_.now(), -1});
-        be_.transfer(local ? Hop::H2D : Hop::RemoteDramToHbm, Place{Loc::Dram, src}, Place{Loc::Hbm, engines[i]},
-                     bytes, TrafficClass::Kv, [this, fp, stage, rec] {
-                       obs_->transfer_ended(rec, be_.now());
-                       if (fp->lost) return;
-                       if (--fp->loads_pending[stage] == 0) {
-                         obs_->stage_point(fp->log_forward, stage, ActivityObserver::StagePoint::LoadEnd, be_.now());
-                         fp->loaded[stage] = true;
-                         release_loaded_layers(*fp, stage);
-                         try_compute(*fp);
-                       }
-                     });
-      }
-    }
-  }
+  const int count = io_->load_stage(f, stage);
   f.loads_pending[stage] = count;
   if (count == 0) {
     f.loaded[stage] = true;
     obs_->stage_point(f.log_forward, stage, ActivityObserver::StagePoint::LoadEnd, be_.now());
-    release_loaded_layers(f, stage);
+    io_->stage_loaded(f, stage);
   }
 }
 
@@ -267,66 +229,25 @@ void Cluster::try_compute(Forward& f) {
     if (fp->lost) return;  // its group was lost with a node
     if (--fp->loads_pending[stage] == 0) compute_done(*fp, stage);
   };
-  const auto collectives = stage_collectives(engines, tokens, layers);
+  // EP all-to-all per stage rather than per forward, so that model-traffic bursts interleave with the next stage's
+  // KV loads as they do per layer. DeepEP normal kernels: one copy per (token, remote node with one of its experts)
+  // when the model gives moe_topk (forwarded over NVLink there), else one per remote expert.
+  const auto collectives = ep_all_to_all(engines, tokens, 1.0,
+                                         sc_.model.prefill_ep_rdma_bytes_per_token_layer(nodes_spanned(engines)),
+                                         layers);
   f.loads_pending[stage] = 1 + static_cast<int>(collectives.size());
   be_.compute(engines[0], work, [this, fp, stage, part_done] {
     if (!fp->lost && fp->loads_pending[stage] > 1) mark_forward(*fp, WaitCause::EpAllToAll);  // the all-to-all outlasts compute
     part_done();
   });
-  for (const auto& [i, bytes] : collectives) {
-    totals_.collective += bytes;
-    be_.transfer(Hop::Collective, Place{Loc::Hbm, engines[i]}, Place{Loc::Hbm, cross_node_peer(engines[i], engines)},
-                 bytes, TrafficClass::Model, part_done);
-  }
-}
-
-// EP all-to-all of one stage: one model-traffic flow per GPU to the GPU at the same position on the next node of
-// the group, carrying its tokens' copies to other nodes: one per (token, remote node with one of its experts) when
-// the model gives moe_topk (DeepEP normal kernels forward over NVLink), else one per remote expert
-// (docs/assumptions.md, "EP all-to-all bytes" and "Group lockstep"). Per stage rather
-// than per forward, so that model-traffic bursts interleave with the next stage's KV loads as they do per layer.
-std::vector<std::pair<size_t, double>> Cluster::stage_collectives(const std::vector<int>& engines,
-                                                                  const std::vector<double>& tokens,
-                                                                  int layers) const {
-  std::vector<std::pair<size_t, double>> out;
-  const double rdma = sc_.model.prefill_ep_rdma_bytes_per_token_layer(nodes_spanned(engines));  // per token, layer
-  if (rdma <= 0) return out;
-  double total = 0;
-  for (double t : tokens) total += t;
-  const double mean = total / static_cast<double>(engines.size());
-  for (size_t i = 0; i < engines.size(); ++i) {
-    const double bytes = std::max(tokens[i], mean) * rdma * layers;
-    if (bytes > 0) out.emplace_back(i, bytes);
-  }
-  return out;
+  start_ep_all_to_all(engines, collectives, part_done);
 }
 
 void Cluster::compute_done(Forward& f, int stage) {
   f.computing = false;
   f.computed = stage + 1;
   obs_->stage_point(f.log_forward, stage, ActivityObserver::StagePoint::ComputeEnd, be_.now());
-  const auto& engines = pe_units_[f.group];
-  int count = 0;
-  if (!features_.bypass_io) {
-    for (size_t i = 0; i < engines.size(); ++i) {
-      std::map<int, double> by_dest;
-      for (const auto& e : f.batch[i])
-        if (!requests_[e.request].lost)  // a lost attempt's decode node is gone
-          by_dest[buffer_port(requests_[e.request].de, engines[i])] += kv_bytes_layers(e.send_tokens, f.layers[stage]);
-      for (const auto& [de, bytes] : by_dest) {
-        if (bytes <= 0) continue;
-        totals_.pe_to_de += bytes;
-        ++count;
-        Forward* fp = &f;
-        const int rec = obs_->transfer_started({f.log_forward, stage, false, engines[i], de, bytes, be_.now(), -1});
-        be_.transfer(Hop::HbmToRemoteDram, Place{Loc::Hbm, engines[i]}, Place{Loc::Dram, de}, bytes,
-                     TrafficClass::Kv, [this, fp, stage, rec] {
-                       obs_->transfer_ended(rec, be_.now());
-                       if (!fp->lost && --fp->sends_pending[stage] == 0) send_done(*fp, stage);
-                     });
-      }
-    }
-  }
+  const int count = io_->send_stage(f, stage);
   f.sends_pending[stage] = count;
   const bool last = f.computed == static_cast<int>(f.layers.size());
   if (!last) mark_forward(f, WaitCause::KvLoad);  // until the next stage's compute starts (maybe right now)
@@ -363,11 +284,11 @@ void Cluster::forward_finished(Forward& f) {
       // Reserved buffers give the PE buffer back now; streamed ones did it layer by layer (this clears rounding).
       if (r.buffer_bytes[0] > 0) release_buffer(r, node_of(r.pe), r.buffer_bytes[0]);
       // The DE will persist the prompt's new full blocks; the agent's next read waits for that write.
-      if (!features_.bypass_io) blocks_.write_started(r.agent);
+      io_->prompt_computed(r);
       if (r.gen <= 1) round_done(r);  // the first token was the last one
     }
   }
-  if (!features_.bypass_io) pump_all_reads();  // PE buffer space came back
+  io_->pe_room_back();
   auto& gs = *pe_state_[f.group];
   gs.draining.push_back(std::move(gs.current));
   const int group = f.group;

@@ -1,0 +1,44 @@
+// Lockstep groups (docs/assumptions.md, "Group lockstep" and "EP all-to-all bytes"): the engines of an EP group
+// step together, and every step moves its tokens' expert copies between the group's nodes. Prefill stages
+// (cluster_prefill.cpp) and decode chunks (cluster_decode.cpp) both start their all-to-all here.
+#include <algorithm>
+
+#include "core/engine/cluster.hpp"
+
+namespace dualpath {
+
+// One model-traffic flow per GPU to the GPU at the same position on the next node of the group. Engine i carries
+// max(load_i, mean load) x per_load x rdma x layers bytes: its own tokens, or the group's mean where expert routing
+// brings it more than its own (every engine waits for the busiest at each layer).
+std::vector<std::pair<size_t, double>> Cluster::ep_all_to_all(const std::vector<int>& engines,
+                                                               const std::vector<double>& loads, double per_load,
+                                                               double rdma, int layers) const {
+  std::vector<std::pair<size_t, double>> out;
+  if (rdma <= 0) return out;
+  double total = 0;
+  for (double x : loads) total += x;
+  const double mean = total / static_cast<double>(engines.size());
+  for (size_t i = 0; i < engines.size(); ++i) {
+    const double bytes = std::max(loads[i], mean) * per_load * rdma * layers;
+    if (bytes > 0) out.emplace_back(i, bytes);
+  }
+  return out;
+}
+
+void Cluster::start_ep_all_to_all(const std::vector<int>& engines,
+                                  const std::vector<std::pair<size_t, double>>& flows, const Done& done) {
+  for (const auto& [i, bytes] : flows) {
+    totals_.collective += bytes;
+    be_.transfer(Hop::Collective, Place{Loc::Hbm, engines[i]}, Place{Loc::Hbm, cross_node_peer(engines[i], engines)},
+                 bytes, TrafficClass::Model, done);
+  }
+}
+
+int Cluster::cross_node_peer(int gpu, const std::vector<int>& group) const {
+  if (static_cast<int>(group.size()) <= gpus_per_node_) return -1;  // collectives stay on NVLink
+  const auto it = std::find(group.begin(), group.end(), gpu);
+  const size_t i = static_cast<size_t>(it - group.begin());
+  return group[(i + gpus_per_node_) % group.size()];
+}
+
+}  // namespace dualpath

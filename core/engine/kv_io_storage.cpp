@@ -1,0 +1,155 @@
+// KV I/O through the backend (kv_io.hpp), for every policy but the oracle: storage reads into the DRAM buffers
+// (cluster_read.cpp queues them), stage loads into HBM (PE path 3-4 by CNIC loopback, DE path 3-5 over the compute
+// network), stage sends to the DE buffer (PE path 5-7, DE path miss-KV return), the handoff's H2D and prompt
+// persistence (PE path 8-9, DE path 6-7), and the claims of blocks that decoding fills.
+#include <map>
+#include <memory>
+
+#include "core/engine/cluster_state.hpp"
+#include "core/engine/kv_io.hpp"
+#include "core/mutation/mutant.hpp"
+
+namespace dualpath {
+
+void Cluster::StorageKvIo::load_hit(Request& r) {
+  if (const int down = c_.faults_.empty() ? -1 : c_.read_path_down(r); down >= 0) {
+    // a fault has a chosen SNIC down: the path that is up, if any
+    c_.reroute_read(r, static_cast<size_t>(c_.down_fault(down)));
+    return;
+  }
+  c_.enqueue_read(r);
+}
+
+// One transfer per (engine, source buffer): the engine's requests' stage KV from the PE buffer (its own CNIC's
+// loopback) or from a DE buffer (that node's CNIC facing the engine, Cluster::buffer_port).
+int Cluster::StorageKvIo::load_stage(Forward& f, int stage) {
+  Cluster& c = c_;
+  const auto& engines = c.pe_units_[f.group];
+  int count = 0;
+  for (size_t i = 0; i < engines.size(); ++i) {
+    std::map<int, double> by_source;  // source GPU (whose CNIC reads the buffer) -> bytes; ordered: deterministic
+    for (const auto& e : f.batch[i]) {
+      const Request& r = c.requests_[e.request];
+      const double bytes = c.kv_bytes_layers(e.cached, f.layers[stage]);
+      if (bytes <= 0 || r.lost) continue;  // a lost attempt's KV went with its node
+      if (e.cached == r.hit && r.prefilled == e.fresh) c.totals_.hit_loaded_to_pe += bytes;  // first chunk
+      if (r.side != ReadSide::Split) {
+        by_source[r.side == ReadSide::De ? c.buffer_port(r.de, engines[i]) : r.pe] += bytes;
+        continue;
+      }
+      // A split read: the PE half from the PE buffer, the DE half (and earlier chunks' KV, sent to the DE
+      // buffer) over the compute network; the stage computes when both are in HBM (loads_pending counts both).
+      const double local = c.kv_bytes_layers(r.pe_hit, f.layers[stage]);
+      by_source[r.pe] += local;
+      if (bytes > local) by_source[c.buffer_port(r.de, engines[i])] += bytes - local;
+    }
+    for (const auto& [src, bytes] : by_source) {
+      const bool local = src == engines[i];
+      (local ? c.totals_.h2d : c.totals_.de_to_pe) += bytes;
+      ++count;
+      Forward* fp = &f;
+      const int rec = c.obs_->transfer_started({f.log_forward, stage, true, src, engines[i], bytes, c.be_.now(), -1});
+      c.be_.transfer(local ? Hop::H2D : Hop::RemoteDramToHbm, Place{Loc::Dram, src}, Place{Loc::Hbm, engines[i]},
+                     bytes, TrafficClass::Kv, [&c, fp, stage, rec] {
+                       c.obs_->transfer_ended(rec, c.be_.now());
+                       if (fp->lost) return;
+                       if (--fp->loads_pending[stage] == 0) {
+                         c.obs_->stage_point(fp->log_forward, stage, ActivityObserver::StagePoint::LoadEnd,
+                                             c.be_.now());
+                         fp->loaded[stage] = true;
+                         c.release_loaded_layers(*fp, stage);
+                         c.try_compute(*fp);
+                       }
+                     });
+    }
+  }
+  return count;
+}
+
+// One transfer per (PE engine, DE buffer port): the stage's KV of the engine's requests bound for that DE node.
+int Cluster::StorageKvIo::send_stage(Forward& f, int stage) {
+  Cluster& c = c_;
+  const auto& engines = c.pe_units_[f.group];
+  int count = 0;
+  for (size_t i = 0; i < engines.size(); ++i) {
+    std::map<int, double> by_dest;
+    for (const auto& e : f.batch[i])
+      if (!c.requests_[e.request].lost)  // a lost attempt's decode node is gone
+        by_dest[c.buffer_port(c.requests_[e.request].de, engines[i])] +=
+            c.kv_bytes_layers(e.send_tokens, f.layers[stage]);
+    for (const auto& [de, bytes] : by_dest) {
+      if (bytes <= 0) continue;
+      c.totals_.pe_to_de += bytes;
+      ++count;
+      Forward* fp = &f;
+      const int rec = c.obs_->transfer_started({f.log_forward, stage, false, engines[i], de, bytes, c.be_.now(), -1});
+      c.be_.transfer(Hop::HbmToRemoteDram, Place{Loc::Hbm, engines[i]}, Place{Loc::Dram, de}, bytes,
+                     TrafficClass::Kv, [&c, fp, stage, rec] {
+                       c.obs_->transfer_ended(rec, c.be_.now());
+                       if (!fp->lost && --fp->sends_pending[stage] == 0) c.send_done(*fp, stage);
+                     });
+    }
+  }
+  return count;
+}
+
+void Cluster::StorageKvIo::prompt_computed(Request& r) { c_.blocks_.write_started(r.agent); }
+
+void Cluster::StorageKvIo::prompt_abandoned(Request& r) {
+  if (r.t.first_token >= 0 && r.t.handoff_end < 0) c_.blocks_.write_finished(r.agent);
+}
+
+void Cluster::StorageKvIo::hand_off(Request& r) {
+  Cluster& c = c_;
+  const int64_t id = r.id;
+  const int node = c.node_of(r.de);
+  // The prompt's Full Blocks past the hit that are not in storage yet: claim() skips blocks already stored (the
+  // block a block-aligned prompt recomputes, since one token must be computed) and blocks other agents share and
+  // have written or are writing.
+  const int64_t bt = c.blocks_.block_tokens();
+  BlockRanges blocks = c.blocks_.claim(r.agent, r.hit / bt, c.blocks_.aligned(r.prompt) / bt);
+  const double new_blocks = c.kv_bytes(BlockIndex::block_count(blocks) * bt);
+  const bool decodes = r.gen > 1;
+  auto part = std::make_shared<int>((decodes ? 1 : 0) + (new_blocks > 0 ? 1 : 0));
+  auto one_done = [&c, id, part] {
+    if (--*part == 0) c.handoff_done(c.requests_[id]);
+  };
+  if (*part == 0) {
+    c.handoff_done(r);
+    return;
+  }
+  if (decodes) {
+    c.totals_.h2d += r.prompt_bytes;
+    c.be_.transfer(Hop::H2D, Place{Loc::Dram, r.de}, Place{Loc::Hbm, r.de}, r.prompt_bytes, TrafficClass::Kv,
+                   one_done);
+  }
+  if (new_blocks > 0) {
+    c.totals_.storage_write += new_blocks;
+    if (c.pool_) c.write_to_pool(node, blocks);  // write-through, beside the storage write
+    const int64_t write = c.begin_write(node, blocks, {}, new_blocks);
+    c.persist_write(node, write, blocks, new_blocks, [&c, blocks, one_done] {
+      c.blocks_.persist(blocks);
+      one_done();
+    });
+  }
+}
+
+void Cluster::StorageKvIo::handoff_finished(Request& r) {
+  c_.blocks_.write_finished(r.agent);
+  c_.release_buffer(r, c_.node_of(r.de), r.buffer_bytes[1]);
+}
+
+BlockRanges Cluster::StorageKvIo::claim_filled(Request& r, int64_t upto) {
+  if (upto <= r.persisted_upto || mutant("no_decode_persist")) return {};
+  const int64_t bt = c_.blocks_.block_tokens();
+  BlockRanges blocks = c_.blocks_.claim(r.agent, r.persisted_upto / bt, upto / bt);
+  if (!blocks.empty()) c_.blocks_.write_started(r.agent);  // blocks shared with another agent may be stored already
+  return blocks;
+}
+
+void Cluster::StorageKvIo::de_room_back() {
+  c_.pump_all_reads();
+  if (c_.streamed_buffers()) c_.pump_forwards();  // held-back forwards may fit their DE reservations now
+}
+
+}  // namespace dualpath
