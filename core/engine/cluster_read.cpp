@@ -41,7 +41,8 @@ void Cluster::charge_queue(int node) {
 
 WaitCause Cluster::admit(Request& r) {
   // A split read is admitted once, with the room both halves need, when its first half reaches a queue head: the
-  // request then holds all it needs, as a DE-path one does, so buffers cannot deadlock between the two queues.
+  // request then holds all it needs, as a DE-path one does, and its other half needs only a read slot
+  // (start_admitted_halves), so buffers cannot deadlock between the two queues.
   if (r.halves(Request::Half::Reading) + r.halves(Request::Half::Done) > 0) return WaitCause::Count;
   if (blocks_.writes_pending(r.agent)) return WaitCause::WriteWait;  // the blocks to read are still being written
   const int de_node = node_of(r.de), pe_node = node_of(r.pe);
@@ -76,73 +77,96 @@ void Cluster::pump_reads(int node) {
     head_blocked = admit(r);
     if (head_blocked != WaitCause::Count) break;  // head-of-line: FIFO order is kept
     q.pop_front();
-    const int h = entry.half;
-    const bool first = r.halves(Request::Half::Reading) + r.halves(Request::Half::Done) == 0;
-    queued_weight_[node] -= queued_entry_weight(r);
-    r.half[h] = Request::Half::Reading;
-    if (r.half[1 - h] == Request::Half::Queued) {  // its other half now waits alone: it charges the whole request
-      const int other = read_node(r, 1 - h);
-      charge_queue(other);
-      queued_weight_[other] += 0.5;
-    }
-    if (first) r.t.read_start = be_.now();
-    r.wait_since = be_.now();  // its time in the queue was charged by charge_queue
-    if (r.halves(Request::Half::Queued) == 0) set_wait(r, WaitCause::Read);
-    double bytes = half_bytes(r, h);
-    if (bytes <= 0) {
-      read_done(r, h);
-      continue;
-    }
-    if (slot) ++reads_in_flight_[node];
-    const int64_t id = r.id;
-    const int epoch = r.read_epoch;
-    const int64_t tokens = half_tokens(r, h);
-    BlockRanges blocks = half_blocks(r, h);
-    Done done = [this, id, node, h, epoch, tokens, slot] {
-      if (slot) --reads_in_flight_[node];
-      Request& rq = requests_[id];
-      // A half of an abandoned split read leaves the queue count (lost since or not: node_down counts only the
-      // halves of the attempt it finds); a lost attempt's own read was counted by node_down.
-      if (rq.read_epoch != epoch) view_.nodes[node].read_queue_tokens -= tokens;
-      else if (!rq.lost) read_done(rq, h);
-      pump_reads(node);
-    };
-    // With a DRAM pool the read's blocks that the pool holds come from there, beside the storage read of the rest;
-    // the read ends when every part has. `left` counts the parts in flight (-1 once the storage part failed).
-    auto left = std::make_shared<int>(1);
-    PoolSplit pooled;
-    if (pool_) {
-      pooled = read_from_pool(r, blocks, [left, done] {
-        if (--*left == 0) done();
-      });
-      blocks = std::move(pooled.storage);
-      bytes = kv_bytes(BlockIndex::block_count(blocks) * blocks_.block_tokens());
-      *left = pooled.transfers + (bytes > 0 ? 1 : 0);
-      totals_.pool_read += pooled.pool_bytes;
-      // The "what binds" report: a read the pool serves alone waits for the pool, not for the SNIC.
-      if (bytes <= 0 && r.wait_cause == WaitCause::Read) set_wait(r, WaitCause::PoolRead);
-      if (*left == 0) {  // all of it in the pool on the PE's own node
-        be_.timer(0, done);
-        continue;
-      }
-    }
-    totals_.storage_read += bytes;
-    (view_.nodes[node].prefill ? totals_.storage_read_pe : totals_.storage_read_de) += bytes;
-    if (pool_ && bytes <= 0) continue;
-    const double pool_bytes = pooled.pool_bytes;
-    be_.storage_read(
-        node, blocks, bytes,
-        [left, done] {
-          if (--*left == 0) done();
-        },
-        [this, id, node, h, epoch, tokens, bytes, pool_bytes, left](const std::string& error) {
-          *left = -1;  // the pool's parts still in flight end nothing
-          read_failed(requests_[id], {node, h, epoch, tokens, bytes, pool_bytes}, error);
-        });
+    start_read(node, entry, slot);
   }
+  // A split read's other half needs no room (its request was admitted with its first half, holding the room both
+  // need): it must not wait behind a head that waits for room, which the request itself may hold, or neither ever
+  // moves. Such halves start now, in queue order, while read slots last.
+  if (head_blocked != WaitCause::Count && !mutant("split_half_waits_fifo")) start_admitted_halves(node);
   // From now on the queue waits for the SNIC while its head waits for a read slot, else for whatever blocks the head.
   queue_wait_[node].cause =
       !q.empty() && !blocked_on_slot && head_blocked != WaitCause::Count ? head_blocked : WaitCause::ReadQueue;
+}
+
+void Cluster::start_read(int node, const ReadEntry& entry, bool slot) {
+  Request& r = requests_[entry.id];
+  const int h = entry.half;
+  const bool first = r.halves(Request::Half::Reading) + r.halves(Request::Half::Done) == 0;
+  queued_weight_[node] -= queued_entry_weight(r);
+  r.half[h] = Request::Half::Reading;
+  if (r.half[1 - h] == Request::Half::Queued) {  // its other half now waits alone: it charges the whole request
+    const int other = read_node(r, 1 - h);
+    charge_queue(other);
+    queued_weight_[other] += 0.5;
+  }
+  if (first) r.t.read_start = be_.now();
+  r.wait_since = be_.now();  // its time in the queue was charged by charge_queue
+  if (r.halves(Request::Half::Queued) == 0) set_wait(r, WaitCause::Read);
+  double bytes = half_bytes(r, h);
+  if (bytes <= 0) {
+    read_done(r, h);
+    return;
+  }
+  if (slot) ++reads_in_flight_[node];
+  const int64_t id = r.id;
+  const int epoch = r.read_epoch;
+  const int64_t tokens = half_tokens(r, h);
+  BlockRanges blocks = half_blocks(r, h);
+  Done done = [this, id, node, h, epoch, tokens, slot] {
+    if (slot) --reads_in_flight_[node];
+    Request& rq = requests_[id];
+    // A half of an abandoned split read leaves the queue count (lost since or not: node_down counts only the
+    // halves of the attempt it finds); a lost attempt's own read was counted by node_down.
+    if (rq.read_epoch != epoch) view_.nodes[node].read_queue_tokens -= tokens;
+    else if (!rq.lost) read_done(rq, h);
+    pump_reads(node);
+  };
+  // With a DRAM pool the read's blocks that the pool holds come from there, beside the storage read of the rest;
+  // the read ends when every part has. `left` counts the parts in flight (-1 once the storage part failed).
+  auto left = std::make_shared<int>(1);
+  PoolSplit pooled;
+  if (pool_) {
+    pooled = read_from_pool(r, blocks, [left, done] {
+      if (--*left == 0) done();
+    });
+    blocks = std::move(pooled.storage);
+    bytes = kv_bytes(BlockIndex::block_count(blocks) * blocks_.block_tokens());
+    *left = pooled.transfers + (bytes > 0 ? 1 : 0);
+    totals_.pool_read += pooled.pool_bytes;
+    // The "what binds" report: a read the pool serves alone waits for the pool, not for the SNIC.
+    if (bytes <= 0 && r.wait_cause == WaitCause::Read) set_wait(r, WaitCause::PoolRead);
+    if (*left == 0) {  // all of it in the pool on the PE's own node
+      be_.timer(0, done);
+      return;
+    }
+  }
+  totals_.storage_read += bytes;
+  (view_.nodes[node].prefill ? totals_.storage_read_pe : totals_.storage_read_de) += bytes;
+  if (pool_ && bytes <= 0) return;
+  const double pool_bytes = pooled.pool_bytes;
+  be_.storage_read(
+      node, blocks, bytes,
+      [left, done] {
+        if (--*left == 0) done();
+      },
+      [this, id, node, h, epoch, tokens, bytes, pool_bytes, left](const std::string& error) {
+        *left = -1;  // the pool's parts still in flight end nothing
+        read_failed(requests_[id], {node, h, epoch, tokens, bytes, pool_bytes}, error);
+      });
+}
+
+void Cluster::start_admitted_halves(int node) {
+  auto& q = read_queue_[node];
+  for (size_t k = 1; k < q.size(); ++k) {
+    const ReadEntry entry = q[k];
+    const Request& r = requests_[entry.id];
+    if (r.halves(Request::Half::Reading) + r.halves(Request::Half::Done) == 0) continue;  // not admitted yet
+    const bool slot = !pool_ || !pool_serves(half_blocks(r, entry.half));
+    if (slot && reads_in_flight_[node] >= tuning_.reads_in_flight_per_node) return;
+    q.erase(q.begin() + static_cast<std::ptrdiff_t>(k));
+    start_read(node, entry, slot);  // may change the queue (a read with nothing to read ends at once): rescan
+    k = 0;
+  }
 }
 
 void Cluster::pump_all_reads() {

@@ -34,6 +34,7 @@ inline constexpr MutantInfo kMutants[] = {
     {"fault_no_reroute", "rerouting reads whose SNIC a fault took down (they wait for it instead)"},
     {"node_down_keeps_claims", "undoing a lost node's writes (their blocks stay claimed, never written)"},
     {"split_reads_whole", "the division of a split read (each half reads the whole hit)"},
+    {"split_half_waits_fifo", "a split read's admitted second half starting behind a head that waits for room"},
     {"pool_fifo_eviction", "the DRAM pool's LRU order (a read does not refresh its blocks: eviction is FIFO)"},
 };
 

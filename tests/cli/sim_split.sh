@@ -6,7 +6,10 @@
 #  - the wait report charges every request-second once although a split request waits in two queues;
 #  - the trace shows a split read on both nodes' SNIC tracks, its halves adding up to its hit KV;
 #  - both network engines agree; a DE SNIC down for 20 s and a lost decode node (node-down) keep every round once
-#    and the wait report exact.
+#    and the wait report exact;
+#  - buffers full of admitted split reads do not deadlock (Qwen 32B 1P2D, 256 agents, 160 GB buffers): a split
+#    read's second half, which needs no room, starts although its queue's head waits for room that the first half's
+#    request holds (before the fix: 11,661 of 15,247 rounds stuck, every queue head waiting for DE buffer room).
 set -euo pipefail
 bin="$1"; root="$2"
 . "$root/tests/cli/lib/fault_runs.sh"  # tmp, py, sc, run
@@ -17,6 +20,8 @@ run split_sg "${io[@]}" --set sim.engine=simgrid
 run snic "${io[@]}" --fault snic-down:node=2,at=20s,until=40s
 run snic_sg "${io[@]}" --fault snic-down:node=2,at=20s,until=40s --set sim.engine=simgrid
 run lost "${io[@]}" --set deployment.decode_nodes=2 --fault node-down:node=3,at=20s
+"$bin" run "$root/scenarios/qwen32b-1p2d.json" --quiet --policy dualpath-split --set workload.agents=256 \
+  --set "topology.dram_buffer_bytes=160 GB" --out "$tmp/full"
 
 "$py" - "$tmp" <<'PY'
 import json, sys
@@ -62,6 +67,13 @@ check(len(sl) == 2 and len({e["tid"] for e in sl} | {e["pid"] for e in sl}) >= 2
 sg, _ = load_run(f"{t}/split_sg")
 j, jsg = s["results"]["jct_s"], sg["results"]["jct_s"]
 check(abs(j - jsg) <= 1e-9 * j, f"split: JCT native {j:.6f} s = SimGrid {jsg:.6f} s")
+
+s, rows = load_run(f"{t}/full")
+kept = rounds_once("full", s, rows)
+check(sum(r["read_side"] == "split" for r in rows) > 0.1 * len(rows) and
+      s["waits"]["ttft"]["binds"].startswith("dram_buffer"),
+      f"full: buffers bind ({s['waits']['ttft']['binds']}) and reads are split, yet no deadlock")
+waits_add_up("full", s, rows)
 
 for name in ("snic", "lost"):
     s, rows = load_run(f"{t}/{name}")

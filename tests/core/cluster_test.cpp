@@ -239,6 +239,20 @@ TEST(Cluster, SmallBuffersMakeRequestsWaitNeverExceedCapacity) {
   EXPECT_EQ(run(s, 8).buffer_wait, 0);  // and with ample buffers none does
 }
 
+// Split reads with buffers too small for all of them: the first half of a split read to reach a queue head admits
+// the request with the room both halves need, so its second half needs only a read slot. Left in FIFO order behind
+// a head that waits for that very room, neither would ever move (a qwen32b-1p2d run stalled with every queue head
+// waiting for DE buffer room and no read in flight). Every round completes.
+TEST(Cluster, AdmittedSplitHalvesDoNotWaitBehindHeadsBlockedOnRoom) {
+  Scenario s = test::small_scenario(1, 2, 2);
+  s.policy.name = "dualpath-split";
+  s.topology.dram_buffer_bytes = 20000 * s.model.kv_bytes_per_token();  // ~2.5 of the largest prompts
+  const auto r = run(s, 32);
+  EXPECT_TRUE(r.finished);
+  EXPECT_LE(r.peak_buffer, 1.0);
+  EXPECT_GT(r.buffer_wait, 0.01);  // buffers did bind
+}
+
 // Decode HBM for one request only. "assign" (Algorithm 1 reserves free_HBM when it picks the DE): the second
 // request is not even assigned a DE, so its read waits, until the first one's decode ends. "handoff" (§2.5: the
 // DE allocates HBM when the prompt KV is in its buffer): the second one is read and prefilled meanwhile and waits
