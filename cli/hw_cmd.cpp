@@ -17,6 +17,7 @@
 
 #include "cli/child_runs.hpp"
 #include "cli/commands.hpp"
+#include "cli/number_format.hpp"
 #include "cli/scenario_options.hpp"
 #include "cli/name_list.hpp"
 #include "core/config/input_error.hpp"
@@ -67,12 +68,6 @@ void add_io_options(CLI::App* cmd, HwIoArgs& a, const std::string& storage_help)
   cmd->add_option("--compute", a.compute,
                   "emulated (default: cost-model seconds, no GPU), auto (CUDA when a GPU is usable), cuda (required)")
       ->check(CLI::IsMember({"emulated", "auto", "cuda"}));
-}
-
-[[maybe_unused]] std::string fmt(double v, int prec = 2) {
-  std::ostringstream o;
-  o << std::fixed << std::setprecision(prec) << v;
-  return o.str();
 }
 
 #ifndef DUALPATH_HAVE_HW
@@ -143,8 +138,8 @@ void hw_run_policies(const HwRunArgs& a, const Scenario& sc, const std::vector<s
     std::cout << "hw run of " << sc.name << ": JCT per policy (speed-up relative to " << jct.front().first
               << "); results in " << out << "/<policy>/\n";
     for (const auto& [p, j] : jct)
-      std::cout << "  " << std::left << std::setw(10) << p << std::right << std::setw(10) << fmt(j, 3) << " s"
-                << std::setw(9) << fmt(jct.front().second / j) << "x\n";
+      std::cout << "  " << std::left << std::setw(10) << p << std::right << std::setw(10) << fixed(j, 3) << " s"
+                << std::setw(9) << fixed(jct.front().second / j) << "x\n";
   }
   if (failed) throw CLI::RuntimeError(kExitFailure);
 }
@@ -262,16 +257,16 @@ void hw_run(const HwRunArgs& a) {
               << (measured ? " (MEASURED compute: real GPU kernels)\n" : " (EMULATED compute: no GPU kernels)\n")
               << "  launch: " << h["mode"].get<std::string>() << "; compute: " << h["compute"].get<std::string>() << "\n"
               << "  storage: " << h["storage_engine"].get<std::string>() << ", SNIC "
-              << fmt(h["snic_rate_bytes_per_s"].get<double>() / 1e6, 1) << " MB/s per node, "
+              << fixed(h["snic_rate_bytes_per_s"].get<double>() / 1e6, 1) << " MB/s per node, "
               << h["storage"]["blocks_read"] << " blocks read (" << h["storage"]["blocks_verified"] << " verified), "
               << h["storage"]["blocks_written"] << " written\n"
               << "  transport: " << h["kv_transport"].get<std::string>() << "; "
               << h["model_transport"].get<std::string>() << "\n"
-              << "  rounds " << r.rounds << "/" << f.rounds_total << ", JCT " << fmt(r.jct, 3)
-              << " s, TTFT p50 " << fmt(r.ttft.p50, 3) << " s p99 " << fmt(r.ttft.p99, 3) << " s, TPOT p50 "
-              << fmt(r.tpot.p50 * 1e3, 2) << " ms, prompt " << fmt(r.prompt_tokens_per_s, 0) << " tok/s, PE SNIC "
-              << fmt(100 * f.links.pe_snic_read, 0) << "%, DE SNIC " << fmt(100 * f.links.de_snic_read, 0) << "%\n"
-              << "  " << fmt(o.wall_seconds, 2) << " s wall; results in " << out << "/\n";
+              << "  rounds " << r.rounds << "/" << f.rounds_total << ", JCT " << fixed(r.jct, 3)
+              << " s, TTFT p50 " << fixed(r.ttft.p50, 3) << " s p99 " << fixed(r.ttft.p99, 3) << " s, TPOT p50 "
+              << fixed(r.tpot.p50 * 1e3, 2) << " ms, prompt " << fixed(r.prompt_tokens_per_s, 0) << " tok/s, PE SNIC "
+              << fixed(100 * f.links.pe_snic_read, 0) << "%, DE SNIC " << fixed(100 * f.links.de_snic_read, 0) << "%\n"
+              << "  " << fixed(o.wall_seconds, 2) << " s wall; results in " << out << "/\n";
   }
   if (h.value("read_retries", 0) > 0)
     std::cerr << "dualpath hw: WARNING: " << h["read_retries"] << " storage reads failed and were retried"
@@ -340,15 +335,15 @@ void hw_calibrate(const HwCalArgs& a) {
   const auto& s = m["storage"];
   const auto& t = m["transport"];
   std::cout << "storage (" << s["engine"].get<std::string>() << "): write "
-            << fmt(s["write_bytes_per_s"].get<double>() / 1e9) << " GB/s, read "
-            << fmt(s["read_bytes_per_s"].get<double>() / 1e9) << " GB/s (" << s["blocks"] << " blocks of "
+            << fixed(s["write_bytes_per_s"].get<double>() / 1e9) << " GB/s, read "
+            << fixed(s["read_bytes_per_s"].get<double>() / 1e9) << " GB/s (" << s["blocks"] << " blocks of "
             << s["block_bytes"] << " B, " << s["blocks_verified"] << " verified)\n";
   if (m.contains("snic"))
-    std::cout << "paced SNIC at " << fmt(m["snic"]["rate_bytes_per_s"].get<double>() / 1e6, 1) << " MB/s: KV payload read "
-              << fmt(m["snic"]["read_payload_bytes_per_s"].get<double>() / 1e6, 2) << " MB/s, write "
-              << fmt(m["snic"]["write_payload_bytes_per_s"].get<double>() / 1e6, 2) << " MB/s\n";
-  std::cout << "transport (" << t["name"].get<std::string>() << "): put " << fmt(t["put_bytes_per_s"].get<double>() / 1e9)
-            << " GB/s, get " << fmt(t["get_bytes_per_s"].get<double>() / 1e9) << " GB/s\n";
+    std::cout << "paced SNIC at " << fixed(m["snic"]["rate_bytes_per_s"].get<double>() / 1e6, 1) << " MB/s: KV payload read "
+              << fixed(m["snic"]["read_payload_bytes_per_s"].get<double>() / 1e6, 2) << " MB/s, write "
+              << fixed(m["snic"]["write_payload_bytes_per_s"].get<double>() / 1e6, 2) << " MB/s\n";
+  std::cout << "transport (" << t["name"].get<std::string>() << "): put " << fixed(t["put_bytes_per_s"].get<double>() / 1e9)
+            << " GB/s, get " << fixed(t["get_bytes_per_s"].get<double>() / 1e9) << " GB/s\n";
   if (m["gpu"].value("available", false))
     std::cout << "gpu: " << m["gpu"]["device"].dump() << "; fitted " << m["gpu"]["overrides"].dump() << "\n";
   else

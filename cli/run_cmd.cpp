@@ -18,6 +18,7 @@
 
 #include "cli/child_runs.hpp"
 #include "cli/commands.hpp"
+#include "cli/number_format.hpp"
 #include "cli/scenario_options.hpp"
 #include "cli/name_list.hpp"
 #include "core/config/input_error.hpp"
@@ -49,17 +50,11 @@ struct RunArgs {
   bool baseline = false;
 };
 
-std::string fmt(double v, int prec = 2) {
-  std::ostringstream o;
-  o << std::fixed << std::setprecision(prec) << v;
-  return o.str();
-}
-
 // The resource that took the largest share of TTFT (summary.json "waits"), e.g. "snic 54%".
 std::string binds(const RunFile& f) {
   if (!f.has_waits) return "-";
   if (f.ttft_binds == "none") return f.ttft_binds;
-  return f.ttft_binds + " " + fmt(100 * f.ttft_binds_share, 0) + "%";
+  return f.ttft_binds + " " + fixed(100 * f.ttft_binds_share, 0) + "%";
 }
 
 void print_table(const std::vector<std::pair<std::string, nlohmann::json>>& summaries) {
@@ -75,34 +70,34 @@ void print_table(const std::vector<std::pair<std::string, nlohmann::json>>& summ
   for (const auto& [name, f] : runs) {
     const RunSummary& r = f.results;
     const double jct = r.jct;
-    std::cout << std::left << std::setw(w) << name << std::right << std::setw(11) << fmt(jct, 1) << std::setw(9)
-              << (jct > 0 ? fmt(base_jct / jct) + "x" : "-") << std::setw(11) << fmt(r.ttft.p50, 2) << std::setw(11)
-              << fmt(r.ttft.p99, 2) << std::setw(11) << fmt(r.tpot.p50 * 1e3, 1) + "ms" << std::setw(12)
-              << fmt(r.prompt_tokens_per_s, 0) << std::setw(8) << fmt(100 * f.links.pe_snic_read, 0) << "%"
-              << std::setw(8) << fmt(100 * f.links.de_snic_read, 0) << "%  " << binds(f) << "\n";
+    std::cout << std::left << std::setw(w) << name << std::right << std::setw(11) << fixed(jct, 1) << std::setw(9)
+              << (jct > 0 ? fixed(base_jct / jct) + "x" : "-") << std::setw(11) << fixed(r.ttft.p50, 2) << std::setw(11)
+              << fixed(r.ttft.p99, 2) << std::setw(11) << fixed(r.tpot.p50 * 1e3, 1) + "ms" << std::setw(12)
+              << fixed(r.prompt_tokens_per_s, 0) << std::setw(8) << fixed(100 * f.links.pe_snic_read, 0) << "%"
+              << std::setw(8) << fixed(100 * f.links.de_snic_read, 0) << "%  " << binds(f) << "\n";
   }
   // The hit rate each policy achieved against the zero-service-time reference of the same agents.
   std::cout << "KV hit rate:";
-  for (const auto& [name, f] : runs) std::cout << " " << name << " " << fmt(100 * f.kv_hit_rate, 2) << "%";
+  for (const auto& [name, f] : runs) std::cout << " " << name << " " << fixed(100 * f.kv_hit_rate, 2) << "%";
   const RunFile& first = runs.front().second;
-  std::cout << "; zero-service reference " << fmt(100 * first.kv_hit_rate_zero_service, 2) << "%";
+  std::cout << "; zero-service reference " << fixed(100 * first.kv_hit_rate_zero_service, 2) << "%";
   if (first.shared_hit_rate_zero_service > 0)
-    std::cout << " (" << fmt(100 * first.shared_hit_rate_zero_service, 2) << "% from shared prefixes)";
+    std::cout << " (" << fixed(100 * first.shared_hit_rate_zero_service, 2) << "% from shared prefixes)";
   std::cout << "\n";
   // Policies with a DRAM pool: where their hit KV came from, and how full the pool ran.
   for (const auto& [name, f] : runs) {
     if (!f.pool) continue;
     const PoolFigures& p = *f.pool;
     const double cap = p.capacity_bytes, per_node = cap / p.nodes;
-    std::cout << "DRAM pool (" << name << ", " << fmt(per_node / 1e9, 0) << " GB/node): "
-              << fmt(100 * p.pool_hit_share, 1) << "% of hit KV from the pool, "
-              << fmt(100 - 100 * p.pool_hit_share, 1) << "% from storage; occupancy mean "
-              << fmt(cap > 0 ? 100 * p.occupancy_mean_bytes / cap : 0, 0) << "%, peak node "
-              << fmt(per_node > 0 ? 100 * p.occupancy_peak_node_bytes / per_node : 0, 0) << "%; "
-              << fmt(p.evicted_bytes / 1e9, 1) << " GB evicted";
+    std::cout << "DRAM pool (" << name << ", " << fixed(per_node / 1e9, 0) << " GB/node): "
+              << fixed(100 * p.pool_hit_share, 1) << "% of hit KV from the pool, "
+              << fixed(100 - 100 * p.pool_hit_share, 1) << "% from storage; occupancy mean "
+              << fixed(cap > 0 ? 100 * p.occupancy_mean_bytes / cap : 0, 0) << "%, peak node "
+              << fixed(per_node > 0 ? 100 * p.occupancy_peak_node_bytes / per_node : 0, 0) << "%; "
+              << fixed(p.evicted_bytes / 1e9, 1) << " GB evicted";
     if (f.working_set && f.working_set->law_bytes > 0)  // online: the pool against the working set it caches
-      std::cout << "; capacity " << fmt(cap / f.working_set->law_bytes, 2) << " x the working set lambda*T*L/2 = "
-                << fmt(f.working_set->law_bytes / 1e9, 1) << " GB";
+      std::cout << "; capacity " << fixed(cap / f.working_set->law_bytes, 2) << " x the working set lambda*T*L/2 = "
+                << fixed(f.working_set->law_bytes / 1e9, 1) << " GB";
     std::cout << "\n";
   }
 }
@@ -175,14 +170,14 @@ void add_fault_impact(const RunArgs& a, const std::vector<std::string>& policies
     if (!o) throw std::runtime_error("failed writing " + path);
     if (!quiet)
       std::cout << "  " << std::left << std::setw(10) << policies[i] << std::right << " JCT "
-                << fmt(impact["jct_s"]["with_faults"].get<double>(), 1) << " s vs "
-                << fmt(impact["jct_s"]["without"].get<double>(), 1) << " s ("
+                << fixed(impact["jct_s"]["with_faults"].get<double>(), 1) << " s vs "
+                << fixed(impact["jct_s"]["without"].get<double>(), 1) << " s ("
                 << (impact["jct_s"]["change"].get<double>() >= 0 ? "+" : "")
-                << fmt(100 * impact["jct_s"]["change"].get<double>(), 1) << "%), TTFT p50 "
-                << fmt(impact["ttft_p50_s"]["with_faults"].get<double>(), 2) << " s vs "
-                << fmt(impact["ttft_p50_s"]["without"].get<double>(), 2) << " s, SLO met "
-                << fmt(100 * impact["slo_both_ok_fraction"]["with_faults"].get<double>(), 1) << "% vs "
-                << fmt(100 * impact["slo_both_ok_fraction"]["without"].get<double>(), 1) << "%\n";
+                << fixed(100 * impact["jct_s"]["change"].get<double>(), 1) << "%), TTFT p50 "
+                << fixed(impact["ttft_p50_s"]["with_faults"].get<double>(), 2) << " s vs "
+                << fixed(impact["ttft_p50_s"]["without"].get<double>(), 2) << " s, SLO met "
+                << fixed(100 * impact["slo_both_ok_fraction"]["with_faults"].get<double>(), 1) << "% vs "
+                << fixed(100 * impact["slo_both_ok_fraction"]["without"].get<double>(), 1) << "%\n";
   }
 }
 
@@ -259,11 +254,11 @@ void run_once(const RunArgs& a) {
     const auto outcome = sim::run_scenario(sc, "", out, ro);
     if (!a.quiet) {
       print_table({{sc.policy.name, outcome.summary}});
-      std::cout << "simulated " << fmt(outcome.simulated_seconds, 1) << " s in " << fmt(outcome.wall_seconds, 2)
+      std::cout << "simulated " << fixed(outcome.simulated_seconds, 1) << " s in " << fixed(outcome.wall_seconds, 2)
                 << " s wall; results in " << out << "/\n";
       if (outcome.traced) {
         const auto& t = outcome.trace;
-        std::cout << "trace: " << a.trace << " (" << fmt(static_cast<double>(t.bytes) / 1e6, 1) << " MB, " << t.events
+        std::cout << "trace: " << a.trace << " (" << fixed(static_cast<double>(t.bytes) / 1e6, 1) << " MB, " << t.events
                   << " events; " << t.traced_requests << " requests with flow arrows";
         if (t.folded_forwards > 0) std::cout << ", " << t.folded_forwards << "/" << t.forwards << " forwards folded";
         if (t.transfer_slices < 2 * t.transfers)
@@ -271,7 +266,7 @@ void run_once(const RunArgs& a) {
         if (t.read_slices < t.reads) std::cout << ", " << t.read_slices << "/" << t.reads << " reads shown";
         if (t.decode_slices < t.decode_chunks)
           std::cout << ", " << t.decode_chunks << " decode chunks merged into " << t.decode_slices;
-        std::cout << ", counters every " << fmt(t.counter_interval, 3) << " s)\n";
+        std::cout << ", counters every " << fixed(t.counter_interval, 3) << " s)\n";
       }
     }
   } catch (const NoProgressError& e) {

@@ -92,7 +92,7 @@ std::vector<std::string> parse_csv_line(const std::string& line) {
   return out;
 }
 
-std::string num(double v) {
+std::string csv_num(double v) {
   if (!std::isfinite(v)) return "";
   std::ostringstream o;
   o << std::setprecision(9) << v;
@@ -148,15 +148,15 @@ std::vector<std::string> metrics_row(const PointInfo& p) {
   }
   std::vector<std::string> row = p.values;
   for (const std::string& v :
-       {std::string("ok"), num(jct), num(r.prompt_tokens_per_s), num(r.generated_tokens_per_s), num(r.ttft.p50),
-        num(r.ttft.p99), num(r.tpot.p50), num(r.hit_rate), num(static_cast<double>(r.rounds)),
-        num(static_cast<double>(run.rounds_total)), std::string(run.complete ? "1" : "0"), num(l.pe_snic_read),
-        num(l.de_snic_read)})
+       {std::string("ok"), csv_num(jct), csv_num(r.prompt_tokens_per_s), csv_num(r.generated_tokens_per_s), csv_num(r.ttft.p50),
+        csv_num(r.ttft.p99), csv_num(r.tpot.p50), csv_num(r.hit_rate), csv_num(static_cast<double>(r.rounds)),
+        csv_num(static_cast<double>(run.rounds_total)), std::string(run.complete ? "1" : "0"), csv_num(l.pe_snic_read),
+        csv_num(l.de_snic_read)})
     row.push_back(v);
-  for (const LinkKind* k : sweep_link_kinds()) row.push_back(num(cls(k->name)));
+  for (const LinkKind* k : sweep_link_kinds()) row.push_back(csv_num(cls(k->name)));
   for (const std::string& v :
-       {num(read), num(jct > 0 ? read / jct / sc.topology.snic_bw : NAN), std::to_string(P), std::to_string(D),
-        num(D > 0 ? static_cast<double>(P) / D : NAN), sc.policy.name, num(lo), num(hi), num(cap)})
+       {csv_num(read), csv_num(jct > 0 ? read / jct / sc.topology.snic_bw : NAN), std::to_string(P), std::to_string(D),
+        csv_num(D > 0 ? static_cast<double>(P) / D : NAN), sc.policy.name, csv_num(lo), csv_num(hi), csv_num(cap)})
     row.push_back(v);
   return row;
 }

@@ -37,7 +37,7 @@ struct PairResult {
   Comparison comparison;
 };
 
-std::string num(double v) {
+std::string short_num(double v) {
   std::ostringstream o;
   o << std::setprecision(6) << v;
   return o.str();
@@ -58,10 +58,10 @@ void print_table(const PairResult& r) {
             << "tolerance" << "  result\n";
   for (const auto& m : c.metrics) {
     // Measured 0 has no relative error: show the absolute difference and the tolerance as an absolute bound.
-    const std::string err = m.rel_error ? percent(*m.rel_error) : "abs " + num(m.abs_error);
-    const std::string tol = m.rel_error || m.sim == 0 ? percent(m.tolerance).substr(1) : "abs " + num(m.tolerance);
+    const std::string err = m.rel_error ? percent(*m.rel_error) : "abs " + short_num(m.abs_error);
+    const std::string tol = m.rel_error || m.sim == 0 ? percent(m.tolerance).substr(1) : "abs " + short_num(m.tolerance);
     std::cout << std::left << std::setw(30) << m.metric << std::setw(9) << m.unit << std::right << std::setw(14)
-              << num(m.sim) << std::setw(14) << num(m.measured) << std::setw(16) << err << std::setw(14) << tol << "  "
+              << short_num(m.sim) << std::setw(14) << short_num(m.measured) << std::setw(16) << err << std::setw(14) << tol << "  "
               << (m.ok ? "ok" : "FAIL") << "\n";
   }
 }

@@ -22,7 +22,7 @@ namespace dualpath::sim {
 
 namespace {
 
-TraceStats write_trace(const std::string& file, const Scenario& sc, const Cluster& cluster, const ActivityLog& log,
+TraceEventStats write_trace(const std::string& file, const Scenario& sc, const Cluster& cluster, const ActivityLog& log,
                        const LinkReport& rep, const TraceOptions& options) {
   TraceInput in;
   in.title = sc.name + " / " + sc.policy.name;
@@ -51,7 +51,7 @@ TraceStats write_trace(const std::string& file, const Scenario& sc, const Cluste
   if (!parent.empty()) std::filesystem::create_directories(parent);
   std::ofstream out(file, std::ios::binary);
   if (!out) throw std::runtime_error("cannot write trace file " + file);
-  TraceStats st = write_trace_events(out, in, options);
+  TraceEventStats st = write_trace_events(out, in, options);
   out.close();
   if (!out) throw std::runtime_error("failed writing trace file " + file);
   return st;

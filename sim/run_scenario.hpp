@@ -17,7 +17,7 @@ struct RunOutcome {
   double simulated_seconds = 0;
   uint64_t events = 0;
   bool traced = false;  // a trace file was written (RunOptions::trace_file)
-  TraceStats trace;
+  TraceEventStats trace;
 };
 
 // What a run writes besides its results; none of it changes them.

@@ -8,7 +8,7 @@
 
 namespace dualpath::trace_detail {
 
-void write_link_counters(Out& out, const TraceInput& in, const TraceOptions& opt, TraceStats& st) {
+void write_link_counters(Out& out, const TraceInput& in, const TraceOptions& opt, TraceEventStats& st) {
   struct Bucket {
     int64_t index;
     double model, kv;  // utilisation x seconds

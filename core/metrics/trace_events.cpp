@@ -32,7 +32,7 @@ class TraceBuilder {
     gpn_ = std::max(1, in.gpus_per_node);
   }
 
-  TraceStats run() {
+  TraceEventStats run() {
     out_.raw("{\"displayTimeUnit\":\"ms\",\"traceEvents\":[");
     select_traced();
     plan();
@@ -465,7 +465,7 @@ class TraceBuilder {
   const ActivityLog* log_ = nullptr;
   const std::deque<Request>* reqs_ = nullptr;
   int nodes_ = 0, gpn_ = 8;
-  TraceStats st_;
+  TraceEventStats st_;
   Threads threads_;
   std::map<std::string, Lanes> lanes_;
   std::vector<bool> traced_;
@@ -485,7 +485,7 @@ class TraceBuilder {
 
 }  // namespace
 
-TraceStats write_trace_events(std::ostream& out, const TraceInput& in, const TraceOptions& options) {
+TraceEventStats write_trace_events(std::ostream& out, const TraceInput& in, const TraceOptions& options) {
   return TraceBuilder(out, in, options).run();
 }
 

@@ -78,7 +78,7 @@ struct TraceOptions {
   int64_t counter_limit = 300000;
 };
 
-struct TraceStats {
+struct TraceEventStats {
   int64_t events = 0;
   int64_t traced_requests = 0;
   int64_t forwards = 0, folded_forwards = 0, stage_slices = 0;
@@ -93,7 +93,7 @@ struct TraceStats {
 };
 
 // Writes the whole trace. Throws std::invalid_argument when log or requests is missing.
-TraceStats write_trace_events(std::ostream& out, const TraceInput& in, const TraceOptions& options = {});
+TraceEventStats write_trace_events(std::ostream& out, const TraceInput& in, const TraceOptions& options = {});
 
 // The trace file for one policy of a multi-policy run: "t.json" -> "t.dualpath.json", "t" -> "t.dualpath".
 std::string trace_file_for_policy(const std::string& file, const std::string& policy);

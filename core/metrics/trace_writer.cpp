@@ -117,7 +117,7 @@ void write_track_names(Out& out, const Threads& threads, int nodes, int prefill_
   }
 }
 
-void write_trailer(Out& out, const TraceInput& in, const TraceOptions& opt, const TraceStats& st) {
+void write_trailer(Out& out, const TraceInput& in, const TraceOptions& opt, const TraceEventStats& st) {
   std::string tail = "\n],\"otherData\":{\"title\":";
   append_str(tail, in.title);
   tail += ",\"generator\":\"dualpath\",\"flow_requests\":";

@@ -117,7 +117,7 @@ void append_str(std::string& s, const std::string& v);
 
 // Link utilisation counter tracks (links.csv samples merged to at most opt.counter_limit points); sets
 // st.counter_interval and st.counter_points.
-void write_link_counters(Out& out, const TraceInput& in, const TraceOptions& opt, TraceStats& st);
+void write_link_counters(Out& out, const TraceInput& in, const TraceOptions& opt, TraceEventStats& st);
 // The run's faults: one slice each on a "faults" track (sorted first) of the node it hit, or of every node.
 void write_fault_slices(Out& out, Threads& threads, const TraceInput& in, int nodes);
 // One request's flow arrow through the slices it visited (points in time order); returns the events written.
@@ -125,6 +125,6 @@ int64_t write_flow(Out& out, int64_t id, const std::vector<std::pair<SlicePos, d
 // Process and thread names and sort order: node processes, the traced-requests process, every track.
 void write_track_names(Out& out, const Threads& threads, int nodes, int prefill_nodes, bool requests_track);
 // The end of the event array and the otherData object.
-void write_trailer(Out& out, const TraceInput& in, const TraceOptions& opt, const TraceStats& st);
+void write_trailer(Out& out, const TraceInput& in, const TraceOptions& opt, const TraceEventStats& st);
 
 }  // namespace dualpath::trace_detail

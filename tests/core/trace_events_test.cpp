@@ -57,9 +57,9 @@ struct Fixture {
     in.end_time = 0.5;
   }
 
-  json write(const TraceOptions& opt, TraceStats* st = nullptr) {
+  json write(const TraceOptions& opt, TraceEventStats* st = nullptr) {
     std::ostringstream os;
-    const TraceStats s = write_trace_events(os, in, opt);
+    const TraceEventStats s = write_trace_events(os, in, opt);
     if (st) *st = s;
     EXPECT_EQ(s.bytes, os.str().size());
     return json::parse(os.str());
@@ -91,7 +91,7 @@ std::vector<json> events(const json& doc, const std::string& ph, const std::stri
 
 TEST(TraceEvents, ProcessesTracksAndSlices) {
   Fixture fx;
-  TraceStats st;
+  TraceEventStats st;
   const json doc = fx.write({}, &st);
   const Names names(doc);
   EXPECT_EQ(names.process.at(1), "node 0 (prefill)");
@@ -195,7 +195,7 @@ TEST(TraceEvents, LimitsFoldAndMerge) {
   opt.flow_requests = 0;   // nobody traced: only what fits the limits stays
   opt.detail_limit = 1;    // every family is over the limit
   opt.counter_limit = 3;   // 4 samples -> merged intervals (two links need at least 4 points: as close as it gets)
-  TraceStats st;
+  TraceEventStats st;
   const json doc = fx.write(opt, &st);
   EXPECT_EQ(events(doc, "X", "forward (stages folded)").size(), 1u);
   EXPECT_EQ(st.stage_slices, 0);
