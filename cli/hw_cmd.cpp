@@ -339,10 +339,12 @@ void hw_calibrate(const HwCalArgs& a) {
             << fixed(s["read_bytes_per_s"].get<double>() / 1e9) << " GB/s (" << s["blocks"] << " blocks of "
             << s["block_bytes"] << " B, " << s["blocks_verified"] << " verified)\n";
   if (m.contains("snic"))
-    std::cout << "paced SNIC at " << fixed(m["snic"]["rate_bytes_per_s"].get<double>() / 1e6, 1) << " MB/s: KV payload read "
+    std::cout << "paced SNIC at " << fixed(m["snic"]["rate_bytes_per_s"].get<double>() / 1e6, 1)
+              << " MB/s: KV payload read "
               << fixed(m["snic"]["read_payload_bytes_per_s"].get<double>() / 1e6, 2) << " MB/s, write "
               << fixed(m["snic"]["write_payload_bytes_per_s"].get<double>() / 1e6, 2) << " MB/s\n";
-  std::cout << "transport (" << t["name"].get<std::string>() << "): put " << fixed(t["put_bytes_per_s"].get<double>() / 1e9)
+  std::cout << "transport (" << t["name"].get<std::string>() << "): put "
+            << fixed(t["put_bytes_per_s"].get<double>() / 1e9)
             << " GB/s, get " << fixed(t["get_bytes_per_s"].get<double>() / 1e9) << " GB/s\n";
   if (m["gpu"].value("available", false))
     std::cout << "gpu: " << m["gpu"]["device"].dump() << "; fitted " << m["gpu"]["overrides"].dump() << "\n";

@@ -148,9 +148,10 @@ std::vector<std::string> metrics_row(const PointInfo& p) {
   }
   std::vector<std::string> row = p.values;
   for (const std::string& v :
-       {std::string("ok"), csv_num(jct), csv_num(r.prompt_tokens_per_s), csv_num(r.generated_tokens_per_s), csv_num(r.ttft.p50),
-        csv_num(r.ttft.p99), csv_num(r.tpot.p50), csv_num(r.hit_rate), csv_num(static_cast<double>(r.rounds)),
-        csv_num(static_cast<double>(run.rounds_total)), std::string(run.complete ? "1" : "0"), csv_num(l.pe_snic_read),
+       {std::string("ok"), csv_num(jct), csv_num(r.prompt_tokens_per_s), csv_num(r.generated_tokens_per_s),
+        csv_num(r.ttft.p50), csv_num(r.ttft.p99), csv_num(r.tpot.p50), csv_num(r.hit_rate),
+        csv_num(static_cast<double>(r.rounds)), csv_num(static_cast<double>(run.rounds_total)),
+        std::string(run.complete ? "1" : "0"), csv_num(l.pe_snic_read),
         csv_num(l.de_snic_read)})
     row.push_back(v);
   for (const LinkKind* k : sweep_link_kinds()) row.push_back(csv_num(cls(k->name)));

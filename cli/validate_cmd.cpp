@@ -59,9 +59,11 @@ void print_table(const PairResult& r) {
   for (const auto& m : c.metrics) {
     // Measured 0 has no relative error: show the absolute difference and the tolerance as an absolute bound.
     const std::string err = m.rel_error ? percent(*m.rel_error) : "abs " + short_num(m.abs_error);
-    const std::string tol = m.rel_error || m.sim == 0 ? percent(m.tolerance).substr(1) : "abs " + short_num(m.tolerance);
+    const std::string tol =
+        m.rel_error || m.sim == 0 ? percent(m.tolerance).substr(1) : "abs " + short_num(m.tolerance);
     std::cout << std::left << std::setw(30) << m.metric << std::setw(9) << m.unit << std::right << std::setw(14)
-              << short_num(m.sim) << std::setw(14) << short_num(m.measured) << std::setw(16) << err << std::setw(14) << tol << "  "
+              << short_num(m.sim) << std::setw(14) << short_num(m.measured) << std::setw(16) << err << std::setw(14)
+              << tol << "  "
               << (m.ok ? "ok" : "FAIL") << "\n";
   }
 }

@@ -129,9 +129,6 @@ class Cluster {
   // storage reads (cluster_read.cpp)
   void enqueue_read(Request& r);
   void pump_reads(int node);
-  struct ReadEntry;
-  void start_read(int node, const ReadEntry& entry, bool slot);  // the entry has left its queue, admitted
-  void start_admitted_halves(int node);
   void pump_all_reads();
   void charge_queue(int node);  // charges the node's queued reads up to now
   WaitCause admit(Request& r);  // Count when admitted, else what the read waits for
@@ -321,6 +318,11 @@ class Cluster {
     int64_t id;
     int half;  // 0: through the PE node, 1: through the DE node
   };
+  void start_read(int node, const ReadEntry& entry, bool slot);  // the entry has left its queue, admitted
+  // Starts the queued halves of split reads whose requests are admitted (they need only a read slot). Only a run
+  // that has split a read can have one, so others skip the scan.
+  void start_admitted_halves(int node);
+  bool split_reads_ = false;
   std::vector<std::deque<ReadEntry>> read_queue_;
   std::vector<double> queued_weight_;
   // What a node's queued reads wait for, charged for the whole queue at once: the SNIC while its read slots are

@@ -82,7 +82,8 @@ void Cluster::pump_reads(int node) {
   // A split read's other half needs no room (its request was admitted with its first half, holding the room both
   // need): it must not wait behind a head that waits for room, which the request itself may hold, or neither ever
   // moves. Such halves start now, in queue order, while read slots last.
-  if (head_blocked != WaitCause::Count && !mutant("split_half_waits_fifo")) start_admitted_halves(node);
+  if (split_reads_ && head_blocked != WaitCause::Count && !mutant("split_half_waits_fifo"))
+    start_admitted_halves(node);
   // From now on the queue waits for the SNIC while its head waits for a read slot, else for whatever blocks the head.
   queue_wait_[node].cause =
       !q.empty() && !blocked_on_slot && head_blocked != WaitCause::Count ? head_blocked : WaitCause::ReadQueue;
@@ -278,6 +279,7 @@ void Cluster::set_read_side(Request& r, ReadSide side, int64_t pe_hit) {
   if (side == ReadSide::Split && pe_hit <= 0) side = ReadSide::De;
   if (side == ReadSide::Split && pe_hit >= r.hit) side = ReadSide::Pe;
   r.side = side;
+  split_reads_ = split_reads_ || side == ReadSide::Split;
   r.pe_hit = side == ReadSide::Pe ? r.hit : side == ReadSide::De ? 0 : pe_hit;
   r.pe_hit_bytes = side == ReadSide::Pe ? r.hit_bytes : side == ReadSide::De ? 0.0 : kv_bytes(pe_hit);
 }
