@@ -7,7 +7,8 @@
 
 namespace dualpath::sim {
 
-MaxMin::MaxMin(std::vector<double> capacity) : links_(capacity.size()), sets_(capacity.size()) {
+MaxMin::MaxMin(std::vector<double> capacity, bool track_lowest)
+    : links_(capacity.size()), sets_(capacity.size()), track_lowest_(track_lowest) {
   for (size_t i = 0; i < capacity.size(); ++i) {
     if (!(capacity[i] > 0)) throw std::invalid_argument("maxmin: link capacities must be > 0");
     links_[i].capacity = capacity[i];
@@ -235,14 +236,32 @@ double MaxMin::exact_load(int link) const {
 
 namespace {
 
-// The lowest of `v` (+inf if empty).
-double lowest(const std::vector<double>& v) {
+// The first slot of the lowest of `v`, and that level (+inf if empty).
+size_t scan_lowest(const std::vector<double>& v, double& level) {
   double m = std::numeric_limits<double>::infinity();
-  for (double x : v) m = x < m ? x : m;
-  return m;
+  size_t at = 0;
+  for (size_t i = 0; i < v.size(); ++i)
+    if (v[i] < m) m = v[i], at = i;
+  level = m;
+  return at;
 }
 
 }  // namespace
+
+// Keeps (lowest_level_, lowest_slot_) the least (level, slot) of the links in the scan while the lowest link's
+// own level does not rise: another link can only take its place by falling below it (or level with it at an
+// earlier slot).
+void MaxMin::set_level(size_t slot, double level) {
+  const bool rose = level > link_levels_[slot];
+  link_levels_[slot] = level;
+  if (lowest_stale_) return;
+  if (slot == lowest_slot_) {
+    if (rose || !track_lowest_) lowest_stale_ = true;
+    else lowest_level_ = level;
+  } else if (level < lowest_level_ || (level == lowest_level_ && slot < lowest_slot_)) {
+    lowest_slot_ = slot, lowest_level_ = level;
+  }
+}
 
 void MaxMin::fill() {
   // Progressive filling over those components: binding links and the flows' own bounds. A flow's bound has a
@@ -283,12 +302,18 @@ void MaxMin::fill() {
     link_cand_.push_back(li);
     link_levels_.push_back(l.remaining / l.weight);
   }
+  lowest_stale_ = true;
   auto drop = [this](size_t slot) {  // swap-remove a link from the scan
+    const size_t last = link_cand_.size() - 1;
+    if (slot == lowest_slot_) lowest_stale_ = true;
     link_cand_[slot] = link_cand_.back();
     link_levels_[slot] = link_levels_.back();
     links_[static_cast<size_t>(link_cand_[slot])].slot = static_cast<int>(slot);
     link_cand_.pop_back();
     link_levels_.pop_back();
+    if (lowest_stale_ || slot == last) return;
+    if (last == lowest_slot_) lowest_slot_ = slot;  // the lowest link moved
+    else if (link_levels_[slot] == lowest_level_ && slot < lowest_slot_) lowest_slot_ = slot;  // ties go to it now
   };
   auto fix = [this, &drop](int fi, double level) {
     FlowRec& f = flows_[static_cast<size_t>(fi)];
@@ -315,7 +340,7 @@ void MaxMin::fill() {
         drop(static_cast<size_t>(l.slot));
       } else {
         l.weight -= f.weight;
-        link_levels_[static_cast<size_t>(l.slot)] = (l.remaining > 0 ? l.remaining : 0) / l.weight;
+        set_level(static_cast<size_t>(l.slot), (l.remaining > 0 ? l.remaining : 0) / l.weight);
       }
     }
   };
@@ -325,18 +350,21 @@ void MaxMin::fill() {
   while (true) {
     while (next < by_bound_.size() && flows_[static_cast<size_t>(by_bound_[next].second)].rate >= 0) ++next;
     if (next == by_bound_.size() && link_cand_.empty()) break;  // every flow fixed
-    // The lowest link level, re-scanned only after a fix moved one (a flow fixed at its own bound off the active
-    // links moves none).
+    // The lowest link level, looked up only after a fix moved one (a flow fixed at its own bound off the active
+    // links moves none), and scanned for only when the lowest link's own level rose or it left.
     if (links_moved_) {
-      level = lowest(link_levels_);
+      if (lowest_stale_ || !track_lowest_) {
+        lowest_slot_ = scan_lowest(link_levels_, lowest_level_);
+        lowest_stale_ = false;
+      }
+      level = lowest_level_;
       links_moved_ = false;
     }
     if (next < by_bound_.size() && by_bound_[next].first <= level) {
       fix(by_bound_[next].second, by_bound_[next].first);
       continue;
     }
-    size_t best = 0;
-    while (link_levels_[best] != level) ++best;
+    const size_t best = lowest_slot_;
     for (int fi : sets_[static_cast<size_t>(link_cand_[best])].flows)
       if (flows_[static_cast<size_t>(fi)].rate < 0) fix(fi, level);
   }

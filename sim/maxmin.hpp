@@ -38,7 +38,9 @@ namespace dualpath::sim {
 
 class MaxMin {
  public:
-  explicit MaxMin(std::vector<double> capacity);  // bytes/s per link, all > 0
+  // bytes/s per link, all > 0. `track_lowest` = false looks the lowest link level up by a full scan after every
+  // step (the same result, slower: for tests).
+  explicit MaxMin(std::vector<double> capacity, bool track_lowest = true);
 
   static constexpr int kMaxLinks = 8;  // links per flow (a fabric route has at most Route::kMaxLinks)
 
@@ -124,7 +126,15 @@ class MaxMin {
   std::vector<std::pair<double, int>> by_bound_;
   std::vector<int> link_cand_;
   std::vector<double> link_levels_;
-  bool links_moved_ = false;  // a link level changed since the last scan for the lowest
+  bool links_moved_ = false;  // a link level changed since the lowest was last looked up
+  // The lowest link level and its slot (of equal levels, the first slot), kept as levels change so that a full
+  // scan is needed only when the lowest link's own level rises or it leaves (in progressive filling every level
+  // only rises as flows are fixed, so that is about once per bottleneck).
+  void set_level(size_t slot, double level);
+  bool track_lowest_ = true;
+  bool lowest_stale_ = true;
+  size_t lowest_slot_ = 0;
+  double lowest_level_ = 0;
 };
 
 }  // namespace dualpath::sim
