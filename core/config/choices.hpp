@@ -33,7 +33,7 @@ enum class StopMode : uint8_t { None, Slo };
 enum class NetworkEngine : uint8_t { Native, Simgrid };
 // sim.lmm_update: how SimGrid re-solves rates after an event (SimSpec::lmm_update).
 enum class LmmUpdate : uint8_t { Auto, Lazy, Full };
-// faults[].kind (docs/faults.md).
+// faults[].kind (docs/faults.md): its names and what each kind does are one table, core/config/fault_kinds.hpp.
 enum class FaultKind : uint8_t { SnicDown, SnicDegrade, StorageDegrade, NodeDown, CnicDown };
 // sim.kv_port: the DE-node CNIC that carries a PE GPU's KV: the one at the PE GPU's local index, or the engine's.
 enum class KvPort : uint8_t { Node, Engine };
@@ -51,11 +51,6 @@ inline constexpr ChoiceName<QuotaScope> kQuotaScopes[] = {{QuotaScope::Layer, "l
 inline constexpr ChoiceName<BufferLifecycle> kBufferLifecycles[] = {{BufferLifecycle::Stream, "stream"},
                                                                     {BufferLifecycle::Reserve, "reserve"}};
 inline constexpr ChoiceName<DeHbmAt> kDeHbmAts[] = {{DeHbmAt::Assign, "assign"}, {DeHbmAt::Handoff, "handoff"}};
-inline constexpr ChoiceName<FaultKind> kFaultKinds[] = {{FaultKind::SnicDown, "snic-down"},
-                                                        {FaultKind::SnicDegrade, "snic-degrade"},
-                                                        {FaultKind::StorageDegrade, "storage-degrade"},
-                                                        {FaultKind::NodeDown, "node-down"},
-                                                        {FaultKind::CnicDown, "cnic-down"}};
 inline constexpr ChoiceName<KvPort> kKvPorts[] = {{KvPort::Node, "node"}, {KvPort::Engine, "engine"}};
 inline constexpr ChoiceName<PoolEviction> kPoolEvictions[] = {{PoolEviction::Lru, "lru"}, {PoolEviction::None, "none"}};
 inline constexpr ChoiceName<WorkloadSource> kWorkloadSources[] = {{WorkloadSource::Generate, "generate"},
@@ -71,21 +66,23 @@ inline constexpr ChoiceName<NetworkEngine> kNetworkEngines[] = {{NetworkEngine::
 inline constexpr ChoiceName<LmmUpdate> kLmmUpdates[] = {
     {LmmUpdate::Auto, "auto"}, {LmmUpdate::Lazy, "lazy"}, {LmmUpdate::Full, "full"}};
 
-template <class E, size_t N>
-const char* choice_name(const ChoiceName<E> (&table)[N], E value) {
+// The helpers take any table whose rows have a `value` and a `name` (ChoiceName, or a richer row such as a fault
+// kind's, core/config/fault_kinds.hpp).
+template <class Row, size_t N>
+const char* choice_name(const Row (&table)[N], decltype(Row::value) value) {
   for (const auto& c : table)
     if (c.value == value) return c.name;
   return "?";
 }
-template <class E, size_t N>
-std::vector<std::string> choice_names(const ChoiceName<E> (&table)[N]) {
+template <class Row, size_t N>
+std::vector<std::string> choice_names(const Row (&table)[N]) {
   std::vector<std::string> out;
   for (const auto& c : table) out.emplace_back(c.name);
   return out;
 }
 // The value named `name`; std::invalid_argument when the table has no such name (the loader checks first).
-template <class E, size_t N>
-E choice_value(const ChoiceName<E> (&table)[N], std::string_view name) {
+template <class Row, size_t N>
+decltype(Row::value) choice_value(const Row (&table)[N], std::string_view name) {
   for (const auto& c : table)
     if (name == c.name) return c.value;
   throw std::invalid_argument("unknown choice \"" + std::string(name) + "\"");
@@ -96,7 +93,6 @@ inline const char* name_of(BufferLifecycle v) { return choice_name(kBufferLifecy
 inline const char* name_of(DeHbmAt v) { return choice_name(kDeHbmAts, v); }
 inline const char* name_of(KvPort v) { return choice_name(kKvPorts, v); }
 inline const char* name_of(PoolEviction v) { return choice_name(kPoolEvictions, v); }
-inline const char* name_of(FaultKind v) { return choice_name(kFaultKinds, v); }
 inline const char* name_of(WorkloadSource v) { return choice_name(kWorkloadSources, v); }
 inline const char* name_of(Table2Reading v) { return choice_name(kTable2Readings, v); }
 inline const char* name_of(Profile v) { return choice_name(kProfiles, v); }
@@ -104,7 +100,5 @@ inline const char* name_of(ArrivalMode v) { return choice_name(kArrivalModes, v)
 inline const char* name_of(StopMode v) { return choice_name(kStopModes, v); }
 inline const char* name_of(NetworkEngine v) { return choice_name(kNetworkEngines, v); }
 inline const char* name_of(LmmUpdate v) { return choice_name(kLmmUpdates, v); }
-// The degrades keep a fraction of bandwidth (`factor`); the others take none.
-inline bool has_factor(FaultKind k) { return k == FaultKind::SnicDegrade || k == FaultKind::StorageDegrade; }
 
 }  // namespace dualpath

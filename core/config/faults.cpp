@@ -15,33 +15,47 @@ namespace {
 FaultSpec parse_fault(const ObjectReader& r, const Deployment& dep, const Topology& topo) {
   FaultSpec f;
   f.kind = choice_value(kFaultKinds, r.choice("kind", choice_names(kFaultKinds)));
+  const FaultKindRow& row = fault_row(f.kind);
+  const std::string kind = row.name;
   const int nodes = dep.prefill_nodes + dep.decode_nodes;
   auto refuse = [&r](const char* key, const std::string& why) {
     if (r.has(key)) r.fail(key, why);
   };
-  if (f.kind == FaultKind::StorageDegrade) {
-    refuse("node", "storage-degrade takes no node (it degrades every storage server)");
+  // What it names (FaultTarget).
+  if (row.target == FaultTarget::Storage) {
+    refuse("node", kind + " takes no node (it degrades every storage server)");
     if (topo.storage.server_nic_bw <= 0 && topo.storage.ssd_read_bw <= 0 && topo.storage.ssd_write_bw <= 0)
-      r.fail("kind", "storage-degrade needs a storage cluster with a bandwidth (topology.storage.server_nic_bw, "
-                     "ssd_read_bw or ssd_write_bw > 0); this topology models storage as unlimited");
+      r.fail("kind", kind + " needs a storage cluster with a bandwidth (topology.storage.server_nic_bw, "
+                            "ssd_read_bw or ssd_write_bw > 0); this topology models storage as unlimited");
   } else {
     f.node = static_cast<int>(r.integer("node", 0, nodes - 1));
   }
-  if (f.kind == FaultKind::CnicDown) {
+  if (row.target == FaultTarget::Gpu) {
     f.gpu = static_cast<int>(r.integer("gpu", 0, topo.gpus_per_node - 1));
   } else {
-    refuse("gpu", std::string(name_of(f.kind)) + " takes no gpu (only cnic-down names one)");
+    std::string naming;  // the kinds that name a GPU
+    for (const auto& k : kFaultKinds)
+      if (k.target == FaultTarget::Gpu) naming += std::string(naming.empty() ? "" : ", ") + k.name;
+    refuse("gpu", kind + " takes no gpu (only " + naming + " names one)");
   }
-  if (f.kind == FaultKind::NodeDown || f.kind == FaultKind::CnicDown) {
-    const std::string what = f.kind == FaultKind::NodeDown ? "the node" : "the GPU's engine";
-    refuse("factor", std::string(name_of(f.kind)) + " takes no factor (" + what + " is lost)");
-    refuse("until", std::string(name_of(f.kind)) + " takes no until: " + what +
-                        " does not come back within the run (docs/faults.md \"Limits\")");
-  } else if (f.kind == FaultKind::SnicDown) {
-    refuse("factor", "snic-down takes no factor (the NIC carries nothing); use snic-degrade for a slower NIC");
-  } else {
-    f.factor = r.number("factor", Range{0.0, 1.0, true});
-    if (f.factor >= 1) r.fail("factor", "expected the fraction of bandwidth kept, in (0, 1), found 1");
+  // What it does (FaultEffect): a degrade takes the fraction kept; a loss lasts to the end of the run.
+  switch (row.effect) {
+    case FaultEffect::LoseNode:
+    case FaultEffect::LoseGpu: {
+      const std::string what = row.target == FaultTarget::Gpu ? "the GPU's engine" : "the node";
+      refuse("factor", kind + " takes no factor (" + what + " is lost)");
+      refuse("until", kind + " takes no until: " + what +
+                          " does not come back within the run (docs/faults.md \"Limits\")");
+      break;
+    }
+    case FaultEffect::SnicDown:
+      refuse("factor", kind + " takes no factor (the NIC carries nothing); use snic-degrade for a slower NIC");
+      break;
+    case FaultEffect::ScaleSnic:
+    case FaultEffect::ScaleStorage:
+      f.factor = r.number("factor", Range{0.0, 1.0, true});
+      if (f.factor >= 1) r.fail("factor", "expected the fraction of bandwidth kept, in (0, 1), found 1");
+      break;
   }
   f.at = r.quantity("at", units::Dimension::Duration, Range::non_negative());
   if (r.has("until")) {
@@ -54,8 +68,8 @@ FaultSpec parse_fault(const ObjectReader& r, const Deployment& dep, const Topolo
   }
   // A decode node persists every round's KV through its own SNIC; the simulator does not move that KV to another
   // node, so a decode SNIC that never comes back would hold its rounds forever.
-  if (f.kind == FaultKind::SnicDown && f.node >= dep.prefill_nodes && f.until < 0)
-    r.fail("until", "snic-down on decode node " + std::to_string(f.node) +
+  if (row.effect == FaultEffect::SnicDown && f.node >= dep.prefill_nodes && f.until < 0)
+    r.fail("until", kind + " on decode node " + std::to_string(f.node) +
                         " needs `until`: a decode node persists KV through its SNIC, and the simulator does not move "
                         "that KV to another node (docs/faults.md \"Limits\")");
   return f;

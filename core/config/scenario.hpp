@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/config/choices.hpp"
+#include "core/config/fault_kinds.hpp"
 
 namespace dualpath {
 
@@ -202,7 +203,7 @@ struct SimSpec {
 
 // A fault injected at a simulated time (scenario "faults", `run --fault`; docs/faults.md). Node indices are the
 // deployment's: prefill nodes first, then decode nodes.
-// The kinds (FaultKind, core/config/choices.hpp): snic-down (the node's storage NIC carries nothing from `at`
+// The kinds (FaultKind, one row each in core/config/fault_kinds.hpp): snic-down (the node's storage NIC carries nothing from `at`
 // until `until`: reads and writes on it fail), snic-degrade (it runs at `factor` x its bandwidth), storage-degrade
 // (every storage server's NIC and SSDs run at `factor` x their bandwidth), node-down (the node is lost with its
 // engines, memory and writes in flight), cnic-down (one GPU's compute NIC fails: its engine is lost).

@@ -175,8 +175,10 @@ class Cluster {
   }
   // faults (cluster_faults.cpp)
   void arm_faults();
-  void fault_begins(size_t i);
+  void fault_begins(size_t i);  // by the fault's effect (FaultEffect, core/config/fault_kinds.hpp)
   void fault_ends(size_t i);
+  void snic_down(size_t fault);  // FaultEffect::SnicDown
+  void snic_back(size_t fault);
   void apply_scales();
   int read_path_down(const Request& r) const;  // a node whose SNIC the request's read needs and is down (-1: none)
   int down_fault(int node) const;  // the active snic-down fault holding `node`'s SNIC down (-1: it is up)

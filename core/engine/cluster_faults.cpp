@@ -29,7 +29,7 @@ void Cluster::arm_faults() {
                      "injects the hardware body's own)");
   be_.track_storage_io();
   for (size_t i = 0; i < sc_.faults.size(); ++i) {
-    track_writes_ = track_writes_ || sc_.faults[i].kind == FaultKind::NodeDown;
+    track_writes_ = track_writes_ || effect_of(sc_.faults[i].kind) == FaultEffect::LoseNode;
     faults_.push_back(FaultRecord{sc_.faults[i]});
     const FaultSpec& f = sc_.faults[i];
     be_.timer(f.at, [this, i] { fault_begins(i); });
@@ -43,28 +43,40 @@ void Cluster::apply_scales() {
   double storage = 1.0;
   for (const FaultRecord& r : faults_) {
     if (r.started < 0 || r.ended >= 0) continue;
-    if (r.spec.kind == FaultKind::SnicDegrade) snic[static_cast<size_t>(r.spec.node)] *= r.spec.factor;
-    if (r.spec.kind == FaultKind::StorageDegrade) storage *= r.spec.factor;
+    if (effect_of(r.spec.kind) == FaultEffect::ScaleSnic) snic[static_cast<size_t>(r.spec.node)] *= r.spec.factor;
+    if (effect_of(r.spec.kind) == FaultEffect::ScaleStorage) storage *= r.spec.factor;
   }
   for (size_t n = 0; n < snic.size(); ++n) be_.scale_snic(static_cast<int>(n), snic[n]);
   be_.scale_storage(storage);
 }
 
+// What a fault does when it hits and when it ends, by its effect (core/config/fault_kinds.hpp).
 void Cluster::fault_begins(size_t i) {
+  faults_[i].started = be_.now();
+  switch (effect_of(faults_[i].spec.kind)) {
+    case FaultEffect::SnicDown: snic_down(i); break;
+    case FaultEffect::ScaleSnic:
+    case FaultEffect::ScaleStorage: apply_scales(); break;
+    case FaultEffect::LoseNode: node_down(i); break;
+    case FaultEffect::LoseGpu: cnic_down(i); break;
+  }
+}
+
+void Cluster::fault_ends(size_t i) {
   FaultRecord& rec = faults_[i];
-  rec.started = be_.now();
-  if (rec.spec.kind == FaultKind::NodeDown) {
-    node_down(i);
-    return;
+  if (rec.started < 0) return;  // cannot happen (until > at), kept for safety
+  rec.ended = be_.now();
+  switch (effect_of(rec.spec.kind)) {
+    case FaultEffect::SnicDown: snic_back(i); break;
+    case FaultEffect::ScaleSnic:
+    case FaultEffect::ScaleStorage: apply_scales(); break;
+    case FaultEffect::LoseNode:
+    case FaultEffect::LoseGpu: break;  // lost for the rest of the run: the loader refuses an `until`
   }
-  if (rec.spec.kind == FaultKind::CnicDown) {
-    cnic_down(i);
-    return;
-  }
-  if (rec.spec.kind != FaultKind::SnicDown) {
-    apply_scales();
-    return;
-  }
+}
+
+void Cluster::snic_down(size_t i) {
+  FaultRecord& rec = faults_[i];
   const int node = rec.spec.node;
   view_.nodes[node].snic_up = false;
   set_can_take(node);
@@ -75,7 +87,7 @@ void Cluster::fault_begins(size_t i) {
       if (!view_.nodes[n].prefill) continue;
       bool forever = false;
       for (const FaultRecord& r : faults_)
-        forever = forever || ((r.spec.kind == FaultKind::SnicDown || r.spec.kind == FaultKind::NodeDown) &&
+        forever = forever || (holds_snic_down(r.spec.kind) &&
                               r.spec.node == static_cast<int>(n) && r.started >= 0 && r.ended < 0 && r.spec.until < 0);
       can_read_later = can_read_later || !forever;
     }
@@ -113,15 +125,8 @@ void Cluster::fault_begins(size_t i) {
   pump_all_reads();
 }
 
-void Cluster::fault_ends(size_t i) {
-  FaultRecord& rec = faults_[i];
-  if (rec.started < 0) return;  // cannot happen (until > at), kept for safety
-  rec.ended = be_.now();
-  if (rec.spec.kind != FaultKind::SnicDown) {
-    apply_scales();
-    return;
-  }
-  const int node = rec.spec.node;
+void Cluster::snic_back(size_t i) {
+  const int node = faults_[i].spec.node;
   if (down_fault(node) >= 0) return;  // another snic-down still holds it down
   view_.nodes[node].snic_up = true;
   set_can_take(node);
@@ -135,7 +140,7 @@ void Cluster::fault_ends(size_t i) {
 int Cluster::down_fault(int node) const {
   for (size_t k = 0; k < faults_.size(); ++k) {
     const FaultRecord& r = faults_[k];
-    if ((r.spec.kind == FaultKind::SnicDown || r.spec.kind == FaultKind::NodeDown) && r.spec.node == node &&
+    if (holds_snic_down(r.spec.kind) && r.spec.node == node &&
         r.started >= 0 && r.ended < 0)
       return static_cast<int>(k);
   }

@@ -79,7 +79,7 @@ nlohmann::json run_summary(const Scenario& sc, const Cluster& cluster, const Run
                           {"bytes_reread", r.bytes_reread},
                           {"bytes_rewritten", r.bytes_rewritten}};
       if (r.spec.gpu >= 0) e["gpu"] = r.spec.gpu;
-      if (r.spec.kind == FaultKind::NodeDown || r.spec.kind == FaultKind::CnicDown) {
+      if (loses_engines(r.spec.kind)) {
         e["rounds_restarted"] = r.rounds_restarted;
         e["bytes_lost"] = r.bytes_lost;
         e["writes_lost"] = r.writes_lost;

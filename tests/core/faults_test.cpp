@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "core/config/faults.hpp"
 #include "core/config/input_error.hpp"
 #include "core/engine/cluster.hpp"
 #include "core/kv/block_index.hpp"
@@ -138,6 +139,50 @@ TEST(CoreFaults, UnclaimGivesBackOnlyClaimedBlocks) {
   ASSERT_EQ(again.size(), 1u);
   EXPECT_EQ(again[0].first, 4);
   EXPECT_EQ(again[0].last, 8);
+}
+
+// Each fault kind's row (core/config/fault_kinds.hpp) decides which keys the loader takes: `gpu` exactly for
+// the kinds that name a GPU, `node` for all but the storage cluster's, `factor` exactly for the degrades, `until`
+// for all but the losses. Every row is tried with and without each key.
+TEST(CoreFaults, EachKindsRowDecidesTheKeysItTakes) {
+  Scenario s = test::small_scenario(1, 1, 1);
+  s.topology.storage.server_nic_bw = 50e9;  // storage-degrade needs a storage cluster with a bandwidth
+  Origins origins;
+  origins.set("", "faults.json", true);
+  auto loads = [&](const nlohmann::json& fault) {
+    try {
+      parse_faults(nlohmann::json{{"faults", {fault}}}, origins, s.deployment, s.topology);
+      return true;
+    } catch (const InputError&) {
+      return false;
+    }
+  };
+  int rows = 0;
+  for (const FaultKindRow& row : kFaultKinds) {
+    ++rows;
+    nlohmann::json base = {{"kind", row.name}, {"at", "1 s"}};
+    if (row.target != FaultTarget::Storage) base["node"] = 0;
+    if (row.target == FaultTarget::Gpu) base["gpu"] = 0;
+    if (has_factor(row.value)) base["factor"] = 0.5;
+    EXPECT_TRUE(loads(base)) << row.name << ": " << base.dump();
+    auto with = [&](const char* key, const nlohmann::json& v) {
+      nlohmann::json f = base;
+      f[key] = v;
+      return f;
+    };
+    auto without = [&](const char* key) {
+      nlohmann::json f = base;
+      f.erase(key);
+      return f;
+    };
+    const bool names_gpu = row.target == FaultTarget::Gpu, names_node = row.target != FaultTarget::Storage;
+    EXPECT_EQ(loads(names_gpu ? without("gpu") : with("gpu", 0)), false) << row.name << ": gpu";
+    EXPECT_EQ(loads(names_node ? without("node") : with("node", 0)), false) << row.name << ": node";
+    EXPECT_EQ(loads(has_factor(row.value) ? without("factor") : with("factor", 0.5)), false) << row.name << ": factor";
+    EXPECT_EQ(loads(with("until", "2 s")), !loses_engines(row.value)) << row.name << ": until";
+    EXPECT_EQ(name_of(row.value), std::string(row.name));
+  }
+  EXPECT_EQ(rows, 5);
 }
 
 }  // namespace
