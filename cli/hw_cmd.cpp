@@ -203,7 +203,7 @@ void hw_run(const HwRunArgs& a) {
   opt.verify_every = a.verify_every;
   opt.transport = a.transport;
   opt.ucx_tls = a.ucx_tls;
-  opt.fault = a.fault;
+  opt.fault = a.fault.empty() ? hw::HwFault::None : choice_value(hw::kHwFaults, a.fault);
   opt.launch = a.launch;
   opt.compute = a.compute;
   opt.op_timeout = a.op_timeout;
@@ -386,7 +386,7 @@ void register_hw_commands(CLI::App& app) {
   run->add_option("--op-timeout", ra->op_timeout,
                   "mpi: seconds an operation may go unanswered before the run stops (default 120)");
   run->add_option("--fault", ra->fault, "Inject a fault for testing: missing-block, node-silent, snic-down")
-      ->check(CLI::IsMember({"missing-block", "node-silent", "snic-down"}))
+      ->check(CLI::IsMember(choice_names(hw::kHwFaults)))
       ->group("");
   run->callback([ra] { hw_run(*ra); });
 

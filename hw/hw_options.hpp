@@ -3,9 +3,20 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
+#include "core/config/choices.hpp"
+
 namespace dualpath::hw {
+
+// Fault injection for tests (`dualpath-hw run --fault`): "missing-block" deletes the first block file right after
+// it is written, so the first read that touches it fails; "node-silent" (mpi) makes node 0 stop answering after
+// its first reads; "snic-down" makes node 0's reads fail after its second (the core retries them on the other
+// read path). Parsed once from its name; the agents and servers compare the enum.
+enum class HwFault : uint8_t { None, MissingBlock, NodeSilent, SnicDown };
+inline constexpr ChoiceName<HwFault> kHwFaults[] = {
+    {HwFault::MissingBlock, "missing-block"}, {HwFault::NodeSilent, "node-silent"}, {HwFault::SnicDown, "snic-down"}};
 
 struct HwOptions {
   std::string storage_dir;         // block files go here (created; emptied of old block files at start)
@@ -21,10 +32,7 @@ struct HwOptions {
   std::string compute = "emulated";  // "emulated" | "auto" (CUDA when a device is usable) | "cuda" (required)
   std::string launch = "threads";  // "threads": one process; "mpi": rank 0 schedules, rank 1+n serves node n
   double op_timeout = 120;         // mpi: seconds an operation may stay unanswered before the run stops
-  // Fault injection for tests: "missing-block" deletes the first block file right after it is written, so the
-  // first read that touches it fails; "node-silent" (mpi) makes node 0 stop answering after its first reads;
-  // "snic-down" makes node 0's reads fail after its second (the core retries them on the other read path).
-  std::string fault;
+  HwFault fault = HwFault::None;  // fault injection for tests (above)
 };
 
 }  // namespace dualpath::hw

@@ -17,7 +17,7 @@ void serve_node(int node, const HwOptions& opt, NodeResources& res, const Comput
   std::vector<std::string> errors;
   bool stopping = false;
   uint64_t answered_reads = 0;
-  const bool silent = opt.fault == "node-silent" && node == 0;
+  const bool silent = opt.fault == HwFault::NodeSilent && node == 0;
 
   loop.begin_op();  // keeps the loop alive until the scheduler says stop
   loop.set_poller(

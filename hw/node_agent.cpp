@@ -55,8 +55,9 @@ NodeAgent::NodeAgent(int node, EventLoop& loop, BlockStore& store, int store_nod
                      NodeAgentOptions options, KernelRunner kernels, CopyRunner copies)
     : node_(node), loop_(loop), store_(store), store_node_(store_node), kv_(kv), model_(model),
       opt_(std::move(options)), kernels_(std::move(kernels)), copies_(std::move(copies)) {
-  if (!opt_.fault.empty() && opt_.fault != "missing-block" && opt_.fault != "snic-down")
-    throw std::invalid_argument("hw: unknown fault '" + opt_.fault + "' (missing-block | snic-down)");
+  if (opt_.fault != HwFault::None && opt_.fault != HwFault::MissingBlock && opt_.fault != HwFault::SnicDown)
+    throw std::invalid_argument(std::string("hw: a node agent cannot inject fault '") +
+                                choice_name(kHwFaults, opt_.fault) + "' (missing-block | snic-down)");
   if (opt_.staging_bytes < 4096 || opt_.chunk_bytes == 0) throw std::invalid_argument("hw: staging too small");
 }
 
@@ -68,7 +69,7 @@ void NodeAgent::read(std::vector<BlockKey> keys, Reply done) {
     loop_.post([done = std::move(done)] { done(""); });
     return;
   }
-  if (opt_.fault == "snic-down" && node_ == 0 && stats_.reads > 2) {
+  if (opt_.fault == HwFault::SnicDown && node_ == 0 && stats_.reads > 2) {
     // Fault injection: node 0's storage NIC fails after its second read; every later read reports it.
     loop_.post([done = std::move(done)] { done("the storage NIC of node 0 is down (injected fault snic-down)"); });
     return;
@@ -103,7 +104,7 @@ void NodeAgent::write(std::vector<BlockKey> keys, Reply done) {
                             return;
                           }
                           loop_.post_at(loop_.seconds_at(at), [this, first, done] {
-                            if (opt_.fault == "missing-block" && !fault_done_) {
+                            if (opt_.fault == HwFault::MissingBlock && !fault_done_) {
                               fault_done_ = true;
                               std::error_code ec;
                               std::filesystem::remove(store_.path_of(first), ec);

@@ -15,6 +15,7 @@
 #include "core/backend/backend.hpp"
 #include "hw/block_store.hpp"
 #include "hw/event_loop.hpp"
+#include "hw/hw_options.hpp"
 #include "hw/transport.hpp"
 
 namespace dualpath::hw {
@@ -23,10 +24,11 @@ struct NodeAgentOptions {
   size_t staging_bytes = 8u << 20;  // size of every emulated memory region (transfers cycle over it)
   size_t chunk_bytes = 4u << 20;    // largest single RMA operation
   int chunks_in_flight = 2;         // per transfer
-  // Fault injection for tests: "missing-block" deletes the first block file this agent writes, right after the
-  // write completes, so the first read that touches it fails; "snic-down" makes node 0's reads fail after its
-  // second (a failed storage NIC: the core retries them through the other node).
-  std::string fault;
+  // Fault injection for tests (HwFault): MissingBlock deletes the first block file this agent writes, right after
+  // the write completes, so the first read that touches it fails; SnicDown makes node 0's reads fail after its
+  // second (a failed storage NIC: the core retries them through the other node). The run's others are not an
+  // agent's to inject.
+  HwFault fault = HwFault::None;
 };
 
 struct NodeAgentStats {

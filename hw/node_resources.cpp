@@ -20,7 +20,7 @@ NodeAgentOptions agent_options(const HwOptions& opt) {
   ao.staging_bytes = opt.staging_bytes;
   ao.chunk_bytes = opt.chunk_bytes;
   ao.chunks_in_flight = opt.chunks_in_flight;
-  if (opt.fault == "missing-block" || opt.fault == "snic-down") ao.fault = opt.fault;
+  if (opt.fault == HwFault::MissingBlock || opt.fault == HwFault::SnicDown) ao.fault = opt.fault;
   return ao;
 }
 
