@@ -87,8 +87,8 @@ void Cluster::snic_down(size_t i) {
       if (!view_.nodes[n].prefill) continue;
       bool forever = false;
       for (const FaultRecord& r : faults_)
-        forever = forever || (holds_snic_down(r.spec.kind) &&
-                              r.spec.node == static_cast<int>(n) && r.started >= 0 && r.ended < 0 && r.spec.until < 0);
+        forever = forever || (holds_snic_down(r.spec.kind) && r.spec.node == static_cast<int>(n) &&
+                              r.started >= 0 && r.ended < 0 && r.spec.until < 0);
       can_read_later = can_read_later || !forever;
     }
     if (!can_read_later) {
@@ -140,8 +140,7 @@ void Cluster::snic_back(size_t i) {
 int Cluster::down_fault(int node) const {
   for (size_t k = 0; k < faults_.size(); ++k) {
     const FaultRecord& r = faults_[k];
-    if (holds_snic_down(r.spec.kind) && r.spec.node == node &&
-        r.started >= 0 && r.ended < 0)
+    if (holds_snic_down(r.spec.kind) && r.spec.node == node && r.started >= 0 && r.ended < 0)
       return static_cast<int>(k);
   }
   return -1;
