@@ -51,7 +51,6 @@ static_assert(fault_rows_in_enum_order(), "kFaultKinds: one row per FaultKind, i
 inline const FaultKindRow& fault_row(FaultKind k) { return kFaultKinds[static_cast<size_t>(k)]; }
 inline const char* name_of(FaultKind k) { return fault_row(k).name; }
 inline FaultEffect effect_of(FaultKind k) { return fault_row(k).effect; }
-inline FaultTarget target_of(FaultKind k) { return fault_row(k).target; }
 
 // The degrades keep a fraction of bandwidth (`factor`); the others take none.
 inline bool has_factor(FaultKind k) {

@@ -203,10 +203,11 @@ struct SimSpec {
 
 // A fault injected at a simulated time (scenario "faults", `run --fault`; docs/faults.md). Node indices are the
 // deployment's: prefill nodes first, then decode nodes.
-// The kinds (FaultKind, one row each in core/config/fault_kinds.hpp): snic-down (the node's storage NIC carries nothing from `at`
-// until `until`: reads and writes on it fail), snic-degrade (it runs at `factor` x its bandwidth), storage-degrade
-// (every storage server's NIC and SSDs run at `factor` x their bandwidth), node-down (the node is lost with its
-// engines, memory and writes in flight), cnic-down (one GPU's compute NIC fails: its engine is lost).
+// The kinds (FaultKind, one row each in core/config/fault_kinds.hpp): snic-down (the node's storage NIC carries
+// nothing from `at` until `until`: reads and writes on it fail), snic-degrade (it runs at `factor` x its
+// bandwidth), storage-degrade (every storage server's NIC and SSDs run at `factor` x their bandwidth), node-down
+// (the node is lost with its engines, memory and writes in flight), cnic-down (one GPU's compute NIC fails: its
+// engine is lost).
 struct FaultSpec {
   FaultKind kind = FaultKind::SnicDown;
   int node = -1;       // snic-*, node-down, cnic-down: the node; storage-degrade: -1
