@@ -6,8 +6,11 @@
 #include <sstream>
 
 #include "core/config/input_error.hpp"
-#include "core/engine/cluster_state.hpp"
+#include "core/engine/decode_groups.hpp"
 #include "core/engine/kv_io.hpp"
+#include "core/engine/prefill_pipeline.hpp"
+#include "core/engine/read_queues.hpp"
+#include "core/engine/storage_writes.hpp"
 #include "core/sched/policy_registry.hpp"
 #include "core/mutation/mutant.hpp"
 
@@ -104,12 +107,6 @@ Cluster::Cluster(const Scenario& scenario, std::vector<Agent> agents, Backend& b
   de_queues_.resize(view_.de_groups.size());
   pe_fetch_armed_.assign(view_.pe_groups.size(), false);
   de_fetch_armed_.assign(view_.de_groups.size(), false);
-  read_queue_.resize(nodes);
-  queued_weight_.assign(nodes, 0.0);
-  reads_in_flight_.assign(nodes, 0);
-  queue_wait_.assign(nodes, QueueWait{});
-  ready_.resize(view_.engines.size());
-  hbm_waiting_.resize(view_.engines.size());
   // Engines that step together: an EP group synchronises at every layer's all-to-all; without EP (data-parallel
   // dense models) every engine runs on its own and the group is only the scheduler's unit.
   unit_of_.assign(view_.engines.size(), -1);
@@ -125,15 +122,11 @@ Cluster::Cluster(const Scenario& scenario, std::vector<Agent> agents, Backend& b
   };
   pe_units_ = make_units(view_.pe_groups);
   de_units_ = make_units(view_.de_groups);
-  for (size_t u = 0; u < pe_units_.size(); ++u) pe_state_.push_back(std::make_unique<PrefillGroupState>());
-  for (const auto& unit : de_units_) {
-    auto s = std::make_unique<DecodeGroupState>();
-    s->active.resize(unit.size());
-    s->joining.resize(unit.size());
-    s->unflushed_bytes.assign(unit.size(), 0);
-    s->unflushed_blocks.resize(unit.size());
-    de_state_.push_back(std::move(s));
-  }
+  // The phases, each with its own state.
+  reads_ = std::make_unique<ReadQueues>(*this, nodes);
+  prefill_ = std::make_unique<PrefillPipeline>(*this, view_.engines.size(), pe_units_.size());
+  decode_ = std::make_unique<DecodeGroups>(*this, view_.engines.size(), de_units_);
+  writes_ = std::make_unique<StorageWrites>(*this, static_cast<size_t>(nodes));
 }
 
 Cluster::~Cluster() = default;
@@ -309,9 +302,11 @@ void Cluster::decode_fetch(int group) {
 // Both engines are known: pick the read path and load the hit KV (kv_io.hpp).
 void Cluster::placed(Request& r) {
   const ReadSide side = policy_->choose_read_side(view_, r);
-  set_read_side(r, side, side == ReadSide::Split ? policy_->split_pe_tokens(view_, r) : 0);
+  reads_->set_read_side(r, side, side == ReadSide::Split ? policy_->split_pe_tokens(view_, r) : 0);
   io_->load_hit(r);
 }
+
+const std::vector<std::string>& Cluster::read_failures() const { return reads_->failures(); }
 
 double Cluster::peak_buffer_fraction() const {
   double m = 0;
@@ -338,12 +333,14 @@ ResourceUse Cluster::resource_use(double end) const {
   if (pe_nodes) u.pe_buffer_mean /= pe_nodes;
   if (de_nodes) u.de_buffer_mean /= de_nodes;
   if (de_engines) u.de_hbm_mean /= de_engines;
-  u.pe_compute_busy = pe_units_.empty() ? 0 : pe_busy_ / (static_cast<double>(pe_units_.size()) * end);
-  u.pe_compute_share = pe_busy_ > 0 ? std::min(1.0, pe_stage_seconds_ / pe_busy_) : 0;
-  u.pe_lockstep_efficiency = pe_stage_seconds_ > 0 ? pe_balanced_seconds_ / pe_stage_seconds_ : 0;
-  u.de_compute_busy = de_units_.empty() ? 0 : de_busy_ / (static_cast<double>(de_units_.size()) * end);
-  u.decode_attention = decode_parts_.attention, u.decode_dense = decode_parts_.dense;
-  u.decode_experts = decode_parts_.experts, u.decode_ep = decode_parts_.ep, u.decode_hidden = decode_parts_.hidden;
+  const double pe_busy = prefill_->busy_seconds(), pe_stage = prefill_->stage_seconds();
+  u.pe_compute_busy = pe_units_.empty() ? 0 : pe_busy / (static_cast<double>(pe_units_.size()) * end);
+  u.pe_compute_share = pe_busy > 0 ? std::min(1.0, pe_stage / pe_busy) : 0;
+  u.pe_lockstep_efficiency = pe_stage > 0 ? prefill_->balanced_seconds() / pe_stage : 0;
+  u.de_compute_busy = de_units_.empty() ? 0 : decode_->busy_seconds() / (static_cast<double>(de_units_.size()) * end);
+  const DecodeLayerParts& parts = decode_->parts();
+  u.decode_attention = parts.attention, u.decode_dense = parts.dense;
+  u.decode_experts = parts.experts, u.decode_ep = parts.ep, u.decode_hidden = parts.hidden;
   if (pool_) {
     const double cap = static_cast<double>(pool_->capacity_blocks());
     const double hit = totals_.pool_read + totals_.storage_read;
@@ -360,19 +357,8 @@ std::string Cluster::stall_report() const {
   std::ostringstream m;
   m << (rounds_total_ - rounds_done_) << " of " << rounds_total_ << " rounds did not finish: "
     << pe_waiting_.size() << " waiting for a prefill engine, " << de_global_.size() << " for a decode group";
-  size_t reads = 0;
-  for (const auto& q : read_queue_) reads += q.size();
-  m << ", " << reads << " in storage read queues";
-  // What each stuck queue's head waits for: the first thing to look at when a run stalls.
-  for (size_t n = 0; n < read_queue_.size(); ++n) {
-    if (read_queue_[n].empty()) continue;
-    const ReadEntry& head = read_queue_[n].front();
-    const Request& r = requests_[head.id];
-    m << "; node " << n << ": " << read_queue_[n].size() << " queued, " << reads_in_flight_[n]
-      << " reading, head agent " << r.agent << " round " << r.round << " ("
-      << (head.half == 0 ? "PE" : "DE") << " half of a " << (r.side == ReadSide::Split ? "split" : "whole")
-      << " read) waits for " << wait_cause_name(queue_wait_[n].cause);
-  }
+  m << ", " << reads_->queued() << " in storage read queues";
+  reads_->describe_heads(m);  // what each stuck queue's head waits for: the first thing to look at in a stall
   return m.str();
 }
 

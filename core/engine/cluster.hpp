@@ -3,10 +3,13 @@
 // handoff, decode and persist every full block, and the agent's next round follows. It only talks to a Backend,
 // so the same code runs in simulated time (sim/) and in real time (hw/).
 //
-// Mechanisms are split by file: cluster.cpp (setup, agents, scheduling), cluster_read.cpp (storage reads),
-// cluster_prefill.cpp (PE forward pipeline), cluster_decode.cpp (handoff, decode, persistence), cluster_lockstep.cpp
-// (EP all-to-all of lockstep groups), kv_io*.{hpp,cpp} (where KV moves: through the backend, or free for the
-// oracle), cluster_pool.cpp (the DRAM pool), cluster_faults.cpp and cluster_node_down.cpp (faults).
+// The run is split by phase, each a class with its own state and one header and .cpp: ReadQueues (read_queues.*:
+// storage read queues and buffer admission), PrefillPipeline (prefill_pipeline.*: PE forwards), DecodeGroups
+// (decode_groups.*: handoff, decode chunks) and StorageWrites (storage_writes.*: persistence). The Cluster itself
+// holds what they share (the view, the requests, the wait report) and the scheduler's fetch loop (cluster.cpp);
+// cluster_lockstep.cpp (EP all-to-all of lockstep groups), kv_io*.{hpp,cpp} (where KV moves: through the backend,
+// or free for the oracle), cluster_pool.cpp (the DRAM pool), cluster_faults.cpp and cluster_node_down.cpp (faults,
+// which reach every phase through its methods).
 #pragma once
 
 #include <algorithm>
@@ -16,7 +19,6 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -24,7 +26,6 @@
 #include "core/config/scenario.hpp"
 #include "core/cost/cost_model.hpp"
 #include "core/model/request.hpp"
-#include "core/mutation/mutant.hpp"
 #include "core/kv/block_index.hpp"
 #include "core/kv/dram_pool.hpp"
 #include "core/metrics/activity_log.hpp"
@@ -88,8 +89,8 @@ class Cluster {
   double stop_time() const { return stop_time_; }
   ResourceUse resource_use(double end) const;
   // Storage reads that failed and were retried (on the other read path where the policy has two), and why.
-  int64_t read_retries() const { return static_cast<int64_t>(read_failures_.size()); }
-  const std::vector<std::string>& read_failures() const { return read_failures_; }
+  int64_t read_retries() const { return static_cast<int64_t>(read_failures().size()); }
+  const std::vector<std::string>& read_failures() const;
   // The scenario's faults as they happened (cluster_faults.cpp): when each hit and ended and what it cost.
   struct FaultRecord {
     FaultSpec spec;
@@ -110,9 +111,12 @@ class Cluster {
   void set_activity_log(ActivityObserver* log) { obs_ = log ? log : &no_activity(); }
 
  private:
-  struct Forward;
-  struct DecodeGroupState;
-  struct PrefillGroupState;
+  struct Forward;  // a prefill forward pass (prefill_pipeline.hpp); the KV-I/O facade moves its stages' KV
+  // The phases, each with its own state.
+  class ReadQueues;
+  class PrefillPipeline;
+  class DecodeGroups;
+  class StorageWrites;
   // The KV-I/O facade (kv_io.hpp): where KV moves, real (StorageKvIo) or free for the oracle (FreeKvIo).
   class KvIo;
   class StorageKvIo;
@@ -126,19 +130,6 @@ class Cluster {
   void prefill_fetch(int group);
   void decode_fetch(int group);
   void placed(Request& r);
-  // storage reads (cluster_read.cpp)
-  void enqueue_read(Request& r);
-  void pump_reads(int node);
-  void pump_all_reads();
-  void charge_queue(int node);  // charges the node's queued reads up to now
-  WaitCause admit(Request& r);  // Count when admitted, else what the read waits for
-  void read_done(Request& r, int half);
-  struct HalfRead {  // one storage read in flight, as it was started (a split request may change side since)
-    int node, half, epoch;
-    int64_t tokens;
-    double bytes;           // from storage
-    double pool_bytes = 0;  // from the DRAM pool (dram-pool), read beside it
-  };
   // dram-pool: of the blocks half `h` reads, starts reading from the pool those it holds, each holding node's over
   // the compute network into the PE's DRAM (`done` for each transfer), and returns the blocks left for storage
   // and the pool's bytes.
@@ -151,28 +142,6 @@ class Cluster {
   bool pool_serves(const BlockRanges& blocks) const;  // the DRAM pool holds every one of these blocks
   // dram-pool: persisted blocks written from `node`'s DRAM through to the pool (when they arrive there).
   void write_to_pool(int node, const BlockRanges& blocks);
-  void read_failed(Request& r, const HalfRead& read, const std::string& error);
-  // The read path the policy chose (Split: the first pe_hit tokens through the PE node, the rest through the DE
-  // node; a split with nothing on one side becomes a one-sided read).
-  void set_read_side(Request& r, ReadSide side, int64_t pe_hit = 0);
-  // Gives up the halves of a split read not done yet (queued ones leave their queues; ones in flight are ignored
-  // when they end) so the request can be read again whole; returns the bytes of halves already started.
-  double abandon_reads(Request& r);
-  // Takes half `h` out of its node's queue (charged up to now) and its tokens off the node's count; `weight` is
-  // what the entry stood for (queued_entry_weight before any half left).
-  void unqueue_half(Request& r, int h, double weight);
-  // The requests a queue entry of `r` stands for: 1, or 1/2 for each half of a split read while both wait.
-  static double queued_entry_weight(const Request& r) {
-    return 1.0 / std::max(1, r.halves(Request::Half::Queued));
-  }
-  static bool has_half(const Request& r, int half) { return half == 0 ? r.side != ReadSide::De : r.side != ReadSide::Pe; }
-  int read_node(const Request& r, int half) const { return node_of(half == 0 ? r.pe : r.de); }
-  int64_t half_tokens(const Request& r, int half) const { return half == 0 ? r.pe_hit : r.hit - r.pe_hit; }
-  BlockRanges half_blocks(const Request& r, int half) const;  // the blocks half `half` reads
-  double half_bytes(const Request& r, int half) const {
-    if (r.side == ReadSide::Split && mutant("split_reads_whole")) return r.hit_bytes;
-    return half == 0 ? r.pe_hit_bytes : r.hit_bytes - r.pe_hit_bytes;
-  }
   // faults (cluster_faults.cpp)
   void arm_faults();
   void fault_begins(size_t i);  // by the fault's effect (FaultEffect, core/config/fault_kinds.hpp)
@@ -185,9 +154,6 @@ class Cluster {
   void reroute_read(Request& r, size_t fault);  // a read whose SNIC is down goes elsewhere, or waits
   void unplace_pe(Request& r);                  // back to the PE waiting queue (no other read path)
   void set_can_take(int node);                  // PE engines on `node` take requests iff they can load KV
-  // Persistence writes go through here: a write on a SNIC that is down waits for it, and one a fault fails is
-  // written again when the SNIC is back. `write` is its entry in the node's writes in flight (begin_write).
-  void persist_write(int node, int64_t write, const BlockRanges& blocks, double bytes, Done done);
   // node-down and cnic-down (cluster_node_down.cpp)
   void node_down(size_t fault);
   void cnic_down(size_t fault);
@@ -196,31 +162,6 @@ class Cluster {
   int live_port(int port) const;  // the next CNIC of port's node that is up
   bool lose_attempt(Request& r, FaultRecord& rec);  // releases what the attempt holds; true: its round restarts
   void drop_lost_from_queues();
-  // Claimed blocks on their way to storage from `node` (and the agents whose write_started they carry), tracked
-  // only when a node can be lost: a lost node's are unclaimed at once. -1 when not tracked.
-  int64_t begin_write(int node, const BlockRanges& blocks, std::vector<int> agents, double bytes);
-  bool write_live(int node, int64_t write) const {
-    return write < 0 || inflight_writes_[static_cast<size_t>(node)].count(write) > 0;
-  }
-  // prefill (cluster_prefill.cpp)
-  void ready_for_prefill(Request& r);
-  void maybe_start_forward(int group);
-  void pump_forwards();  // idle PE groups that left requests out for DE buffer room try again (room came back)
-  void mark_forward(const Forward& f, WaitCause c);
-  void release_loaded_layers(const Forward& f, int stage);
-  void start_loads(Forward& f, int stage);
-  void try_compute(Forward& f);
-  void compute_done(Forward& f, int stage);
-  void send_done(Forward& f, int stage);
-  void forward_finished(Forward& f);
-  // decode (cluster_decode.cpp)
-  void kv_arrived(Request& r);
-  void start_handoff(Request& r);
-  void start_h2d(Request& r);
-  void handoff_done(Request& r);
-  void maybe_start_chunk(int group);
-  void chunk_done(int group);
-
   // Moves a request to a new cause, charging the time since its last change to the old one.
   void set_wait(Request& r, WaitCause c) {
     if (r.wait_cause == WaitCause::Count) return;  // its round is over
@@ -231,8 +172,6 @@ class Cluster {
   }
   bool streamed_buffers() const { return sc_.policy.buffer == BufferLifecycle::Stream; }
   bool hbm_at_handoff() const { return sc_.policy.de_hbm == DeHbmAt::Handoff; }
-  // HBM given back on a decode engine (a round ended): with HBM allocated at handoff, waiting handoffs start.
-  void release_hbm(int engine, double bytes);
   // Buffer room on `node` taken or given back for request `r` (occupancy over time, and who holds it).
   void reserve_buffer(Request& r, int node, double bytes) { buffer_change(r, node, bytes); }
   void release_buffer(Request& r, int node, double bytes) { buffer_change(r, node, -bytes); }
@@ -297,13 +236,9 @@ class Cluster {
   std::deque<Request> requests_;
   TransferTotals totals_;
   WaitTracker waits_;
-  double pe_busy_ = 0, de_busy_ = 0;  // seconds PE units spent in forwards, DE units in decode chunks
-  double pe_stage_seconds_ = 0;       // predicted compute of every forward stage (slowest engine's attention)
   std::unique_ptr<StopRule> stop_rule_;
   StopReason stop_reason_ = StopReason::None;
   double stop_time_ = -1;
-  DecodeLayerParts decode_parts_;     // modelled decode step seconds by part, summed over chunks and layers
-  double pe_balanced_seconds_ = 0;    // the same with every engine at the group's mean attention
   int gpus_per_node_;
   bool per_node_ports_;
   int n_layers_;
@@ -314,53 +249,18 @@ class Cluster {
   std::deque<QueuedRequest> pe_waiting_, de_global_;
   std::vector<std::deque<QueuedRequest>> de_queues_;
   std::vector<bool> pe_fetch_armed_, de_fetch_armed_;
-  // per-node storage read queues; an entry is one half of a request's read (a split request has one in each
-  // node's queue), and queued_weight_ is the requests they stand for (each half of a split one counts 1/2)
-  struct ReadEntry {
-    int64_t id;
-    int half;  // 0: through the PE node, 1: through the DE node
-  };
-  void start_read(int node, const ReadEntry& entry, bool slot);  // the entry has left its queue, admitted
-  // Starts the queued halves of split reads whose requests are admitted (they need only a read slot). Only a run
-  // that has split a read can have one, so others skip the scan.
-  void start_admitted_halves(int node);
-  bool split_reads_ = false;
-  std::vector<std::deque<ReadEntry>> read_queue_;
-  std::vector<double> queued_weight_;
-  // What a node's queued reads wait for, charged for the whole queue at once: the SNIC while its read slots are
-  // full, else what blocks the head (buffer room, a pending write), since FIFO order holds the rest behind it.
-  struct QueueWait {
-    WaitCause cause = WaitCause::ReadQueue;
-    double since = 0;
-  };
-  std::vector<QueueWait> queue_wait_;
-  std::vector<int> reads_in_flight_;
-  std::vector<std::string> read_failures_;
   std::vector<FaultRecord> faults_;
-  std::vector<std::vector<Done>> parked_writes_;   // per node: writes waiting for its SNIC
-  // node-down: engines lost (with every engine of their lockstep unit), forwards of lost prefill units (kept so
-  // that their callbacks in flight find them), and writes in flight per node (begin_write).
+  // node-down and cnic-down: engines lost (with every engine of their lockstep unit), and dead CNICs
   std::vector<bool> engine_lost_;
   std::vector<bool> cnic_down_;  // per GPU: its compute NIC failed (cnic-down)
   bool any_cnic_down_ = false;
-  std::vector<std::unique_ptr<Forward>> lost_forwards_;
-  struct InflightWrite {
-    BlockRanges blocks;
-    std::vector<int> agents;  // one write_started each
-    double bytes = 0;
-  };
-  bool track_writes_ = false;
-  int64_t next_write_ = 0;
-  std::vector<std::unordered_map<int64_t, InflightWrite>> inflight_writes_;
-  // per-engine ready queues (requests whose hit KV is in a DRAM buffer) and group pipelines
-  std::vector<std::deque<int64_t>> ready_;
-  // per decode engine, with policy.de_hbm = "handoff": requests whose prompt KV is in the DE buffer, waiting for
-  // the engine's HBM (FIFO)
-  std::vector<std::deque<int64_t>> hbm_waiting_;
   std::vector<std::vector<int>> pe_units_, de_units_;  // engines that run forwards / decode steps in lockstep
   std::vector<int> unit_of_;                            // per GPU: its unit in pe_units_ or de_units_
-  std::vector<std::unique_ptr<PrefillGroupState>> pe_state_;
-  std::vector<std::unique_ptr<DecodeGroupState>> de_state_;
+  // The phases (constructed last: they size their state from the units).
+  std::unique_ptr<ReadQueues> reads_;
+  std::unique_ptr<PrefillPipeline> prefill_;
+  std::unique_ptr<DecodeGroups> decode_;
+  std::unique_ptr<StorageWrites> writes_;
 };
 
 }  // namespace dualpath

@@ -11,17 +11,17 @@
 
 #include "core/config/input_error.hpp"
 #include "core/engine/cluster.hpp"
-#include "core/engine/cluster_state.hpp"
+#include "core/engine/prefill_pipeline.hpp"
+#include "core/engine/read_queues.hpp"
+#include "core/engine/storage_writes.hpp"
 #include "core/mutation/mutant.hpp"
 
 namespace dualpath {
 
 void Cluster::arm_faults() {
   faults_.clear();
-  parked_writes_.assign(view_.nodes.size(), {});
   engine_lost_.assign(view_.engines.size(), false);
   cnic_down_.assign(view_.engines.size(), false);
-  inflight_writes_.assign(view_.nodes.size(), {});
   if (sc_.faults.empty()) return;
   if (!be_.can_inject_faults())
     throw InputError(sc_.source_file + ": /faults",
@@ -29,7 +29,7 @@ void Cluster::arm_faults() {
                      "injects the hardware body's own)");
   be_.track_storage_io();
   for (size_t i = 0; i < sc_.faults.size(); ++i) {
-    track_writes_ = track_writes_ || effect_of(sc_.faults[i].kind) == FaultEffect::LoseNode;
+    if (effect_of(sc_.faults[i].kind) == FaultEffect::LoseNode) writes_->track_lost_writes();
     faults_.push_back(FaultRecord{sc_.faults[i]});
     const FaultSpec& f = sc_.faults[i];
     be_.timer(f.at, [this, i] { fault_begins(i); });
@@ -104,25 +104,21 @@ void Cluster::snic_down(size_t i) {
                           ", snic-down at " + std::to_string(rec.started) + " s)";
   be_.fail_storage_io(node, why);  // their failure callbacks run next, from the event loop
   // Reads still queued on the node go elsewhere where they can.
-  charge_queue(node);
-  std::deque<ReadEntry> queued;
-  queued.swap(read_queue_[node]);
-  queued_weight_[node] = 0;
-  for (const ReadEntry& e : queued) {
+  for (const ReadQueues::ReadEntry& e : reads_->take_queue(node)) {
     Request& r = requests_[e.id];
-    r.wait_since = be_.now();  // its time in the queue was charged by charge_queue, as when pump_reads takes it
+    r.wait_since = be_.now();  // its time in the queue was charged by charge_queue, as when ReadQueues::pump takes it
     if (r.side == ReadSide::Split) {  // its other half is abandoned too, and the request reads whole elsewhere
-      rec.bytes_reread += abandon_reads(r);
+      rec.bytes_reread += reads_->abandon(r);
       release_buffer(r, node_of(r.pe), r.buffer_bytes[0]);
       release_buffer(r, node_of(r.de), r.buffer_bytes[1]);
-      set_read_side(r, e.half == 0 ? ReadSide::Pe : ReadSide::De);  // the side that is down: reroute moves it
+      reads_->set_read_side(r, e.half == 0 ? ReadSide::Pe : ReadSide::De);  // the side that is down: reroute moves it
     } else {
-      view_.nodes[node].read_queue_tokens -= half_tokens(r, e.half);
+      view_.nodes[node].read_queue_tokens -= reads_->half_tokens(r, e.half);
       r.half[e.half] = Request::Half::None;
     }
     reroute_read(r, i);
   }
-  pump_all_reads();
+  reads_->pump_all();
 }
 
 void Cluster::snic_back(size_t i) {
@@ -130,10 +126,8 @@ void Cluster::snic_back(size_t i) {
   if (down_fault(node) >= 0) return;  // another snic-down still holds it down
   view_.nodes[node].snic_up = true;
   set_can_take(node);
-  std::vector<Done> parked;
-  parked.swap(parked_writes_[static_cast<size_t>(node)]);
-  for (Done& w : parked) w();
-  pump_reads(node);
+  writes_->snic_back(node);
+  reads_->pump(node);
   arm_fetches();  // PE groups that could not read take requests again
 }
 
@@ -148,7 +142,7 @@ int Cluster::down_fault(int node) const {
 
 int Cluster::read_path_down(const Request& r) const {
   for (int h = 0; h < 2; ++h)
-    if (has_half(r, h) && !view_.nodes[read_node(r, h)].snic_up) return read_node(r, h);
+    if (reads_->has_half(r, h) && !view_.nodes[reads_->read_node(r, h)].snic_up) return reads_->read_node(r, h);
   return -1;
 }
 
@@ -158,7 +152,7 @@ int Cluster::read_path_down(const Request& r) const {
 void Cluster::reroute_read(Request& r, size_t fault) {
   FaultRecord& rec = faults_[fault];
   if (mutant("fault_no_reroute")) {
-    enqueue_read(r);
+    reads_->enqueue(r);
     return;
   }
   if (features_.dual_path) {
@@ -168,16 +162,16 @@ void Cluster::reroute_read(Request& r, size_t fault) {
                            : r.side == ReadSide::Pe  ? ReadSide::De
                                                      : ReadSide::Pe;
     if (view_.nodes[node_of(other == ReadSide::De ? r.de : r.pe)].snic_up) {
-      set_read_side(r, other);
+      reads_->set_read_side(r, other);
       ++rec.reads_moved;
     }
-    enqueue_read(r);
+    reads_->enqueue(r);
     return;
   }
   bool any_pe_up = false;
   for (const auto& n : view_.nodes) any_pe_up = any_pe_up || (n.prefill && n.snic_up);
   if (!any_pe_up) {
-    enqueue_read(r);  // waits for a prefill SNIC to come back
+    reads_->enqueue(r);  // waits for a prefill SNIC to come back
     return;
   }
   ++rec.reads_moved;
@@ -199,44 +193,6 @@ void Cluster::set_can_take(int node) {
   if (features_.dual_path || !view_.nodes[node].prefill) return;
   for (auto& e : view_.engines)
     if (e.node == node && e.prefill) e.can_take = view_.nodes[node].snic_up && !engine_lost_[static_cast<size_t>(e.gpu)];
-}
-
-void Cluster::persist_write(int node, int64_t write, const BlockRanges& blocks, double bytes, Done done) {
-  if (faults_.empty()) {
-    be_.storage_write(node, blocks, bytes, std::move(done));
-    return;
-  }
-  if (!write_live(node, write)) return;  // lost with its node (node_down unclaimed its blocks)
-  if (!view_.nodes[node].snic_up) {
-    parked_writes_[static_cast<size_t>(node)].push_back(
-        [this, node, write, blocks, bytes, done = std::move(done)]() mutable {
-          persist_write(node, write, blocks, bytes, std::move(done));
-        });
-    return;
-  }
-  auto shared_done = std::make_shared<Done>(std::move(done));
-  be_.storage_write(
-      node, blocks, bytes,
-      [this, node, write, shared_done] {
-        if (!write_live(node, write)) return;
-        if (write >= 0) inflight_writes_[static_cast<size_t>(node)].erase(write);
-        (*shared_done)();
-      },
-      [this, node, write, blocks, bytes, shared_done](const std::string&) {
-        if (!write_live(node, write)) return;
-        const int f = down_fault(node);
-        if (f < 0) throw std::logic_error("cluster: a storage write failed with no fault on its node");
-        ++faults_[static_cast<size_t>(f)].writes_failed;
-        faults_[static_cast<size_t>(f)].bytes_rewritten += bytes;
-        persist_write(node, write, blocks, bytes, [shared_done] { (*shared_done)(); });
-      });
-}
-
-int64_t Cluster::begin_write(int node, const BlockRanges& blocks, std::vector<int> agents, double bytes) {
-  if (!track_writes_) return -1;
-  const int64_t id = next_write_++;
-  inflight_writes_[static_cast<size_t>(node)].emplace(id, InflightWrite{blocks, std::move(agents), bytes});
-  return id;
 }
 
 }  // namespace dualpath

@@ -1,6 +1,6 @@
 // Lockstep groups (docs/assumptions.md, "Group lockstep" and "EP all-to-all bytes"): the engines of an EP group
 // step together, and every step moves its tokens' expert copies between the group's nodes. Prefill stages
-// (cluster_prefill.cpp) and decode chunks (cluster_decode.cpp) both start their all-to-all here.
+// (prefill_pipeline.cpp) and decode chunks (decode_groups.cpp) both start their all-to-all here.
 #include <algorithm>
 
 #include "core/engine/cluster.hpp"

@@ -18,8 +18,11 @@
 #include <sstream>
 
 #include "core/engine/cluster.hpp"
-#include "core/engine/cluster_state.hpp"
+#include "core/engine/decode_groups.hpp"
 #include "core/engine/kv_io.hpp"
+#include "core/engine/prefill_pipeline.hpp"
+#include "core/engine/read_queues.hpp"
+#include "core/engine/storage_writes.hpp"
 
 namespace dualpath {
 
@@ -34,29 +37,8 @@ void Cluster::lose_engines(size_t i, const std::function<bool(int)>& lost) {
       on_unit(u);
     }
   };
-  lose_units(pe_units_, [&](size_t u) {
-    auto& gs = *pe_state_[u];
-    gs.lost = true;
-    if (gs.current) gs.draining.push_back(std::move(gs.current));
-    for (auto& f : gs.draining) {
-      f->lost = true;
-      lost_forwards_.push_back(std::move(f));
-    }
-    gs.draining.clear();
-  });
-  lose_units(de_units_, [&](size_t u) {
-    auto& s = *de_state_[u];
-    s.lost = true;
-    for (size_t k = 0; k < s.unflushed_blocks.size(); ++k) {
-      for (const AgentWrite& w : s.unflushed_blocks[k]) {
-        blocks_.unclaim(w.blocks);
-        blocks_.write_finished(w.agent);
-      }
-      rec.writes_lost += s.unflushed_bytes[k];
-      s.unflushed_blocks[k].clear();
-      s.unflushed_bytes[k] = 0;
-    }
-  });
+  lose_units(pe_units_, [&](size_t u) { prefill_->lose_unit(u); });
+  lose_units(de_units_, [&](size_t u) { decode_->lose_unit(u, rec); });
   bool pe_left = false, de_left = false;
   for (const auto& e : view_.engines)
     (e.prefill ? pe_left : de_left) |= !engine_lost_[static_cast<size_t>(e.gpu)];
@@ -80,13 +62,7 @@ void Cluster::node_down(size_t i) {
   // never land.
   view_.nodes[static_cast<size_t>(node)].snic_up = false;
   be_.fail_storage_io(node, "node " + std::to_string(node) + " is down (fault " + std::to_string(i) + ")");
-  for (auto& [id, w] : inflight_writes_[static_cast<size_t>(node)]) {
-    blocks_.unclaim(w.blocks);
-    for (int agent : w.agents) blocks_.write_finished(agent);
-    rec.writes_lost += w.bytes;
-  }
-  inflight_writes_[static_cast<size_t>(node)].clear();
-  parked_writes_[static_cast<size_t>(node)].clear();
+  writes_->lose_node(node, rec);
   restart_lost_rounds(i);
 }
 
@@ -131,8 +107,8 @@ void Cluster::restart_lost_rounds(size_t i) {
     ++rec.rounds_restarted;
     issue_round(r.agent, r.round);
   }
-  pump_all_reads();
-  if (streamed_buffers()) pump_forwards();
+  reads_->pump_all();
+  if (streamed_buffers()) prefill_->pump();
   arm_fetches();
 }
 
@@ -143,20 +119,20 @@ bool Cluster::lose_attempt(Request& r, FaultRecord& rec) {
   // Its storage read: queued (the queue's time is charged up to now, then it leaves), in flight (its slot is
   // freed by the backend's callback), or done; what it read is lost either way.
   if (r.pe >= 0 && r.de >= 0 && r.side != ReadSide::Unset) {
-    const double weight = queued_entry_weight(r);  // computed before any half leaves
+    const double weight = reads_->queued_entry_weight(r);  // computed before any half leaves
     for (int h = 0; h < 2; ++h) {
-      const int rn = read_node(r, h);
+      const int rn = reads_->read_node(r, h);
       switch (r.half[h]) {
         case Request::Half::Queued:
-          unqueue_half(r, h, weight);
+          reads_->unqueue_half(r, h, weight);
           r.wait_since = now;
           break;
         case Request::Half::Reading:
-          view_.nodes[static_cast<size_t>(rn)].read_queue_tokens -= half_tokens(r, h);
-          rec.bytes_lost += half_bytes(r, h);
+          view_.nodes[static_cast<size_t>(rn)].read_queue_tokens -= reads_->half_tokens(r, h);
+          rec.bytes_lost += reads_->half_bytes(r, h);
           break;
         case Request::Half::Done:
-          rec.bytes_lost += half_bytes(r, h);
+          rec.bytes_lost += reads_->half_bytes(r, h);
           break;
         case Request::Half::None:
           break;
@@ -171,13 +147,11 @@ bool Cluster::lose_attempt(Request& r, FaultRecord& rec) {
   if (r.de >= 0) {
     auto& e = view_.engines[r.de];
     e.tok -= r.prompt + r.gen, e.seq -= 1;
-    auto& waiting = hbm_waiting_[static_cast<size_t>(r.de)];
-    const auto w = std::find(waiting.begin(), waiting.end(), r.id);
-    const bool holds_hbm = !hbm_at_handoff() || (r.t.handoff_start >= 0 && w == waiting.end());
-    if (w != waiting.end()) waiting.erase(w);
+    const bool waited = decode_->leave_hbm_wait(r);
+    const bool holds_hbm = !hbm_at_handoff() || (r.t.handoff_start >= 0 && !waited);
     if (holds_hbm) {
       if (engine_lost_[static_cast<size_t>(r.de)]) e.hbm.release(kv_bytes(r.prompt + r.gen));
-      else release_hbm(r.de, kv_bytes(r.prompt + r.gen));
+      else decode_->release_hbm(r.de, kv_bytes(r.prompt + r.gen));
     }
   }
   if (r.buffer_bytes[0] > 0) release_buffer(r, node_of(r.pe), r.buffer_bytes[0]);
@@ -211,17 +185,8 @@ void Cluster::drop_lost_from_queues() {
     de_queues_[g].clear();
   }
   de_global_.insert(de_global_.begin(), rerouted.begin(), rerouted.end());
-  for (auto& ready : ready_)
-    ready.erase(std::remove_if(ready.begin(), ready.end(), [this](int64_t id) { return requests_[id].lost; }),
-                ready.end());
-  for (auto& waiting : hbm_waiting_)
-    waiting.erase(std::remove_if(waiting.begin(), waiting.end(), [this](int64_t id) { return requests_[id].lost; }),
-                  waiting.end());
-  for (size_t u = 0; u < de_units_.size(); ++u) {
-    if (!de_state_[u]->lost) continue;
-    for (auto& a : de_state_[u]->active) a.clear();
-    for (auto& j : de_state_[u]->joining) j.clear();
-  }
+  prefill_->drop_lost();
+  decode_->drop_lost();
 }
 
 }  // namespace dualpath

@@ -54,7 +54,7 @@ class Cluster::StorageKvIo final : public Cluster::KvIo {
   void load_hit(Request& r) override;
   bool reserves_de_room() const override { return c_.streamed_buffers(); }
   int load_stage(Forward& f, int stage) override;
-  void stage_loaded(const Forward& f, int stage) override { c_.release_loaded_layers(f, stage); }
+  void stage_loaded(const Forward& f, int stage) override;
   int send_stage(Forward& f, int stage) override;
   void prompt_computed(Request& r) override;
   void prompt_abandoned(Request& r) override;
@@ -62,7 +62,7 @@ class Cluster::StorageKvIo final : public Cluster::KvIo {
   void hand_off(Request& r) override;
   void handoff_finished(Request& r) override;
   BlockRanges claim_filled(Request& r, int64_t upto) override;
-  void pe_room_back() override { c_.pump_all_reads(); }
+  void pe_room_back() override;
   void de_room_back() override;
 
  private:

@@ -1,12 +1,15 @@
 // KV I/O through the backend (kv_io.hpp), for every policy but the oracle: storage reads into the DRAM buffers
-// (cluster_read.cpp queues them), stage loads into HBM (PE path 3-4 by CNIC loopback, DE path 3-5 over the compute
+// (read_queues.cpp queues them), stage loads into HBM (PE path 3-4 by CNIC loopback, DE path 3-5 over the compute
 // network), stage sends to the DE buffer (PE path 5-7, DE path miss-KV return), the handoff's H2D and prompt
 // persistence (PE path 8-9, DE path 6-7), and the claims of blocks that decoding fills.
 #include <map>
 #include <memory>
 
-#include "core/engine/cluster_state.hpp"
+#include "core/engine/decode_groups.hpp"
 #include "core/engine/kv_io.hpp"
+#include "core/engine/prefill_pipeline.hpp"
+#include "core/engine/read_queues.hpp"
+#include "core/engine/storage_writes.hpp"
 #include "core/mutation/mutant.hpp"
 
 namespace dualpath {
@@ -17,7 +20,7 @@ void Cluster::StorageKvIo::load_hit(Request& r) {
     c_.reroute_read(r, static_cast<size_t>(c_.down_fault(down)));
     return;
   }
-  c_.enqueue_read(r);
+  c_.reads_->enqueue(r);
 }
 
 // One transfer per (engine, source buffer): the engine's requests' stage KV from the PE buffer (its own CNIC's
@@ -57,8 +60,8 @@ int Cluster::StorageKvIo::load_stage(Forward& f, int stage) {
                          c.obs_->stage_point(fp->log_forward, stage, ActivityObserver::StagePoint::LoadEnd,
                                              c.be_.now());
                          fp->loaded[stage] = true;
-                         c.release_loaded_layers(*fp, stage);
-                         c.try_compute(*fp);
+                         c.prefill_->release_loaded_layers(*fp, stage);
+                         c.prefill_->try_compute(*fp);
                        }
                      });
     }
@@ -86,7 +89,7 @@ int Cluster::StorageKvIo::send_stage(Forward& f, int stage) {
       c.be_.transfer(Hop::HbmToRemoteDram, Place{Loc::Hbm, engines[i]}, Place{Loc::Dram, de}, bytes,
                      TrafficClass::Kv, [&c, fp, stage, rec] {
                        c.obs_->transfer_ended(rec, c.be_.now());
-                       if (!fp->lost && --fp->sends_pending[stage] == 0) c.send_done(*fp, stage);
+                       if (!fp->lost && --fp->sends_pending[stage] == 0) c.prefill_->send_done(*fp, stage);
                      });
     }
   }
@@ -112,10 +115,10 @@ void Cluster::StorageKvIo::hand_off(Request& r) {
   const bool decodes = r.gen > 1;
   auto part = std::make_shared<int>((decodes ? 1 : 0) + (new_blocks > 0 ? 1 : 0));
   auto one_done = [&c, id, part] {
-    if (--*part == 0) c.handoff_done(c.requests_[id]);
+    if (--*part == 0) c.decode_->handoff_done(c.requests_[id]);
   };
   if (*part == 0) {
-    c.handoff_done(r);
+    c.decode_->handoff_done(r);
     return;
   }
   if (decodes) {
@@ -126,8 +129,8 @@ void Cluster::StorageKvIo::hand_off(Request& r) {
   if (new_blocks > 0) {
     c.totals_.storage_write += new_blocks;
     if (c.pool_) c.write_to_pool(node, blocks);  // write-through, beside the storage write
-    const int64_t write = c.begin_write(node, blocks, {}, new_blocks);
-    c.persist_write(node, write, blocks, new_blocks, [&c, blocks, one_done] {
+    const int64_t write = c.writes_->track(node, blocks, {}, new_blocks);
+    c.writes_->persist(node, write, blocks, new_blocks, [&c, blocks, one_done] {
       c.blocks_.persist(blocks);
       one_done();
     });
@@ -147,9 +150,13 @@ BlockRanges Cluster::StorageKvIo::claim_filled(Request& r, int64_t upto) {
   return blocks;
 }
 
+void Cluster::StorageKvIo::stage_loaded(const Forward& f, int stage) { c_.prefill_->release_loaded_layers(f, stage); }
+
+void Cluster::StorageKvIo::pe_room_back() { c_.reads_->pump_all(); }
+
 void Cluster::StorageKvIo::de_room_back() {
-  c_.pump_all_reads();
-  if (c_.streamed_buffers()) c_.pump_forwards();  // held-back forwards may fit their DE reservations now
+  c_.reads_->pump_all();
+  if (c_.streamed_buffers()) c_.prefill_->pump();  // held-back forwards may fit their DE reservations now
 }
 
 }  // namespace dualpath

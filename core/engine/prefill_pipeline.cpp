@@ -7,18 +7,23 @@
 #include <algorithm>
 #include <map>
 
-#include "core/engine/cluster.hpp"
-#include "core/engine/cluster_state.hpp"
+#include "core/engine/prefill_pipeline.hpp"
+
+#include "core/engine/decode_groups.hpp"
 #include "core/engine/kv_io.hpp"
+#include "core/engine/read_queues.hpp"
 #include "core/sched/quota_batcher.hpp"
 #include "core/mutation/mutant.hpp"
 
 namespace dualpath {
 
-void Cluster::ready_for_prefill(Request& r) {
+Cluster::PrefillPipeline::PrefillPipeline(Cluster& c, size_t engines, size_t units)
+    : c_(c), ready_(engines), units_(units) {}
+
+void Cluster::PrefillPipeline::ready(Request& r) {
   ready_[r.pe].push_back(r.id);
-  set_wait(r, WaitCause::PeQueue);
-  maybe_start_forward(unit_of_[r.pe]);
+  c_.set_wait(r, WaitCause::PeQueue);
+  maybe_start(c_.unit_of_[r.pe]);
 }
 
 namespace {
@@ -32,12 +37,12 @@ std::vector<int> stage_layers(int n_layers, bool layerwise, int layer_group) {
 }
 }  // namespace
 
-void Cluster::maybe_start_forward(int group) {
-  auto& gs = *pe_state_[group];
+void Cluster::PrefillPipeline::maybe_start(int group) {
+  auto& gs = units_[group];
   if (gs.current || gs.lost) return;  // the group is computing; the next forward is formed when it finishes
-  const auto& engines = pe_units_[group];
-  const double scope = sc_.policy.quota_scope == QuotaScope::Forward ? n_layers_ : 1.0;
-  auto predict = [&](int64_t cached, int64_t fresh) { return cost_.attention_layer_time(cached, fresh) * scope; };
+  const auto& engines = c_.pe_units_[group];
+  const double scope = c_.sc_.policy.quota_scope == QuotaScope::Forward ? c_.n_layers_ : 1.0;
+  auto predict = [&](int64_t cached, int64_t fresh) { return c_.cost_.attention_layer_time(cached, fresh) * scope; };
 
   auto f = std::make_unique<Forward>();
   f->group = group;
@@ -46,7 +51,7 @@ void Cluster::maybe_start_forward(int group) {
   bool any = false;
   // Streamed buffers: a PE-path request's first forward reserves the DE buffer room its prompt KV will take; one
   // that does not fit stays ready (charged to the DE buffer) and the others go ahead of it.
-  const bool jit_de = io_->reserves_de_room();
+  const bool jit_de = c_.io_->reserves_de_room();
   std::map<int, double> de_free;  // DE node -> buffer room left for this forward's reservations
   gs.waits_for_de_room = false;
   auto needs_de_room = [&](const Request& r) { return jit_de && r.buffer_bytes[1] <= 0; };
@@ -57,37 +62,37 @@ void Cluster::maybe_start_forward(int group) {
     std::vector<int64_t> ids;  // the candidates' request ids
     cands.reserve(ready.size());
     for (int64_t id : ready) {
-      Request& r = requests_[id];
+      Request& r = c_.requests_[id];
       if (needs_de_room(r)) {
-        const int node = node_of(r.de);
+        const int node = c_.node_of(r.de);
         auto it = de_free.find(node);
-        if (it == de_free.end()) it = de_free.emplace(node, view_.nodes[node].buffer.free()).first;
+        if (it == de_free.end()) it = de_free.emplace(node, c_.view_.nodes[node].buffer.free()).first;
         if (it->second < r.prompt_bytes * (1 - 1e-12)) {
           gs.waits_for_de_room = true;
-          set_wait(r, WaitCause::DeBuffer);
+          c_.set_wait(r, WaitCause::DeBuffer);
           continue;
         }
         it->second -= r.prompt_bytes;  // tentative: given back below if the quota leaves the request out
       }
       const int64_t cached = r.hit + r.prefilled;
       const int64_t fresh = r.fresh - r.prefilled;
-      cands.push_back({cached, fresh, features_.layerwise ? 0.0 : kv_bytes(cached + fresh)});
+      cands.push_back({cached, fresh, c_.features_.layerwise ? 0.0 : c_.kv_bytes(cached + fresh)});
       ids.push_back(id);
     }
-    BatchLimits limits{mutant("no_quota") ? 1e300 : sc_.policy.compute_quota, features_.layerwise ? 0.0 : view_.engines[engines[i]].hbm.free()};
+    BatchLimits limits{mutant("no_quota") ? 1e300 : c_.sc_.policy.compute_quota, c_.features_.layerwise ? 0.0 : c_.view_.engines[engines[i]].hbm.free()};
     const auto items = form_batch(cands, limits, predict);
     std::vector<bool> taken(ids.size(), false);
     std::vector<int64_t> completed;
     for (const auto& it : items) {
       taken[it.index] = true;
-      Request& r = requests_[ids[it.index]];
+      Request& r = c_.requests_[ids[it.index]];
       if (needs_de_room(r)) {
-        reserve_buffer(r, node_of(r.de), r.prompt_bytes);
+        c_.reserve_buffer(r, c_.node_of(r.de), r.prompt_bytes);
       }
       BatchEntry e{r.id, r.hit + r.prefilled, it.fresh, 0, r.prefilled + it.fresh == r.fresh};
       // The first chunk also sends the hit KV read through the PE node (the DE buffer already has the rest).
       e.send_tokens = it.fresh + (r.prefilled == 0 ? r.pe_hit : 0);
-      if (r.t.prefill_start < 0) r.t.prefill_start = be_.now();
+      if (r.t.prefill_start < 0) r.t.prefill_start = c_.be_.now();
       r.prefilled += it.fresh;
       f->hbm_per_engine[i] += cands[it.index].hbm_bytes;
       if (e.last_chunk) completed.push_back(r.id);
@@ -96,9 +101,9 @@ void Cluster::maybe_start_forward(int group) {
     }
     for (size_t k = 0; k < ids.size(); ++k) {  // candidates the quota left out: give back their tentative room
       if (taken[k]) continue;
-      Request& r = requests_[ids[k]];
-      if (needs_de_room(r)) de_free[node_of(r.de)] += r.prompt_bytes;
-      set_wait(r, WaitCause::PeQueue);  // it has its room if it needs any; it waits for the PE now
+      Request& r = c_.requests_[ids[k]];
+      if (needs_de_room(r)) de_free[c_.node_of(r.de)] += r.prompt_bytes;
+      c_.set_wait(r, WaitCause::PeQueue);  // it has its room if it needs any; it waits for the PE now
     }
     // Completed requests leave the ready queue; a chunked one stays in it for the next forward.
     if (!completed.empty()) {
@@ -112,17 +117,17 @@ void Cluster::maybe_start_forward(int group) {
     }
   }
   if (!any) return;
-  f->start = be_.now();
-  for (size_t i = 0; i < engines.size(); ++i) view_.engines[engines[i]].hbm.try_reserve(f->hbm_per_engine[i]);
-  f->layers = stage_layers(n_layers_, features_.layerwise, sc_.sim.layer_group);
+  f->start = c_.be_.now();
+  for (size_t i = 0; i < engines.size(); ++i) c_.view_.engines[engines[i]].hbm.try_reserve(f->hbm_per_engine[i]);
+  f->layers = stage_layers(c_.n_layers_, c_.features_.layerwise, c_.sc_.sim.layer_group);
   const size_t n = f->layers.size();
   f->loads_pending.assign(n, 0), f->sends_pending.assign(n, 0), f->loaded.assign(n, false);
   const Forward& fr = *f;
   // (Two captures fit std::function's own storage: no allocation per forward when nothing keeps the record.)
-  f->log_forward = obs_->forward_started(
+  f->log_forward = c_.obs_->forward_started(
       [this, &fr] {
         ForwardRecord rec;
-        rec.unit = fr.group, rec.leader_gpu = pe_units_[fr.group][0], rec.start = be_.now();
+        rec.unit = fr.group, rec.leader_gpu = c_.pe_units_[fr.group][0], rec.start = c_.be_.now();
         rec.stages = static_cast<int>(fr.layers.size());
         for (const auto& per_engine : fr.batch)
           for (const auto& e : per_engine) {
@@ -133,52 +138,52 @@ void Cluster::maybe_start_forward(int group) {
       },
       f->layers);
   gs.current = std::move(f);
-  mark_forward(*gs.current, WaitCause::KvLoad);
+  mark(*gs.current, WaitCause::KvLoad);
   try_compute(*gs.current);
 }
 
-void Cluster::mark_forward(const Forward& f, WaitCause c) {
+void Cluster::PrefillPipeline::mark(const Forward& f, WaitCause c) {
   for (const auto& per_engine : f.batch)
-    for (const auto& e : per_engine) set_wait(requests_[e.request], c);
+    for (const auto& e : per_engine) c_.set_wait(c_.requests_[e.request], c);
 }
 
-void Cluster::pump_forwards() {
-  for (size_t g = 0; g < pe_units_.size(); ++g)
-    if (!pe_state_[g]->current && pe_state_[g]->waits_for_de_room) maybe_start_forward(static_cast<int>(g));
+void Cluster::PrefillPipeline::pump() {
+  for (size_t g = 0; g < c_.pe_units_.size(); ++g)
+    if (!units_[g].current && units_[g].waits_for_de_room) maybe_start(static_cast<int>(g));
 }
 
 // Streamed buffers: once a stage's Layer Blocks are in HBM, the PE buffer no longer holds them for requests whose
 // prefill ends with this forward (an earlier chunk's forward keeps them: later chunks reload the cached KV).
-void Cluster::release_loaded_layers(const Forward& f, int stage) {
-  if (!streamed_buffers()) return;
-  const auto& engines = pe_units_[f.group];
-  const double share = static_cast<double>(f.layers[stage]) / n_layers_;
+void Cluster::PrefillPipeline::release_loaded_layers(const Forward& f, int stage) {
+  if (!c_.streamed_buffers()) return;
+  const auto& engines = c_.pe_units_[f.group];
+  const double share = static_cast<double>(f.layers[stage]) / c_.n_layers_;
   std::vector<int> nodes;
   for (size_t i = 0; i < engines.size(); ++i)
     for (const auto& e : f.batch[i]) {
-      Request& r = requests_[e.request];
+      Request& r = c_.requests_[e.request];
       if (!e.last_chunk || r.side == ReadSide::De || r.pe_hit_bytes <= 0 || r.lost) continue;
-      release_buffer(r, node_of(r.pe), r.pe_hit_bytes * share);
-      if (std::find(nodes.begin(), nodes.end(), node_of(r.pe)) == nodes.end()) nodes.push_back(node_of(r.pe));
+      c_.release_buffer(r, c_.node_of(r.pe), r.pe_hit_bytes * share);
+      if (std::find(nodes.begin(), nodes.end(), c_.node_of(r.pe)) == nodes.end()) nodes.push_back(c_.node_of(r.pe));
     }
-  for (int n : nodes) pump_reads(n);
+  for (int n : nodes) c_.reads_->pump(n);
 }
 
-void Cluster::start_loads(Forward& f, int stage) {
+void Cluster::PrefillPipeline::start_loads(Forward& f, int stage) {
   f.loads_started = stage + 1;
-  obs_->stage_point(f.log_forward, stage, ActivityObserver::StagePoint::LoadStart, be_.now());
-  const int count = io_->load_stage(f, stage);
+  c_.obs_->stage_point(f.log_forward, stage, ActivityObserver::StagePoint::LoadStart, c_.be_.now());
+  const int count = c_.io_->load_stage(f, stage);
   f.loads_pending[stage] = count;
   if (count == 0) {
     f.loaded[stage] = true;
-    obs_->stage_point(f.log_forward, stage, ActivityObserver::StagePoint::LoadEnd, be_.now());
-    io_->stage_loaded(f, stage);
+    c_.obs_->stage_point(f.log_forward, stage, ActivityObserver::StagePoint::LoadEnd, c_.be_.now());
+    c_.io_->stage_loaded(f, stage);
   }
 }
 
 // Advances the pipeline: starts the next stage's loads (at most two stages resident, loads in order) and the
 // next stage's compute once its KV is in HBM.
-void Cluster::try_compute(Forward& f) {
+void Cluster::PrefillPipeline::try_compute(Forward& f) {
   const int n = static_cast<int>(f.layers.size());
   while (f.loads_started < n && f.loads_started <= f.computed + 1 &&
          (f.loads_started == 0 || f.loaded[f.loads_started - 1]))
@@ -187,9 +192,9 @@ void Cluster::try_compute(Forward& f) {
 
   const int stage = f.computed;
   f.computing = true;
-  mark_forward(f, WaitCause::PrefillCompute);
-  obs_->stage_point(f.log_forward, stage, ActivityObserver::StagePoint::ComputeStart, be_.now());
-  const auto& engines = pe_units_[f.group];
+  mark(f, WaitCause::PrefillCompute);
+  c_.obs_->stage_point(f.log_forward, stage, ActivityObserver::StagePoint::ComputeStart, c_.be_.now());
+  const auto& engines = c_.pe_units_[f.group];
   // Per-layer time: the slowest engine's attention, then linear/MoE on the group's mean token count (EP
   // spreads expert work evenly); a data-parallel group of one engine just uses its own tokens.
   double max_attn = 0, attn_sum = 0, tokens_total = 0, flops = 0;
@@ -198,8 +203,8 @@ void Cluster::try_compute(Forward& f) {
   for (size_t i = 0; i < engines.size(); ++i) {
     double attn = 0;
     for (const auto& e : f.batch[i]) {
-      attn += cost_.attention_layer_time(e.cached, e.fresh);
-      flops += cost_.attention_layer_flops(e.cached, e.fresh);
+      attn += c_.cost_.attention_layer_time(e.cached, e.fresh);
+      flops += c_.cost_.attention_layer_flops(e.cached, e.fresh);
       tokens[i] += static_cast<double>(e.fresh);
     }
     if (attn > max_attn || i == 0) max_attn = attn, slowest = i;
@@ -207,7 +212,7 @@ void Cluster::try_compute(Forward& f) {
     tokens_total += tokens[i];
   }
   const double mean_tokens = tokens_total / static_cast<double>(engines.size());
-  const double linear = cost_.linear_layer(mean_tokens, static_cast<int>(engines.size())).total();
+  const double linear = c_.cost_.linear_layer(mean_tokens, static_cast<int>(engines.size())).total();
   const double layer_time = max_attn + linear;
   const int layers = f.layers[stage];
   // Lockstep balance: the stage's time if every engine's attention were the group's mean, against the slowest's.
@@ -215,11 +220,11 @@ void Cluster::try_compute(Forward& f) {
   pe_balanced_seconds_ += (attn_sum / static_cast<double>(engines.size()) + linear) * layers;
   ComputeWork work;
   work.seconds = layer_time * layers;
-  work.flops = (flops + tokens_total * cost_.linear_flops_per_token_layer()) * layers;
+  work.flops = (flops + tokens_total * c_.cost_.linear_flops_per_token_layer()) * layers;
   work.layers = layers;
   work.tokens = static_cast<int64_t>(tokens_total);
   work.linear_tokens = mean_tokens;
-  work.weight_bytes_per_gpu = cost_.weight_bytes_per_gpu(static_cast<int>(engines.size()));
+  work.weight_bytes_per_gpu = c_.cost_.weight_bytes_per_gpu(static_cast<int>(engines.size()));
   for (const auto& e : f.batch[slowest]) work.seqs.push_back(SeqShape{e.cached, e.fresh});
 
   // The stage ends when its compute and its EP all-to-all traffic are both done (DeepSeek overlaps them with
@@ -232,25 +237,25 @@ void Cluster::try_compute(Forward& f) {
   // EP all-to-all per stage rather than per forward, so that model-traffic bursts interleave with the next stage's
   // KV loads as they do per layer. DeepEP normal kernels: one copy per (token, remote node with one of its experts)
   // when the model gives moe_topk (forwarded over NVLink there), else one per remote expert.
-  const auto collectives = ep_all_to_all(engines, tokens, 1.0,
-                                         sc_.model.prefill_ep_rdma_bytes_per_token_layer(nodes_spanned(engines)),
+  const auto collectives = c_.ep_all_to_all(engines, tokens, 1.0,
+                                         c_.sc_.model.prefill_ep_rdma_bytes_per_token_layer(c_.nodes_spanned(engines)),
                                          layers);
   f.loads_pending[stage] = 1 + static_cast<int>(collectives.size());
-  be_.compute(engines[0], work, [this, fp, stage, part_done] {
-    if (!fp->lost && fp->loads_pending[stage] > 1) mark_forward(*fp, WaitCause::EpAllToAll);  // the all-to-all outlasts compute
+  c_.be_.compute(engines[0], work, [this, fp, stage, part_done] {
+    if (!fp->lost && fp->loads_pending[stage] > 1) mark(*fp, WaitCause::EpAllToAll);  // the all-to-all outlasts compute
     part_done();
   });
-  start_ep_all_to_all(engines, collectives, part_done);
+  c_.start_ep_all_to_all(engines, collectives, part_done);
 }
 
-void Cluster::compute_done(Forward& f, int stage) {
+void Cluster::PrefillPipeline::compute_done(Forward& f, int stage) {
   f.computing = false;
   f.computed = stage + 1;
-  obs_->stage_point(f.log_forward, stage, ActivityObserver::StagePoint::ComputeEnd, be_.now());
-  const int count = io_->send_stage(f, stage);
+  c_.obs_->stage_point(f.log_forward, stage, ActivityObserver::StagePoint::ComputeEnd, c_.be_.now());
+  const int count = c_.io_->send_stage(f, stage);
   f.sends_pending[stage] = count;
   const bool last = f.computed == static_cast<int>(f.layers.size());
-  if (!last) mark_forward(f, WaitCause::KvLoad);  // until the next stage's compute starts (maybe right now)
+  if (!last) mark(f, WaitCause::KvLoad);  // until the next stage's compute starts (maybe right now)
   if (last) forward_finished(f);  // may hand the forward over to the draining list
   if (count == 0) send_done(f, stage);
   else if (!last) try_compute(f);
@@ -258,44 +263,44 @@ void Cluster::compute_done(Forward& f, int stage) {
 
 // The forward's compute is done: first tokens are out, the group can start its next forward while the tail of
 // the KV is still streaming to the DE buffers.
-void Cluster::forward_finished(Forward& f) {
+void Cluster::PrefillPipeline::forward_finished(Forward& f) {
   f.compute_finished = true;
-  pe_busy_ += be_.now() - f.start;
-  obs_->forward_compute_end(f.log_forward, be_.now());
-  const auto& engines = pe_units_[f.group];
+  pe_busy_ += c_.be_.now() - f.start;
+  c_.obs_->forward_compute_end(f.log_forward, c_.be_.now());
+  const auto& engines = c_.pe_units_[f.group];
   for (size_t i = 0; i < engines.size(); ++i) {
-    auto& eng = view_.engines[engines[i]];
+    auto& eng = c_.view_.engines[engines[i]];
     eng.hbm.release(f.hbm_per_engine[i]);
     for (const auto& e : f.batch[i]) {
-      Request& r = requests_[e.request];
+      Request& r = c_.requests_[e.request];
       if (r.lost) continue;  // node_down released what it held
       if (!e.last_chunk) {
-        set_wait(r, WaitCause::PeQueue);  // back in the ready queue for its next chunk
+        c_.set_wait(r, WaitCause::PeQueue);  // back in the ready queue for its next chunk
         continue;
       }
-      r.t.first_token = be_.now();
-      if (stop_rule_ && stop_reason_ == StopReason::None) {
-        stop_reason_ = stop_rule_->observe(be_.now(), r.t.first_token - r.t.arrival);
-        if (stop_reason_ != StopReason::None) stop_time_ = be_.now(), be_.stop();
+      r.t.first_token = c_.be_.now();
+      if (c_.stop_rule_ && c_.stop_reason_ == StopReason::None) {
+        c_.stop_reason_ = c_.stop_rule_->observe(c_.be_.now(), r.t.first_token - r.t.arrival);
+        if (c_.stop_reason_ != StopReason::None) c_.stop_time_ = c_.be_.now(), c_.be_.stop();
       }
-      set_wait(r, WaitCause::KvTail);
+      c_.set_wait(r, WaitCause::KvTail);
       r.generated = 1;
       eng.tok -= r.prompt, eng.seq -= 1;
       // Reserved buffers give the PE buffer back now; streamed ones did it layer by layer (this clears rounding).
-      if (r.buffer_bytes[0] > 0) release_buffer(r, node_of(r.pe), r.buffer_bytes[0]);
+      if (r.buffer_bytes[0] > 0) c_.release_buffer(r, c_.node_of(r.pe), r.buffer_bytes[0]);
       // The DE will persist the prompt's new full blocks; the agent's next read waits for that write.
-      io_->prompt_computed(r);
-      if (r.gen <= 1) round_done(r);  // the first token was the last one
+      c_.io_->prompt_computed(r);
+      if (r.gen <= 1) c_.round_done(r);  // the first token was the last one
     }
   }
-  io_->pe_room_back();
-  auto& gs = *pe_state_[f.group];
+  c_.io_->pe_room_back();
+  auto& gs = units_[f.group];
   gs.draining.push_back(std::move(gs.current));
   const int group = f.group;
-  maybe_start_forward(group);
+  maybe_start(group);
 }
 
-void Cluster::send_done(Forward& f, int stage) {
+void Cluster::PrefillPipeline::send_done(Forward& f, int stage) {
   (void)stage;
   ++f.sends_finished;
   if (f.sends_finished < static_cast<int>(f.layers.size()) || !f.compute_finished) {
@@ -306,11 +311,28 @@ void Cluster::send_done(Forward& f, int stage) {
   std::vector<int64_t> arrived;
   for (const auto& per_engine : f.batch)
     for (const auto& e : per_engine)
-      if (e.last_chunk && !requests_[e.request].lost) arrived.push_back(e.request);
-  auto& draining = pe_state_[f.group]->draining;
+      if (e.last_chunk && !c_.requests_[e.request].lost) arrived.push_back(e.request);
+  auto& draining = units_[f.group].draining;
   draining.erase(std::remove_if(draining.begin(), draining.end(), [&](const auto& p) { return p.get() == &f; }),
                  draining.end());  // f is destroyed here; only `arrived` is used below
-  for (int64_t id : arrived) kv_arrived(requests_[id]);
+  for (int64_t id : arrived) c_.decode_->kv_arrived(c_.requests_[id]);
+}
+
+void Cluster::PrefillPipeline::lose_unit(size_t u) {
+  auto& gs = units_[u];
+  gs.lost = true;
+  if (gs.current) gs.draining.push_back(std::move(gs.current));
+  for (auto& f : gs.draining) {
+    f->lost = true;
+    lost_forwards_.push_back(std::move(f));
+  }
+  gs.draining.clear();
+}
+
+void Cluster::PrefillPipeline::drop_lost() {
+  for (auto& ready : ready_)
+    ready.erase(std::remove_if(ready.begin(), ready.end(), [this](int64_t id) { return c_.requests_[id].lost; }),
+                ready.end());
 }
 
 }  // namespace dualpath

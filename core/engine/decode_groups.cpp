@@ -1,0 +1,299 @@
+// Decode: the handoff (complete prompt KV in the DE buffer -> H2D into the reserved HBM, buffer released, new
+// prompt blocks persisted from the buffer), then decode steps with all of an engine's requests in every batch,
+// the engines of a DE group stepping together (EP). Steps are simulated in chunks of up to
+// sim.decode_chunk_steps; requests handed off during a chunk join at its end. Every Full Block that fills up is
+// persisted: HBM -> DRAM through the CNIC (D2H), then DRAM -> storage through the SNIC.
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <tuple>
+
+#include "core/engine/decode_groups.hpp"
+
+#include "core/engine/kv_io.hpp"
+#include "core/engine/read_queues.hpp"
+#include "core/engine/storage_writes.hpp"
+#include "core/mutation/mutant.hpp"
+
+namespace dualpath {
+
+Cluster::DecodeGroups::DecodeGroups(Cluster& c, size_t engines, const std::vector<std::vector<int>>& units)
+    : c_(c), hbm_waiting_(engines), de_state_(units.size()) {
+  for (size_t u = 0; u < units.size(); ++u) {
+    auto& s = de_state_[u];
+    s.active.resize(units[u].size());
+    s.joining.resize(units[u].size());
+    s.unflushed_bytes.assign(units[u].size(), 0);
+    s.unflushed_blocks.resize(units[u].size());
+  }
+}
+
+void Cluster::DecodeGroups::kv_arrived(Request& r) { start_handoff(r); }
+
+void Cluster::DecodeGroups::start_handoff(Request& r) {
+  r.t.handoff_start = c_.be_.now();
+  if (c_.hbm_at_handoff()) {
+    // §2.5: the DE allocates HBM once the complete prompt KV is in its buffer. FIFO per engine: a later, smaller
+    // request does not overtake a waiting one.
+    auto& eng = c_.view_.engines[r.de];
+    auto& waiting = hbm_waiting_[r.de];
+    eng.hbm.touch(c_.be_.now());
+    if (!waiting.empty() || !eng.hbm.try_reserve(c_.kv_bytes(r.prompt + r.gen))) {
+      waiting.push_back(r.id);
+      c_.set_wait(r, WaitCause::HandoffHbm);
+      return;
+    }
+  }
+  start_h2d(r);
+}
+
+void Cluster::DecodeGroups::release_hbm(int engine, double bytes) {
+  auto& eng = c_.view_.engines[engine];
+  eng.hbm.touch(c_.be_.now());
+  eng.hbm.release(bytes);
+  auto& waiting = hbm_waiting_[engine];
+  while (!waiting.empty()) {
+    Request& w = c_.requests_[waiting.front()];
+    if (!eng.hbm.try_reserve(c_.kv_bytes(w.prompt + w.gen))) break;
+    waiting.pop_front();
+    start_h2d(w);
+  }
+}
+
+// The handoff proper, HBM in hand: H2D of the prompt KV, and the prompt's new Full Blocks written to storage.
+void Cluster::DecodeGroups::start_h2d(Request& r) {
+  c_.set_wait(r, WaitCause::Handoff);
+  c_.io_->hand_off(r);
+}
+
+void Cluster::DecodeGroups::handoff_done(Request& r) {
+  if (r.lost) return;  // its decode node was lost (node_down released what it held)
+  r.t.handoff_end = c_.be_.now();
+  const int64_t prompt_blocks = c_.blocks_.aligned(r.prompt);
+  c_.io_->handoff_finished(r);
+  r.persisted_upto = prompt_blocks;
+  auto& eng = c_.view_.engines[r.de];
+  if (r.gen <= 1) {  // the first token was the last: nothing to decode
+    eng.tok -= r.prompt + r.gen, eng.seq -= 1;
+    release_hbm(r.de, c_.kv_bytes(r.prompt + r.gen));
+    c_.io_->de_room_back();
+    return;
+  }
+  c_.set_wait(r, WaitCause::DecodeJoin);
+  const int unit = c_.unit_of_[r.de];
+  const auto& members = c_.de_units_[unit];
+  const size_t idx = static_cast<size_t>(std::find(members.begin(), members.end(), r.de) - members.begin());
+  de_state_[unit].joining[idx].push_back(r.id);
+  c_.io_->de_room_back();
+  maybe_start_chunk(unit);
+}
+
+void Cluster::DecodeGroups::maybe_start_chunk(int group) {
+  auto& s = de_state_[group];
+  if (s.running || s.lost) return;
+  const auto& engines = c_.de_units_[group];
+  int64_t min_left = -1;
+  size_t batch_total = 0;
+  for (size_t i = 0; i < engines.size(); ++i) {
+    for (int64_t id : s.joining[i]) {
+      s.active[i].push_back(id);
+      c_.set_wait(c_.requests_[id], WaitCause::Decode);
+    }
+    s.joining[i].clear();
+    for (int64_t id : s.active[i]) {
+      const Request& r = c_.requests_[id];
+      const int64_t left = r.gen - r.generated;
+      if (min_left < 0 || left < min_left) min_left = left;
+    }
+    batch_total += s.active[i].size();
+  }
+  if (batch_total == 0) return;
+  const int steps = static_cast<int>(std::min<int64_t>(std::max(1, c_.sc_.sim.decode_chunk_steps), min_left));
+
+  // Step time at the chunk's mid-point contexts, per layer: the slowest engine's attention, the replicated
+  // weights and routed experts on the group's mean batch (EP), the EP dispatch + combine of the largest batch,
+  // less what micro-batch overlap hides (CostModel::decode_layer); a one-engine (data-parallel) group has no EP.
+  const double topk = c_.sc_.model.sparse_topk > 0 ? c_.sc_.model.sparse_topk : 1e300;
+  double max_attn = 0;
+  size_t slowest = 0, max_batch = 0;
+  for (size_t i = 0; i < engines.size(); ++i) {
+    double ctx = 0, capped = 0;
+    for (int64_t id : s.active[i]) {
+      const Request& r = c_.requests_[id];
+      const double c = static_cast<double>(r.prompt + r.generated) + steps / 2.0;
+      ctx += c, capped += std::min(c, topk);
+    }
+    const double attn = c_.cost_.decode_attention_layer_time(ctx, capped, static_cast<int64_t>(s.active[i].size()));
+    if (attn > max_attn || i == 0) max_attn = attn, slowest = i;
+    max_batch = std::max(max_batch, s.active[i].size());
+  }
+  const double mean_batch = static_cast<double>(batch_total) / static_cast<double>(engines.size());
+  const int group_gpus = static_cast<int>(engines.size());
+  const DecodeLayerParts layer =
+      c_.cost_.decode_layer(max_attn, mean_batch, static_cast<double>(max_batch), group_gpus, c_.nodes_spanned(engines));
+  const double step = mutant("free_decode_step") ? 0.0 : c_.n_layers_ * layer.total();
+  decode_parts_.attention += c_.n_layers_ * layer.attention * steps;
+  decode_parts_.dense += c_.n_layers_ * layer.dense * steps;
+  decode_parts_.experts += c_.n_layers_ * layer.experts * steps;
+  decode_parts_.ep += c_.n_layers_ * layer.ep * steps;
+  decode_parts_.hidden += c_.n_layers_ * layer.hidden * steps;
+
+  s.running = true;
+  s.steps = steps;
+  s.step_time = step;
+  s.chunk_start = c_.be_.now();
+  ComputeWork work;
+  work.seconds = step * steps;
+  work.layers = c_.n_layers_;
+  work.tokens = static_cast<int64_t>(batch_total) * steps;
+  work.decode = true;
+  work.steps = steps;
+  work.linear_tokens = mean_batch;
+  work.weight_bytes_per_gpu = c_.cost_.weight_bytes_per_gpu(group_gpus);
+  for (int64_t id : s.active[slowest])
+    work.seqs.push_back(SeqShape{c_.requests_[id].prompt + c_.requests_[id].generated + steps / 2, 1});
+  // DeepEP low-latency kernels: one RDMA copy per routed expert on another node.
+  const double rdma = c_.sc_.model.decode_ep_rdma_bytes_per_token_layer(c_.nodes_spanned(engines));
+  s.pending = 1;
+  auto part_done = [this, group] {
+    if (de_state_[group].lost) return;  // lost with a node mid-chunk
+    if (--de_state_[group].pending == 0) chunk_done(group);
+  };
+  std::vector<double> batches(engines.size());
+  for (size_t i = 0; i < engines.size(); ++i) batches[i] = static_cast<double>(s.active[i].size());
+  const auto collectives = c_.ep_all_to_all(engines, batches, steps, rdma, c_.n_layers_);
+  s.pending += static_cast<int>(collectives.size());
+  s.log_chunk = c_.obs_->decode_chunk_started({group, engines[0], s.chunk_start, -1, steps, static_cast<int>(batch_total)});
+  c_.be_.compute(engines[0], work, part_done);
+  c_.start_ep_all_to_all(engines, collectives, part_done);
+}
+
+void Cluster::DecodeGroups::chunk_done(int group) {
+  auto& s = de_state_[group];
+  s.running = false;
+  de_busy_ += c_.be_.now() - s.chunk_start;
+  c_.obs_->decode_chunk_ended(s.log_chunk, c_.be_.now());
+  const auto& engines = c_.de_units_[group];
+  const double now = c_.be_.now();
+  const double per_step = (now - s.chunk_start) / s.steps;  // collectives slowed by KV traffic stretch steps
+  std::vector<double> d2h(engines.size(), 0);
+  std::vector<std::vector<AgentWrite>> written(engines.size());
+  std::vector<int64_t> finished;
+  for (size_t i = 0; i < engines.size(); ++i) {
+    auto& active = s.active[i];
+    for (int64_t id : active) {
+      Request& r = c_.requests_[id];
+      if (r.generated == 1) r.t.second_token = s.chunk_start + per_step;
+      r.generated += s.steps;
+      const int64_t upto = c_.blocks_.aligned(r.prompt + r.generated);
+      if (BlockRanges blocks = c_.io_->claim_filled(r, upto); !blocks.empty()) {
+        d2h[i] += c_.kv_bytes(BlockIndex::block_count(blocks) * c_.blocks_.block_tokens());
+        written[i].push_back(AgentWrite{r.agent, std::move(blocks)});
+      }
+      r.persisted_upto = std::max(r.persisted_upto, upto);
+      if (r.generated >= r.gen) finished.push_back(id);
+    }
+    active.erase(std::remove_if(active.begin(), active.end(),
+                                [&](int64_t id) { return c_.requests_[id].generated >= c_.requests_[id].gen; }),
+                 active.end());
+  }
+  // Persist the blocks that filled up: D2H through the engine's CNIC, then the node's SNIC to storage. An
+  // engine's blocks are batched until one of its requests finishes (the agent's next read needs them) or
+  // ClusterTuning::persist_flush_bytes accumulate; the D2H copies of a node are followed by one storage write.
+  std::vector<bool> engine_finished(engines.size(), false);
+  for (int64_t id : finished)
+    engine_finished[std::find(engines.begin(), engines.end(), c_.requests_[id].de) - engines.begin()] = true;
+  struct NodeFlush {
+    int pending = 0;
+    double bytes = 0;
+    std::vector<AgentWrite> writes;
+    int64_t write = -1;  // its entry among the node's writes in flight (StorageWrites::track)
+  };
+  std::map<int, std::shared_ptr<NodeFlush>> flushes;
+  for (size_t i = 0; i < engines.size(); ++i) {
+    s.unflushed_bytes[i] += d2h[i];
+    for (auto& w : written[i]) s.unflushed_blocks[i].push_back(std::move(w));
+    if (s.unflushed_bytes[i] <= 0 || (!engine_finished[i] && s.unflushed_bytes[i] < c_.tuning_.persist_flush_bytes))
+      continue;
+    auto& nf = flushes[c_.node_of(engines[i])];
+    if (!nf) nf = std::make_shared<NodeFlush>();
+    nf->pending += 1;
+    nf->bytes += s.unflushed_bytes[i];
+    for (auto& w : s.unflushed_blocks[i]) nf->writes.push_back(std::move(w));
+    const int gpu = engines[i];
+    const double bytes = s.unflushed_bytes[i];
+    s.unflushed_bytes[i] = 0;
+    s.unflushed_blocks[i].clear();
+    c_.totals_.d2h += bytes;
+    auto flush = nf;
+    const int node = c_.node_of(gpu);
+    c_.be_.transfer(Hop::D2H, Place{Loc::Hbm, gpu}, Place{Loc::Dram, gpu}, bytes, TrafficClass::Kv,
+                 [this, flush, node] {
+                   if (--flush->pending > 0 || !c_.writes_->live(node, flush->write)) return;
+                   c_.totals_.storage_write += flush->bytes;
+                   BlockRanges blocks;
+                   for (const auto& w : flush->writes) blocks.insert(blocks.end(), w.blocks.begin(), w.blocks.end());
+                   if (c_.pool_) c_.write_to_pool(node, blocks);  // write-through, beside the storage write
+                   c_.writes_->persist(node, flush->write, blocks, flush->bytes, [this, flush] {
+                     for (const auto& w : flush->writes) {
+                       c_.blocks_.persist(w.blocks);
+                       c_.blocks_.write_finished(w.agent);
+                     }
+                     c_.reads_->pump_all();
+                   });
+                 });
+  }
+  if (c_.writes_->tracking())  // a node can be lost: its flushes in flight are undone with it (node_down)
+    for (auto& [node, nf] : flushes) {
+      BlockRanges blocks;
+      std::vector<int> agents;
+      for (const auto& w : nf->writes) {
+        blocks.insert(blocks.end(), w.blocks.begin(), w.blocks.end());
+        agents.push_back(w.agent);
+      }
+      nf->write = c_.writes_->track(node, blocks, std::move(agents), nf->bytes);
+    }
+  for (int64_t id : finished) {
+    Request& r = c_.requests_[id];
+    auto& eng = c_.view_.engines[r.de];
+    eng.tok -= r.prompt + r.gen, eng.seq -= 1;
+    release_hbm(r.de, c_.kv_bytes(r.prompt + r.gen));
+    c_.round_done(r);
+  }
+  maybe_start_chunk(group);
+}
+
+void Cluster::DecodeGroups::lose_unit(size_t u, FaultRecord& rec) {
+  auto& s = de_state_[u];
+  s.lost = true;
+  for (size_t k = 0; k < s.unflushed_blocks.size(); ++k) {
+    for (const AgentWrite& w : s.unflushed_blocks[k]) {
+      c_.blocks_.unclaim(w.blocks);
+      c_.blocks_.write_finished(w.agent);
+    }
+    rec.writes_lost += s.unflushed_bytes[k];
+    s.unflushed_blocks[k].clear();
+    s.unflushed_bytes[k] = 0;
+  }
+}
+
+bool Cluster::DecodeGroups::leave_hbm_wait(const Request& r) {
+  auto& waiting = hbm_waiting_[static_cast<size_t>(r.de)];
+  const auto w = std::find(waiting.begin(), waiting.end(), r.id);
+  if (w == waiting.end()) return false;
+  waiting.erase(w);
+  return true;
+}
+
+void Cluster::DecodeGroups::drop_lost() {
+  for (auto& waiting : hbm_waiting_)
+    waiting.erase(std::remove_if(waiting.begin(), waiting.end(), [this](int64_t id) { return c_.requests_[id].lost; }),
+                  waiting.end());
+  for (auto& s : de_state_) {
+    if (!s.lost) continue;
+    for (auto& a : s.active) a.clear();
+    for (auto& j : s.joining) j.clear();
+  }
+}
+
+}  // namespace dualpath

@@ -1,0 +1,68 @@
+// The decode phase: the handoff (the complete prompt KV from the DE buffer into decode HBM, its new blocks
+// persisted), then decode steps of DE lockstep units in chunks, and the persistence of every block decoding fills.
+// A round ends here (Cluster::round_done). Private to core/engine/; decode_groups.cpp holds the mechanism.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <vector>
+
+#include "core/engine/cluster.hpp"
+
+namespace dualpath {
+
+// Blocks an agent claimed for one storage write (core/kv/block_index.hpp), and whose pending write it is.
+struct AgentWrite {
+  int agent = -1;
+  BlockRanges blocks;
+};
+
+class Cluster::DecodeGroups {
+ public:
+  DecodeGroups(Cluster& c, size_t engines, const std::vector<std::vector<int>>& units);
+
+  void kv_arrived(Request& r);    // every stage of its prompt KV is in the DE buffer: the handoff starts
+  void handoff_done(Request& r);  // the KV-I/O facade ends the handoff here
+  // HBM given back on a decode engine (a round ended): with HBM allocated at handoff, waiting handoffs start.
+  void release_hbm(int engine, double bytes);
+
+  // node-down and cnic-down: unit `u` is lost; its filled blocks not yet on their way to storage are unclaimed
+  // (their bytes counted in `rec`).
+  void lose_unit(size_t u, FaultRecord& rec);
+  // A lost attempt leaves its engine's HBM queue; true when it was waiting there (it holds no HBM then).
+  bool leave_hbm_wait(const Request& r);
+  void drop_lost();  // lost attempts leave the HBM queues, lost units their batches
+
+  double busy_seconds() const { return de_busy_; }  // DE units' time in decode chunks
+  // Modelled decode step seconds by part, summed over chunks and layers.
+  const DecodeLayerParts& parts() const { return decode_parts_; }
+
+ private:
+  struct GroupState {
+    std::vector<std::vector<int64_t>> active;   // per engine of the group: requests decoding
+    std::vector<std::vector<int64_t>> joining;  // per engine: handoffs done, join at the next chunk
+    bool running = false;
+    bool lost = false;  // an engine of the group was lost with a node: the chunk in flight does nothing
+    int steps = 0;      // steps of the chunk in flight
+    double step_time = 0;
+    double chunk_start = 0;
+    int pending = 0;     // compute + collectives of the chunk still running
+    int log_chunk = -1;  // the activity observer's handle for the running chunk
+    std::vector<double> unflushed_bytes;                    // per engine: filled blocks not yet persisted
+    std::vector<std::vector<AgentWrite>> unflushed_blocks;  // per engine: whose blocks, and which
+  };
+  void start_handoff(Request& r);
+  void start_h2d(Request& r);
+  void maybe_start_chunk(int group);
+  void chunk_done(int group);
+
+  Cluster& c_;
+  // per decode engine, with policy.de_hbm = "handoff": requests whose prompt KV is in the DE buffer, waiting for
+  // the engine's HBM (FIFO)
+  std::vector<std::deque<int64_t>> hbm_waiting_;
+  std::vector<GroupState> de_state_;  // per lockstep unit (Cluster::de_units)
+  double de_busy_ = 0;
+  DecodeLayerParts decode_parts_;
+};
+
+}  // namespace dualpath

@@ -1,0 +1,93 @@
+// The read phase: one FIFO storage read queue per node SNIC, and DRAM buffer admission. A request's hit KV is read
+// here, through the PE node, the DE node or both (split reads), into the DRAM buffer the path chose; the request
+// then goes on to prefill (PrefillPipeline::ready). Private to core/engine/; read_queues.cpp holds the mechanism.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <deque>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "core/engine/cluster.hpp"
+#include "core/mutation/mutant.hpp"
+
+namespace dualpath {
+
+class Cluster::ReadQueues {
+ public:
+  // One queue entry: one half of a request's read (a split request has one in each node's queue).
+  struct ReadEntry {
+    int64_t id;
+    int half;  // 0: through the PE node, 1: through the DE node
+  };
+
+  ReadQueues(Cluster& c, int nodes);
+
+  void enqueue(Request& r);  // the read path is chosen: its halves join their nodes' queues
+  void pump(int node);       // starts what the node's queue can start now
+  void pump_all();
+  // The read path the policy chose (Split: the first pe_hit tokens through the PE node, the rest through the DE
+  // node; a split with nothing on one side becomes a one-sided read).
+  void set_read_side(Request& r, ReadSide side, int64_t pe_hit = 0);
+  // Gives up the halves of a split read not done yet (queued ones leave their queues; ones in flight are ignored
+  // when they end) so the request can be read again whole; returns the bytes of halves already started.
+  double abandon(Request& r);
+  // Takes half `h` out of its node's queue (charged up to now) and its tokens off the node's count; `weight` is
+  // what the entry stood for (queued_entry_weight before any half left).
+  void unqueue_half(Request& r, int h, double weight);
+  // Empties `node`'s queue (its time charged up to now) and returns what it held, in order (a SNIC that went down).
+  std::deque<ReadEntry> take_queue(int node);
+
+  // The requests a queue entry of `r` stands for: 1, or 1/2 for each half of a split read while both wait.
+  static double queued_entry_weight(const Request& r) {
+    return 1.0 / std::max(1, r.halves(Request::Half::Queued));
+  }
+  static bool has_half(const Request& r, int half) { return half == 0 ? r.side != ReadSide::De : r.side != ReadSide::Pe; }
+  int read_node(const Request& r, int half) const { return c_.node_of(half == 0 ? r.pe : r.de); }
+  int64_t half_tokens(const Request& r, int half) const { return half == 0 ? r.pe_hit : r.hit - r.pe_hit; }
+  double half_bytes(const Request& r, int half) const {
+    if (r.side == ReadSide::Split && mutant("split_reads_whole")) return r.hit_bytes;
+    return half == 0 ? r.pe_hit_bytes : r.hit_bytes - r.pe_hit_bytes;
+  }
+
+  // Storage reads that failed and were retried, and why.
+  const std::vector<std::string>& failures() const { return read_failures_; }
+  // Each non-empty queue: its length, reads in flight, and what its head waits for (Cluster::stall_report).
+  size_t queued() const;
+  void describe_heads(std::ostream& m) const;
+
+ private:
+  struct HalfRead {  // one storage read in flight, as it was started (a split request may change side since)
+    int node, half, epoch;
+    int64_t tokens;
+    double bytes;           // from storage
+    double pool_bytes = 0;  // from the DRAM pool (dram-pool), read beside it
+  };
+  void charge_queue(int node);  // charges the node's queued reads up to now
+  WaitCause admit(Request& r);  // Count when admitted, else what the read waits for
+  void start_read(int node, const ReadEntry& entry, bool slot);  // the entry has left its queue, admitted
+  // Starts the queued halves of split reads whose requests are admitted (they need only a read slot). Only a run
+  // that has split a read can have one, so others skip the scan.
+  void start_admitted_halves(int node);
+  void read_done(Request& r, int half);
+  void read_failed(Request& r, const HalfRead& read, const std::string& error);
+  BlockRanges half_blocks(const Request& r, int half) const;  // the blocks half `half` reads
+
+  Cluster& c_;
+  bool split_reads_ = false;
+  std::vector<std::deque<ReadEntry>> read_queue_;
+  std::vector<double> queued_weight_;  // per node: the requests its entries stand for (each half of a split one 1/2)
+  // What a node's queued reads wait for, charged for the whole queue at once: the SNIC while its read slots are
+  // full, else what blocks the head (buffer room, a pending write), since FIFO order holds the rest behind it.
+  struct QueueWait {
+    WaitCause cause = WaitCause::ReadQueue;
+    double since = 0;
+  };
+  std::vector<QueueWait> queue_wait_;
+  std::vector<int> reads_in_flight_;
+  std::vector<std::string> read_failures_;
+};
+
+}  // namespace dualpath
