@@ -33,8 +33,6 @@ enum class StopMode : uint8_t { None, Slo };
 enum class NetworkEngine : uint8_t { Native, Simgrid };
 // sim.lmm_update: how SimGrid re-solves rates after an event (SimSpec::lmm_update).
 enum class LmmUpdate : uint8_t { Auto, Lazy, Full };
-// faults[].kind (docs/faults.md): its names and what each kind does are one table, core/config/fault_kinds.hpp.
-enum class FaultKind : uint8_t { SnicDown, SnicDegrade, StorageDegrade, NodeDown, CnicDown };
 // sim.kv_port: the DE-node CNIC that carries a PE GPU's KV: the one at the PE GPU's local index, or the engine's.
 enum class KvPort : uint8_t { Node, Engine };
 // policy.pool.eviction: the DRAM pool (policy dram-pool) evicts its least recently used blocks, or keeps what it

@@ -1,17 +1,19 @@
 // Every fault kind (docs/faults.md) as one row: the name scenario files use, what it names, and what it does while
 // it is active. The loader (faults.cpp), the engine (core/engine/cluster_faults.cpp), summary.json and the
-// timeline read these rows, not kind names, so a kind whose effect exists already is one enum value and one row.
-// A new effect is a FaultEffect value, its case in Cluster::fault_begins / fault_ends (the compiler lists every
-// switch that misses it) and, if it changes links, a Backend call.
+// timeline read these rows, not kind names, so a kind whose effect exists already is one enum value and one row, both
+// here (cli.fault_kinds then checks that scenarios/schema.json and docs/configuration.md list its name). A new
+// effect is a FaultEffect value, its case in Cluster::fault_begins / fault_ends (the compiler lists every switch
+// that misses it) and, if it changes links, a Backend call.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <iterator>
 
-#include "core/config/choices.hpp"
-
 namespace dualpath {
+
+// faults[].kind (docs/faults.md): one value per row of kFaultKinds below.
+enum class FaultKind : uint8_t { SnicDown, SnicDegrade, StorageDegrade, NodeDown, CnicDown };
 
 // What a fault names: one node, one GPU of a node (`node` and `gpu`), or the whole storage cluster (neither).
 enum class FaultTarget : uint8_t { Node, Gpu, Storage };

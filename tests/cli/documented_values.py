@@ -9,7 +9,10 @@ each row's unit column, and runs `dualpath check SCENARIO --set key=value` for e
   number >= N          N accepted, N - 0.5 refused;   number > N: N refused, N + 0.5 accepted
   duration >= X        X accepted;   duration > 0: "0 s" refused, "1 s" accepted;   bytes >= N: "N B" accepted, "N-1 B" refused
   "(>= V with `k` = w)" the bound V is accepted once k is set to w
-Rows of other kinds (paths, booleans, patterns) are not checked here. Usage: documented_values.py DUALPATH REPO
+Rows of other kinds (paths, booleans, patterns) are not checked here. The other way round, a row that lists its
+values must list every value the loader accepts: a value that is none of them is refused, and the loader's list
+("expected one of ...") and the schema's enum (scenarios/schema.json) are the documented list, so a new choice (a
+fault kind, a buffer lifecycle) cannot be added to the code alone. Usage: documented_values.py DUALPATH REPO
 """
 import json
 import re
@@ -49,6 +52,23 @@ def fault_set(key, value):
     if entry["kind"] == "storage-degrade":
         entry.pop("node", None)
     return "faults=" + json.dumps([entry])
+
+
+schema = json.load(open(f"{repo}/scenarios/schema.json", encoding="utf-8"))
+
+
+def schema_enum(key):
+    """The enum scenarios/schema.json gives `key` (dotted; faults.F is a field of each fault), or None."""
+    node = schema
+    for part in key.split("."):
+        while "$ref" in node:
+            node = schema["$defs"][node["$ref"].split("/")[-1]]
+        if node.get("type") == "array":
+            node = node["items"]
+        node = node.get("properties", {}).get(part)
+        if node is None:
+            return None
+    return node.get("enum")
 
 
 def check(key, value, extra=()):
@@ -118,6 +138,19 @@ def cases(unit):
 
 failures, checked = [], 0
 for key, unit in rows():
+    if "\\|" in unit:
+        listed = {v.strip('"') for v in re.findall(r"`([^`]+)`", unit)}
+        rc, err = check(key, "zz-none-of-them")
+        m = re.search(r"expected one of (.*), found", err)
+        loader = set(re.findall(r'"([^"]+)"', m.group(1))) if m else None
+        enum = schema_enum(key)
+        checked += 1
+        if rc != 2 or loader is None:
+            failures.append(f"{key}=zz-none-of-them: expected exit 2 and the loader's list of values, got exit {rc}: {err}")
+        elif loader != listed:
+            failures.append(f"{key}: docs/configuration.md lists {sorted(listed)}, the loader accepts {sorted(loader)}")
+        if enum is not None and set(enum) != listed:
+            failures.append(f"{key}: docs/configuration.md lists {sorted(listed)}, scenarios/schema.json {sorted(enum)}")
     for value, ok, extra in cases(unit):
         rc, err = check(key, value, extra)
         checked += 1
