@@ -203,23 +203,8 @@ void run_once(const RunArgs& a) {
   const std::string out = !a.out.empty() ? a.out : sc.outputs.dir + "/" + sc.name;
   const auto policies = name_list(a.policies, "--policy");
   // Unknown policy names fail here, before any simulation, with the list of known ones.
-  auto check_policy = [&](const std::string& name, const std::string& where) {
-    PolicySpec spec = sc.policy;
-    spec.name = name;
-    try {
-      effective_features(spec);
-    } catch (const InputError& e) {
-      // effective_features names the key at fault ("policy.name", "policy.dual_path"): located in the scenario or
-      // on the command line as the user gave it.
-      const std::string what = e.what();
-      const std::string key = what.substr(0, what.find(": "));
-      const std::string at = key == "policy.name" ? where : a.scenario + ": /" + key.substr(0, key.find('.')) + "/" +
-                                                                key.substr(key.find('.') + 1);
-      throw InputError(at, what.substr(what.find(": ") + 2));
-    }
-  };
-  if (policies.empty()) check_policy(sc.policy.name, a.scenario + ": /policy/name");
-  for (const auto& p : policies) check_policy(p, "--policy " + a.policies);
+  if (policies.empty()) check_policy(sc, a.scenario, sc.policy.name, a.scenario + ": /policy/name");
+  for (const auto& p : policies) check_policy(sc, a.scenario, p, "--policy " + a.policies);
   if (policies.size() > 1) {
     make_output_folder(out, "--out");  // before the children, so a bad --out is one clear line
     const unsigned parallel = default_parallelism();

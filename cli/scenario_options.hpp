@@ -1,11 +1,16 @@
 // The options every command that loads a scenario takes: --set overrides and --overlay files (applied in that
 // order by load_scenario: overlays first, then --set). One definition so their syntax and help agree everywhere.
+// Also the policy check every command that runs or validates a scenario makes before it starts.
 #pragma once
 
 #include <string>
 #include <vector>
 
 #include <CLI/CLI.hpp>
+
+#include "core/config/input_error.hpp"
+#include "core/config/scenario.hpp"
+#include "core/sched/policy_registry.hpp"
 
 namespace dualpath::cli {
 
@@ -17,6 +22,24 @@ inline void add_scenario_options(CLI::App* cmd, std::vector<std::string>& overri
                   "Overlay JSON file of overrides (e.g. from `hw calibrate`), applied before --set; repeatable")
       ->take_all()
       ->allow_extra_args(false);
+}
+
+// Policy `name` under the scenario's policy settings: an unknown name (listing the known ones) or a setting the
+// policy refuses fails with InputError, located where the user gave it: `where` for the name (the scenario's
+// /policy/name or a --policy option), else the scenario file and the key effective_features names.
+inline void check_policy(const Scenario& sc, const std::string& scenario_path, const std::string& name,
+                         const std::string& where) {
+  PolicySpec spec = sc.policy;
+  spec.name = name;
+  try {
+    effective_features(spec);
+  } catch (const InputError& e) {
+    const std::string what = e.what();  // "policy.name: ...", "policy.dual_path: ..."
+    const std::string key = what.substr(0, what.find(": "));
+    const std::string at = key == "policy.name" ? where : scenario_path + ": /" + key.substr(0, key.find('.')) + "/" +
+                                                              key.substr(key.find('.') + 1);
+    throw InputError(at, what.substr(what.find(": ") + 2));
+  }
 }
 
 }  // namespace dualpath::cli

@@ -126,6 +126,10 @@ expect_error "override: no '='" "--set policy.name" "path=value" -- "$S" --set p
 expect_error "override: empty segment" "--set policy..name=x" "empty key" -- "$S" --set policy..name=x
 expect_error "override: bad model file" "--set model=$TMP/none.json" "/model" -- "$S" --set "model=$TMP/none.json"
 expect_error "override: bad boolean" "/policy/layerwise" "true or false" -- "$S" --set policy.layerwise=yes
+# check applies run's policy rules: an unknown name (listing the known ones) and a setting the policy refuses.
+expect_error "unknown policy" "/policy/name" "unknown policy 'zzz'" "known: basic" -- "$S" --set policy.name=zzz
+expect_error "policy refuses a setting" "/policy/dual_path" "dram-pool" -- "$S" --set policy.name=dram-pool \
+  --set policy.dual_path=true
 
 # Overlay files (--overlay): the message names the overlay file and the JSON pointer inside it.
 overlay() {  # overlay NAME JSON -> path of the written overlay
