@@ -18,9 +18,9 @@
 namespace dualpath {
 
 Cluster::DecodeGroups::DecodeGroups(Cluster& c, size_t engines, const std::vector<std::vector<int>>& units)
-    : c_(c), hbm_waiting_(engines), de_state_(units.size()) {
+    : c_(c), hbm_waiting_(engines), units_(units.size()) {
   for (size_t u = 0; u < units.size(); ++u) {
-    auto& s = de_state_[u];
+    auto& s = units_[u];
     s.active.resize(units[u].size());
     s.joining.resize(units[u].size());
     s.unflushed_bytes.assign(units[u].size(), 0);
@@ -83,13 +83,13 @@ void Cluster::DecodeGroups::handoff_done(Request& r) {
   const int unit = c_.unit_of_[r.de];
   const auto& members = c_.de_units_[unit];
   const size_t idx = static_cast<size_t>(std::find(members.begin(), members.end(), r.de) - members.begin());
-  de_state_[unit].joining[idx].push_back(r.id);
+  units_[unit].joining[idx].push_back(r.id);
   c_.io_->de_room_back();
   maybe_start_chunk(unit);
 }
 
 void Cluster::DecodeGroups::maybe_start_chunk(int group) {
-  auto& s = de_state_[group];
+  auto& s = units_[group];
   if (s.running || s.lost) return;
   const auto& engines = c_.de_units_[group];
   int64_t min_left = -1;
@@ -156,8 +156,8 @@ void Cluster::DecodeGroups::maybe_start_chunk(int group) {
   const double rdma = c_.sc_.model.decode_ep_rdma_bytes_per_token_layer(c_.nodes_spanned(engines));
   s.pending = 1;
   auto part_done = [this, group] {
-    if (de_state_[group].lost) return;  // lost with a node mid-chunk
-    if (--de_state_[group].pending == 0) chunk_done(group);
+    if (units_[group].lost) return;  // lost with a node mid-chunk
+    if (--units_[group].pending == 0) chunk_done(group);
   };
   std::vector<double> batches(engines.size());
   for (size_t i = 0; i < engines.size(); ++i) batches[i] = static_cast<double>(s.active[i].size());
@@ -169,7 +169,7 @@ void Cluster::DecodeGroups::maybe_start_chunk(int group) {
 }
 
 void Cluster::DecodeGroups::chunk_done(int group) {
-  auto& s = de_state_[group];
+  auto& s = units_[group];
   s.running = false;
   de_busy_ += c_.be_.now() - s.chunk_start;
   c_.obs_->decode_chunk_ended(s.log_chunk, c_.be_.now());
@@ -264,7 +264,7 @@ void Cluster::DecodeGroups::chunk_done(int group) {
 }
 
 void Cluster::DecodeGroups::lose_unit(size_t u, FaultRecord& rec) {
-  auto& s = de_state_[u];
+  auto& s = units_[u];
   s.lost = true;
   for (size_t k = 0; k < s.unflushed_blocks.size(); ++k) {
     for (const AgentWrite& w : s.unflushed_blocks[k]) {
@@ -289,7 +289,7 @@ void Cluster::DecodeGroups::drop_lost() {
   for (auto& waiting : hbm_waiting_)
     waiting.erase(std::remove_if(waiting.begin(), waiting.end(), [this](int64_t id) { return c_.requests_[id].lost; }),
                   waiting.end());
-  for (auto& s : de_state_) {
+  for (auto& s : units_) {
     if (!s.lost) continue;
     for (auto& a : s.active) a.clear();
     for (auto& j : s.joining) j.clear();

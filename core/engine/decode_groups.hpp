@@ -60,7 +60,7 @@ class Cluster::DecodeGroups {
   // per decode engine, with policy.de_hbm = "handoff": requests whose prompt KV is in the DE buffer, waiting for
   // the engine's HBM (FIFO)
   std::vector<std::deque<int64_t>> hbm_waiting_;
-  std::vector<GroupState> de_state_;  // per lockstep unit (Cluster::de_units)
+  std::vector<GroupState> units_;  // per lockstep unit (Cluster::de_units)
   double de_busy_ = 0;
   DecodeLayerParts decode_parts_;
 };
