@@ -37,7 +37,7 @@ class Cluster::KvIo {
   // Whether a round whose first token was its last still has its prompt's persistence to come (its handoff).
   virtual bool persists_prompts() const = 0;
   // The handoff proper, decode HBM in hand: the prompt KV into HBM and its new blocks to storage; ends in
-  // Cluster::handoff_done. Then handoff_finished gives back what the handoff held.
+  // DecodeGroups::handoff_done. Then handoff_finished gives back what the handoff held.
   virtual void hand_off(Request& r) = 0;
   virtual void handoff_finished(Request& r) = 0;
   // Blocks of `r` filled by decoding up to token `upto` that this decode engine now persists (claimed; empty: none).
