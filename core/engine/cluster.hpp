@@ -66,7 +66,7 @@ class Cluster {
   bool finished() const { return rounds_done_ == rounds_total_; }
   std::string stall_report() const;  // why requests are left when the backend ran out of work
 
-  const std::deque<Request>& requests() const { return requests_; }
+  const RequestLog& requests() const { return requests_; }
   const std::vector<Agent>& agents() const { return agents_; }
   const ClusterView& view() const { return view_; }
   // The lockstep units: a whole EP group when weights are sharded, else each engine on its own (the activity
@@ -233,7 +233,7 @@ class Cluster {
   std::unique_ptr<DramPool> pool_;  // policy dram-pool
   std::vector<Agent> agents_;
   std::vector<int64_t> context_;  // per agent: tokens of context before its next round
-  std::deque<Request> requests_;
+  RequestLog requests_;
   TransferTotals totals_;
   WaitTracker waits_;
   std::unique_ptr<StopRule> stop_rule_;

@@ -23,7 +23,7 @@ Percentiles percentiles(std::vector<double> v) {
   return p;
 }
 
-RunSummary summarize(const std::deque<Request>& requests, const TransferTotals& totals, const SloSpec& slo) {
+RunSummary summarize(const RequestLog& requests, const TransferTotals& totals, const SloSpec& slo) {
   RunSummary s;
   s.bytes = totals;
   s.slo_ttft_limit = slo.ttft, s.slo_tpot_limit = slo.tpot;
@@ -163,7 +163,7 @@ nlohmann::json reuse_json(const ZeroServiceReuse& reference, const RunSummary& s
           {"shared_hit_rate_zero_service", prompt > 0 ? reference.shared_hit_tokens / prompt : 0.0}};
 }
 
-void write_requests_csv(std::ostream& out, const std::deque<Request>& requests) {
+void write_requests_csv(std::ostream& out, const RequestLog& requests) {
   out << "id,agent,round,prompt,hit,fresh,gen,pe,de,read_side,arrival,pe_assigned,de_assigned,read_start,read_end,"
          "prefill_start,first_token,handoff_start,handoff_end,second_token,done\n";
   out << std::setprecision(9);

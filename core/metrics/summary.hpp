@@ -41,7 +41,7 @@ struct RunSummary {
   TransferTotals bytes;
 };
 
-RunSummary summarize(const std::deque<Request>& requests, const TransferTotals& totals, const SloSpec& slo = {});
+RunSummary summarize(const RequestLog& requests, const TransferTotals& totals, const SloSpec& slo = {});
 nlohmann::json to_json(const RunSummary& s);
 // The inverse, for tools that read a run back (sweep, claims, capacity, plan, --baseline): summary.json "results"
 // as the struct that wrote it. Fields to_json does not write (first_arrival, the token totals) stay 0. Throws
@@ -49,6 +49,6 @@ nlohmann::json to_json(const RunSummary& s);
 RunSummary run_summary_from_json(const nlohmann::json& results);
 // summary.json "reuse": the KV hit rate the run achieved beside the zero-service-time reference for its agents.
 nlohmann::json reuse_json(const ZeroServiceReuse& reference, const RunSummary& s);
-void write_requests_csv(std::ostream& out, const std::deque<Request>& requests);
+void write_requests_csv(std::ostream& out, const RequestLog& requests);
 
 }  // namespace dualpath

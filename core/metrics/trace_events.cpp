@@ -463,7 +463,7 @@ class TraceBuilder {
   const TraceInput& in_;
   const TraceOptions& opt_;
   const ActivityLog* log_ = nullptr;
-  const std::deque<Request>* reqs_ = nullptr;
+  const RequestLog* reqs_ = nullptr;
   int nodes_ = 0, gpn_ = 8;
   TraceEventStats st_;
   Threads threads_;

@@ -54,7 +54,7 @@ struct TraceInput {
   int prefill_nodes = 1, decode_nodes = 1;
   std::vector<std::vector<int>> pe_units, de_units;  // GPUs of each lockstep unit, indexed like the log's `unit`
   const ActivityLog* log = nullptr;                  // required
-  const std::deque<Request>* requests = nullptr;     // required, indexed by request id
+  const RequestLog* requests = nullptr;     // required, indexed by request id
   std::vector<TraceLink> links;
   std::vector<TraceLinkSample> samples;  // ordered by time, then link; sparse (a missing row means idle)
   double sample_interval = 1.0;

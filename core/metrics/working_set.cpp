@@ -6,7 +6,7 @@
 
 namespace dualpath {
 
-WorkingSet working_set(const std::deque<Request>& requests, const std::vector<int>& trajectory_rounds,
+WorkingSet working_set(const RequestLog& requests, const std::vector<int>& trajectory_rounds,
                        double agents_per_s) {
   struct Life {
     double first = std::numeric_limits<double>::infinity(), last = -1;

@@ -24,6 +24,6 @@ struct WorkingSet {
 
 // `agents_per_s`: the run's measured arrival rate (RunSummary::aps); `rounds[a]`: agent a's trajectory length.
 // Lost attempts (done < 0) are skipped.
-WorkingSet working_set(const std::deque<Request>& requests, const std::vector<int>& rounds, double agents_per_s);
+WorkingSet working_set(const RequestLog& requests, const std::vector<int>& rounds, double agents_per_s);
 
 }  // namespace dualpath

@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "core/metrics/wait_cause.hpp"
+#include "core/model/chunked_vector.hpp"
 
 namespace dualpath {
 
@@ -71,5 +72,8 @@ struct Request {
   double wait_since = 0;
   RequestTimes t;
 };
+
+// Every request of a run, indexed by id (addresses stay valid as requests are added).
+using RequestLog = ChunkedVector<Request>;
 
 }  // namespace dualpath

@@ -17,7 +17,7 @@ Request done_request(int64_t id, double arrival, double first, double second, do
 }  // namespace
 
 TEST(Summary, DefinitionsOnHandMadeTimelines) {
-  std::deque<Request> reqs;
+  RequestLog reqs;
   reqs.push_back(done_request(0, 0.0, 1.0, 1.5, 1.5 + 0.01 * 100, 102));  // TPOT 10 ms after the 2nd token
   reqs.push_back(done_request(1, 2.0, 7.0, 7.2, 7.2 + 0.08 * 10, 12));     // TTFT 5 s, TPOT 80 ms
   Request pending = done_request(2, 0, 1, 2, -1, 5);                          // unfinished: ignored
@@ -53,7 +53,7 @@ TEST(Summary, NearestRankPercentiles) {
 
 // The reader tools use is the exact inverse of what runs write: every key read back into its field, none left out.
 TEST(Summary, ReadsBackWhatItWrites) {
-  std::deque<Request> reqs;
+  RequestLog reqs;
   reqs.push_back(done_request(0, 0.0, 1.0, 1.5, 2.5, 102));
   reqs.push_back(done_request(1, 2.0, 7.0, 7.2, 8.0, 12));
   TransferTotals b;

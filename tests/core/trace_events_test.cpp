@@ -17,7 +17,7 @@ using nlohmann::json;
 // 2 nodes x 2 GPUs: node 0 prefill (GPUs 0-1, one EP2 unit), node 1 decode (GPUs 2-3, one EP2 unit).
 struct Fixture {
   ActivityLog log;
-  std::deque<Request> reqs;
+  RequestLog reqs;
   TraceInput in;
 
   Fixture() {

@@ -19,7 +19,7 @@ Request round(int agent, int k, int64_t prompt, int64_t gen, double arrival, dou
 }  // namespace
 
 TEST(WorkingSet, LawAndMeasuredFromTimelines) {
-  std::deque<Request> rq;
+  RequestLog rq;
   // Agent 0: rounds at 0 and 4, done at 2 and 6 (lives 6 s, final 300 + 20 tokens).
   rq.push_back(round(0, 0, 100, 10, 0, 2));
   rq.push_back(round(0, 1, 300, 20, 4, 6));
