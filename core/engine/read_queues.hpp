@@ -54,7 +54,8 @@ class Cluster::ReadQueues {
 
   // Storage reads that failed and were retried, and why.
   const std::vector<std::string>& failures() const { return read_failures_; }
-  // Each non-empty queue: its length, reads in flight, and what its head waits for (Cluster::stall_report).
+  // For Cluster::stall_report: the entries queued on all nodes, and each non-empty queue's length, reads in
+  // flight, and what its head waits for.
   size_t queued() const;
   void describe_heads(std::ostream& m) const;
 

@@ -51,7 +51,8 @@ class ChunkedVector {
   T& operator[](size_t i) { return chunks_[i / kChunk][i % kChunk]; }
   const T& operator[](size_t i) const { return chunks_[i / kChunk][i % kChunk]; }
   const T& at(size_t i) const {
-    if (i >= size_) throw std::out_of_range("ChunkedVector::at: index " + std::to_string(i) + " of " + std::to_string(size_));
+    if (i >= size_)
+      throw std::out_of_range("ChunkedVector::at: index " + std::to_string(i) + " of " + std::to_string(size_));
     return (*this)[i];
   }
   size_t size() const { return size_; }
