@@ -11,7 +11,6 @@
 
 #include "core/config/input_error.hpp"
 #include "core/engine/cluster.hpp"
-#include "core/engine/prefill_pipeline.hpp"
 #include "core/engine/read_queues.hpp"
 #include "core/engine/storage_writes.hpp"
 #include "core/mutation/mutant.hpp"

@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <map>
 #include <memory>
-#include <tuple>
 
 #include "core/engine/decode_groups.hpp"
 
