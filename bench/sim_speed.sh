@@ -9,6 +9,8 @@
 #         LADDER_SIM_S simulated seconds (default 600; LADDER_MAX_UNITS, default 24, skips larger sizes): wall time
 #         and rounds per wall second per size, so the growth of cost with scale shows (linear in rounds is the goal).
 # Every run uses the network engine SIM_ENGINE (default native; simgrid for the engine of record).
+# SWITCHES=on adds the approximate speed switches (docs/performance.md, "Decode chunks that run past finishes":
+# sim.decode_chunk_end = steps with 3-step chunks); off (default) runs the model of record.
 # Prints one line per run and the median of the repeats. Run on a quiet machine (the figures are wall times).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -16,6 +18,12 @@ bin="${1:-$root/build/release/cli/dualpath}"
 which="${2:-small}"
 repeats="${3:-3}"
 engine="${SIM_ENGINE:-native}"
+switches=()
+case "${SWITCHES:-off}" in
+  on) switches=(--set sim.decode_chunk_end=steps --set sim.decode_chunk_steps=3) ;;
+  off) ;;
+  *) echo "SWITCHES must be on or off, not '${SWITCHES}'" >&2; exit 2 ;;
+esac
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 
 run_case() {  # name, extra args...
@@ -23,7 +31,7 @@ run_case() {  # name, extra args...
   local walls=()
   for i in $(seq "$repeats"); do
     /usr/bin/time -f "%e %M" -o "$tmp/time" "$bin" run "$root/scenarios/ds660b-2p4d.json" --quiet --out "$tmp/$name" \
-      --set "sim.engine=$engine" "$@"
+      --set "sim.engine=$engine" ${switches[@]+"${switches[@]}"} "$@"
     read -r wall kb < "$tmp/time"
     sim=$(/usr/bin/python3 -c "import json; print(json.load(open('$tmp/$name/perf.json'))['simulated_s'])")
     ev=$(/usr/bin/python3 -c "import json; p=json.load(open('$tmp/$name/perf.json')); print(p['transfers'])")
@@ -44,7 +52,8 @@ ladder() {
     for i in $(seq "$repeats"); do
       /usr/bin/time -f "%e %M" -o "$tmp/time" "$bin" run "$root/scenarios/ds660b-2p4d.json" --quiet --out "$out" \
         --set policy.name=dualpath --set deployment.prefill_nodes=$p --set deployment.decode_nodes=$d \
-        --set workload.agents=$agents --set "sim.time_limit=$sim_s s" --set "sim.engine=$engine"
+        --set workload.agents=$agents --set "sim.time_limit=$sim_s s" --set "sim.engine=$engine" \
+        ${switches[@]+"${switches[@]}"}
       read -r wall kb < "$tmp/time"
       walls+=("$wall")
     done

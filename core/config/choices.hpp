@@ -35,6 +35,9 @@ enum class NetworkEngine : uint8_t { Native, Simgrid };
 enum class LmmUpdate : uint8_t { Auto, Lazy, Full };
 // sim.kv_port: the DE-node CNIC that carries a PE GPU's KV: the one at the PE GPU's local index, or the engine's.
 enum class KvPort : uint8_t { Node, Engine };
+// sim.decode_chunk_end: a decode chunk ends at the first request that finishes, or runs its decode_chunk_steps
+// steps past the requests that finish inside it (SimSpec::decode_chunk_end).
+enum class DecodeChunkEnd : uint8_t { FirstFinish, Steps };
 // policy.pool.eviction: the DRAM pool (policy dram-pool) evicts its least recently used blocks, or keeps what it
 // holds and refuses what does not fit.
 enum class PoolEviction : uint8_t { Lru, None };
@@ -50,6 +53,8 @@ inline constexpr ChoiceName<BufferLifecycle> kBufferLifecycles[] = {{BufferLifec
                                                                     {BufferLifecycle::Reserve, "reserve"}};
 inline constexpr ChoiceName<DeHbmAt> kDeHbmAts[] = {{DeHbmAt::Assign, "assign"}, {DeHbmAt::Handoff, "handoff"}};
 inline constexpr ChoiceName<KvPort> kKvPorts[] = {{KvPort::Node, "node"}, {KvPort::Engine, "engine"}};
+inline constexpr ChoiceName<DecodeChunkEnd> kDecodeChunkEnds[] = {{DecodeChunkEnd::FirstFinish, "first-finish"},
+                                                                  {DecodeChunkEnd::Steps, "steps"}};
 inline constexpr ChoiceName<PoolEviction> kPoolEvictions[] = {{PoolEviction::Lru, "lru"}, {PoolEviction::None, "none"}};
 inline constexpr ChoiceName<WorkloadSource> kWorkloadSources[] = {{WorkloadSource::Generate, "generate"},
                                                                   {WorkloadSource::File, "file"}};
@@ -90,6 +95,7 @@ inline const char* name_of(QuotaScope v) { return choice_name(kQuotaScopes, v); 
 inline const char* name_of(BufferLifecycle v) { return choice_name(kBufferLifecycles, v); }
 inline const char* name_of(DeHbmAt v) { return choice_name(kDeHbmAts, v); }
 inline const char* name_of(KvPort v) { return choice_name(kKvPorts, v); }
+inline const char* name_of(DecodeChunkEnd v) { return choice_name(kDecodeChunkEnds, v); }
 inline const char* name_of(PoolEviction v) { return choice_name(kPoolEvictions, v); }
 inline const char* name_of(WorkloadSource v) { return choice_name(kWorkloadSources, v); }
 inline const char* name_of(Table2Reading v) { return choice_name(kTable2Readings, v); }

@@ -185,6 +185,11 @@ struct OutputSpec {
 struct SimSpec {
   int layer_group = 0;           // layers coalesced per streamed transfer (0 = automatic)
   int decode_chunk_steps = 4;    // decode steps simulated as one chunk (1 = every step); 4: within 2% JCT of 1
+  // Where a decode chunk ends: at the first request that finishes ("first-finish"; with hundreds of requests per
+  // group most chunks are then one step) or after decode_chunk_steps steps ("steps": a round that ends inside the
+  // chunk ends at its own planned step on a timer, and a handoff boards the chunk at its next step boundary; a
+  // speed switch, docs/performance.md "Decode chunks that run past finishes").
+  DecodeChunkEnd decode_chunk_end = DecodeChunkEnd::FirstFinish;
   // Which DE-node CNIC carries a PE GPU's KV to or from a DE node's DRAM buffer: "node" (the CNIC at the PE
   // GPU's local index: one flow per PE GPU and DE node) or "engine" (the decode engine's own CNIC).
   KvPort kv_port = KvPort::Node;

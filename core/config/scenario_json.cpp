@@ -120,6 +120,7 @@ nlohmann::json scenario_to_json(const Scenario& s) {
           {"sim",
            {{"layer_group", s.sim.layer_group},
             {"decode_chunk_steps", s.sim.decode_chunk_steps},
+            {"decode_chunk_end", name_of(s.sim.decode_chunk_end)},
             {"kv_port", name_of(s.sim.kv_port)},
             {"time_limit", s.sim.time_limit},
             {"lmm_update", name_of(s.sim.lmm_update)},

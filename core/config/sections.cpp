@@ -262,13 +262,17 @@ OutputSpec parse_outputs(const ObjectReader& parent, const std::string& key) {
 
 SimSpec parse_sim(const ObjectReader& parent, const std::string& key, const ModelSpec& model) {
   const ObjectReader r =
-      parent.object(key, {"layer_group", "decode_chunk_steps", "kv_port", "time_limit", "lmm_update", "engine"},
+      parent.object(key,
+                    {"layer_group", "decode_chunk_steps", "decode_chunk_end", "kv_port", "time_limit", "lmm_update",
+                     "engine"},
                     /*required=*/false);
   const SimSpec d;
   SimSpec s;
   // More layers per group than the model has would be meaningless; 0 lets the simulator choose.
   s.layer_group = static_cast<int>(r.integer("layer_group", 0, model.n_layers, d.layer_group));
   s.decode_chunk_steps = static_cast<int>(r.integer("decode_chunk_steps", 1, 1000000, d.decode_chunk_steps));
+  s.decode_chunk_end = choice_value(
+      kDecodeChunkEnds, r.choice("decode_chunk_end", choice_names(kDecodeChunkEnds), name_of(d.decode_chunk_end)));
   s.kv_port = choice_value(kKvPorts, r.choice("kv_port", choice_names(kKvPorts), name_of(d.kv_port)));
   s.time_limit = r.quantity("time_limit", Dimension::Duration, Range::non_negative(), d.time_limit);
   s.lmm_update = choice_value(kLmmUpdates, r.choice("lmm_update", choice_names(kLmmUpdates), name_of(d.lmm_update)));

@@ -1,9 +1,12 @@
 // Decode: the handoff (complete prompt KV in the DE buffer -> H2D into the reserved HBM, buffer released, new
 // prompt blocks persisted from the buffer), then decode steps with all of an engine's requests in every batch,
 // the engines of a DE group stepping together (EP). Steps are simulated in chunks of up to
-// sim.decode_chunk_steps; requests handed off during a chunk join at its end. Every Full Block that fills up is
+// sim.decode_chunk_steps, ending at the first request that finishes, when requests handed off during a chunk join
+// at its end; or (sim.decode_chunk_end = "steps") running past finishes, a round that ends inside a chunk ending
+// at its own step and a handoff boarding the chunk at its next step boundary. Every Full Block that fills up is
 // persisted: HBM -> DRAM through the CNIC (D2H), then DRAM -> storage through the SNIC.
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <memory>
 
@@ -22,6 +25,7 @@ Cluster::DecodeGroups::DecodeGroups(Cluster& c, size_t engines, const std::vecto
     auto& s = units_[u];
     s.active.resize(units[u].size());
     s.joining.resize(units[u].size());
+    s.boarded.resize(units[u].size());
     s.unflushed_bytes.assign(units[u].size(), 0);
     s.unflushed_blocks.resize(units[u].size());
   }
@@ -82,7 +86,22 @@ void Cluster::DecodeGroups::handoff_done(Request& r) {
   const int unit = c_.unit_of_[r.de];
   const auto& members = c_.de_units_[unit];
   const size_t idx = static_cast<size_t>(std::find(members.begin(), members.end(), r.de) - members.begin());
-  units_[unit].joining[idx].push_back(r.id);
+  auto& s = units_[unit];
+  // A chunk that runs past finishes (sim.decode_chunk_end = "steps") takes a handoff in at its next step
+  // boundary, as step-by-step decoding would: waiting for the chunk's end would add up to decode_chunk_steps
+  // steps to every round. The chunk's work was sized without it (one request of an engine's batch for a few
+  // steps), and its step boundaries are the planned ones (collectives that stretch the chunk move them).
+  if (s.running && !s.lost && c_.sc_.sim.decode_chunk_end == DecodeChunkEnd::Steps && s.step_time > 0) {
+    const int k = static_cast<int>(std::ceil((c_.be_.now() - s.chunk_start) / s.step_time));
+    if (k < s.steps) {
+      s.boarded[idx].emplace_back(r.id, k);
+      c_.set_wait(r, WaitCause::Decode);
+      c_.io_->de_room_back();
+      finish_at_step(unit, idx, r.id, k, r.gen - r.generated);
+      return;
+    }
+  }
+  s.joining[idx].push_back(r.id);
   c_.io_->de_room_back();
   maybe_start_chunk(unit);
 }
@@ -91,7 +110,7 @@ void Cluster::DecodeGroups::maybe_start_chunk(int group) {
   auto& s = units_[group];
   if (s.running || s.lost) return;
   const auto& engines = c_.de_units_[group];
-  int64_t min_left = -1;
+  int64_t min_left = -1, max_left = 0;
   size_t batch_total = 0;
   for (size_t i = 0; i < engines.size(); ++i) {
     for (int64_t id : s.joining[i]) {
@@ -103,33 +122,50 @@ void Cluster::DecodeGroups::maybe_start_chunk(int group) {
       const Request& r = c_.requests_[id];
       const int64_t left = r.gen - r.generated;
       if (min_left < 0 || left < min_left) min_left = left;
+      max_left = std::max(max_left, left);
     }
     batch_total += s.active[i].size();
   }
   if (batch_total == 0) return;
-  const int steps = static_cast<int>(std::min<int64_t>(std::max(1, c_.sc_.sim.decode_chunk_steps), min_left));
+  const bool past_finishes = c_.sc_.sim.decode_chunk_end == DecodeChunkEnd::Steps;
+  const int steps = static_cast<int>(
+      std::min<int64_t>(std::max(1, c_.sc_.sim.decode_chunk_steps), past_finishes ? max_left : min_left));
+  // A request in the batch for part of the chunk (it finishes inside it) counts for that fraction of every
+  // per-step sum: its context, its engine's batch, its EP bytes; so the chunk's work is that of its steps. Ending
+  // at the first finish, every fraction is 1 and the sums are the plain ones.
+  const auto share = [&](const Request& r) {
+    const int64_t left = r.gen - r.generated;
+    return left >= steps ? 1.0 : static_cast<double>(left) / steps;
+  };
 
   // Step time at the chunk's mid-point contexts, per layer: the slowest engine's attention, the replicated
   // weights and routed experts on the group's mean batch (EP), the EP dispatch + combine of the largest batch,
   // less what micro-batch overlap hides (CostModel::decode_layer); a one-engine (data-parallel) group has no EP.
   const double topk = c_.sc_.model.sparse_topk > 0 ? c_.sc_.model.sparse_topk : 1e300;
-  double max_attn = 0;
-  size_t slowest = 0, max_batch = 0;
+  double max_attn = 0, max_batch = 0, batch_sum = 0;
+  size_t slowest = 0;
+  int64_t tokens = 0;
+  std::vector<double> batches(engines.size());
   for (size_t i = 0; i < engines.size(); ++i) {
     double ctx = 0, capped = 0;
     for (int64_t id : s.active[i]) {
       const Request& r = c_.requests_[id];
-      const double c = static_cast<double>(r.prompt + r.generated) + steps / 2.0;
-      ctx += c, capped += std::min(c, topk);
+      const double f = share(r);
+      const int64_t here = std::min<int64_t>(steps, r.gen - r.generated);  // its steps in this chunk
+      const double c = static_cast<double>(r.prompt + r.generated) + here / 2.0;
+      ctx += f * c, capped += f * std::min(c, topk);
+      batches[i] += f;
+      tokens += here;
     }
     const double attn = c_.cost_.decode_attention_layer_time(ctx, capped, static_cast<int64_t>(s.active[i].size()));
     if (attn > max_attn || i == 0) max_attn = attn, slowest = i;
-    max_batch = std::max(max_batch, s.active[i].size());
+    max_batch = std::max(max_batch, batches[i]);
+    batch_sum += batches[i];
   }
-  const double mean_batch = static_cast<double>(batch_total) / static_cast<double>(engines.size());
+  const double mean_batch = batch_sum / static_cast<double>(engines.size());
   const int group_gpus = static_cast<int>(engines.size());
   const DecodeLayerParts layer =
-      c_.cost_.decode_layer(max_attn, mean_batch, static_cast<double>(max_batch), group_gpus, c_.nodes_spanned(engines));
+      c_.cost_.decode_layer(max_attn, mean_batch, max_batch, group_gpus, c_.nodes_spanned(engines));
   const double step = mutant("free_decode_step") ? 0.0 : c_.n_layers_ * layer.total();
   decode_parts_.attention += c_.n_layers_ * layer.attention * steps;
   decode_parts_.dense += c_.n_layers_ * layer.dense * steps;
@@ -144,7 +180,7 @@ void Cluster::DecodeGroups::maybe_start_chunk(int group) {
   ComputeWork work;
   work.seconds = step * steps;
   work.layers = c_.n_layers_;
-  work.tokens = static_cast<int64_t>(batch_total) * steps;
+  work.tokens = tokens;
   work.decode = true;
   work.steps = steps;
   work.linear_tokens = mean_batch;
@@ -158,13 +194,47 @@ void Cluster::DecodeGroups::maybe_start_chunk(int group) {
     if (units_[group].lost) return;  // lost with a node mid-chunk
     if (--units_[group].pending == 0) chunk_done(group);
   };
-  std::vector<double> batches(engines.size());
-  for (size_t i = 0; i < engines.size(); ++i) batches[i] = static_cast<double>(s.active[i].size());
   const auto collectives = c_.ep_all_to_all(engines, batches, steps, rdma, c_.n_layers_);
   s.pending += static_cast<int>(collectives.size());
   s.log_chunk = c_.obs_->decode_chunk_started({group, engines[0], s.chunk_start, -1, steps, static_cast<int>(batch_total)});
   c_.be_.compute(engines[0], work, part_done);
   c_.start_ep_all_to_all(engines, collectives, part_done);
+  if (past_finishes)
+    for (size_t i = 0; i < engines.size(); ++i)
+      for (int64_t id : s.active[i])
+        finish_at_step(group, i, id, 0, c_.requests_[id].gen - c_.requests_[id].generated);
+}
+
+void Cluster::DecodeGroups::finish_at_step(int group, size_t i, int64_t id, int from, int64_t left) {
+  auto& s = units_[group];
+  if (from + left >= s.steps) return;  // its last token is the chunk's: chunk_done ends its round
+  const double at = s.chunk_start + static_cast<double>(from + left) * s.step_time;
+  const int f = from;
+  c_.be_.timer(std::max(0.0, at - c_.be_.now()), [this, group, i, id, f] { finish_inside(group, i, id, f); });
+}
+
+// The round ends at its planned step, not at the chunk's end, so the agent's next round (think times are often 0),
+// the HBM it frees and the write of its engine's last blocks (which the next round's read waits for,
+// ReadQueues::admit) come when they would step by step.
+void Cluster::DecodeGroups::finish_inside(int group, size_t i, int64_t id, int from) {
+  auto& s = units_[group];
+  Request& r = c_.requests_[id];
+  if (s.lost || r.lost) return;  // lost with a node mid-chunk
+  if (r.generated == 1) r.t.second_token = s.chunk_start + (from + 1) * s.step_time;
+  r.generated = r.gen;
+  const int64_t upto = c_.blocks_.aligned(r.prompt + r.generated);
+  if (BlockRanges blocks = c_.io_->claim_filled(r, upto); !blocks.empty()) {
+    s.unflushed_bytes[i] += c_.kv_bytes(BlockIndex::block_count(blocks) * c_.blocks_.block_tokens());
+    s.unflushed_blocks[i].push_back(AgentWrite{r.agent, std::move(blocks)});
+  }
+  r.persisted_upto = std::max(r.persisted_upto, upto);
+  std::vector<bool> forced(s.unflushed_bytes.size(), false);
+  forced[i] = true;
+  flush(group, forced, /*full_ones=*/false);
+  auto& eng = c_.view_.engines[r.de];
+  eng.tok -= r.prompt + r.gen, eng.seq -= 1;
+  release_hbm(r.de, c_.kv_bytes(r.prompt + r.gen));
+  c_.round_done(r);
 }
 
 void Cluster::DecodeGroups::chunk_done(int group) {
@@ -178,30 +248,58 @@ void Cluster::DecodeGroups::chunk_done(int group) {
   std::vector<double> d2h(engines.size(), 0);
   std::vector<std::vector<AgentWrite>> written(engines.size());
   std::vector<int64_t> finished;
+  // A request decodes from step `from` of the chunk (0, or where it boarded) to the chunk's end; one whose last
+  // token came before that has finished already (finish_inside).
+  const auto advance = [&](size_t i, int64_t id, int from) {
+    Request& r = c_.requests_[id];
+    if (r.generated >= r.gen) return;
+    if (r.generated == 1) r.t.second_token = s.chunk_start + (from + 1) * per_step;
+    const int64_t here = std::min<int64_t>(s.steps - from, r.gen - r.generated);
+    r.generated += here;
+    const int64_t upto = c_.blocks_.aligned(r.prompt + r.generated);
+    if (BlockRanges blocks = c_.io_->claim_filled(r, upto); !blocks.empty()) {
+      d2h[i] += c_.kv_bytes(BlockIndex::block_count(blocks) * c_.blocks_.block_tokens());
+      written[i].push_back(AgentWrite{r.agent, std::move(blocks)});
+    }
+    r.persisted_upto = std::max(r.persisted_upto, upto);
+    if (r.generated >= r.gen) finished.push_back(id);
+  };
   for (size_t i = 0; i < engines.size(); ++i) {
     auto& active = s.active[i];
-    for (int64_t id : active) {
-      Request& r = c_.requests_[id];
-      if (r.generated == 1) r.t.second_token = s.chunk_start + per_step;
-      r.generated += s.steps;
-      const int64_t upto = c_.blocks_.aligned(r.prompt + r.generated);
-      if (BlockRanges blocks = c_.io_->claim_filled(r, upto); !blocks.empty()) {
-        d2h[i] += c_.kv_bytes(BlockIndex::block_count(blocks) * c_.blocks_.block_tokens());
-        written[i].push_back(AgentWrite{r.agent, std::move(blocks)});
-      }
-      r.persisted_upto = std::max(r.persisted_upto, upto);
-      if (r.generated >= r.gen) finished.push_back(id);
+    for (int64_t id : active) advance(i, id, 0);
+    for (const auto& [id, from] : s.boarded[i]) {
+      advance(i, id, from);
+      active.push_back(id);
     }
+    s.boarded[i].clear();
     active.erase(std::remove_if(active.begin(), active.end(),
                                 [&](int64_t id) { return c_.requests_[id].generated >= c_.requests_[id].gen; }),
                  active.end());
   }
-  // Persist the blocks that filled up: D2H through the engine's CNIC, then the node's SNIC to storage. An
-  // engine's blocks are batched until one of its requests finishes (the agent's next read needs them) or
-  // ClusterTuning::persist_flush_bytes accumulate; the D2H copies of a node are followed by one storage write.
   std::vector<bool> engine_finished(engines.size(), false);
   for (int64_t id : finished)
     engine_finished[std::find(engines.begin(), engines.end(), c_.requests_[id].de) - engines.begin()] = true;
+  for (size_t i = 0; i < engines.size(); ++i) {
+    s.unflushed_bytes[i] += d2h[i];
+    for (auto& w : written[i]) s.unflushed_blocks[i].push_back(std::move(w));
+  }
+  flush(group, engine_finished, /*full_ones=*/true);
+  for (int64_t id : finished) {
+    Request& r = c_.requests_[id];
+    auto& eng = c_.view_.engines[r.de];
+    eng.tok -= r.prompt + r.gen, eng.seq -= 1;
+    release_hbm(r.de, c_.kv_bytes(r.prompt + r.gen));
+    c_.round_done(r);
+  }
+  maybe_start_chunk(group);
+}
+
+void Cluster::DecodeGroups::flush(int group, const std::vector<bool>& forced, bool full_ones) {
+  auto& s = units_[group];
+  const auto& engines = c_.de_units_[group];
+  // Persists the blocks that filled up: D2H through the engine's CNIC, then the node's SNIC to storage. An
+  // engine's blocks are batched until one of its requests finishes (the agent's next read needs them) or
+  // ClusterTuning::persist_flush_bytes accumulate; the D2H copies of a node are followed by one storage write.
   struct NodeFlush {
     int pending = 0;
     double bytes = 0;
@@ -210,10 +308,8 @@ void Cluster::DecodeGroups::chunk_done(int group) {
   };
   std::map<int, std::shared_ptr<NodeFlush>> flushes;
   for (size_t i = 0; i < engines.size(); ++i) {
-    s.unflushed_bytes[i] += d2h[i];
-    for (auto& w : written[i]) s.unflushed_blocks[i].push_back(std::move(w));
-    if (s.unflushed_bytes[i] <= 0 || (!engine_finished[i] && s.unflushed_bytes[i] < c_.tuning_.persist_flush_bytes))
-      continue;
+    const bool full = full_ones && s.unflushed_bytes[i] >= c_.tuning_.persist_flush_bytes;
+    if (s.unflushed_bytes[i] <= 0 || !(forced[i] || full)) continue;
     auto& nf = flushes[c_.node_of(engines[i])];
     if (!nf) nf = std::make_shared<NodeFlush>();
     nf->pending += 1;
@@ -252,14 +348,6 @@ void Cluster::DecodeGroups::chunk_done(int group) {
       }
       nf->write = c_.writes_->track(node, blocks, std::move(agents), nf->bytes);
     }
-  for (int64_t id : finished) {
-    Request& r = c_.requests_[id];
-    auto& eng = c_.view_.engines[r.de];
-    eng.tok -= r.prompt + r.gen, eng.seq -= 1;
-    release_hbm(r.de, c_.kv_bytes(r.prompt + r.gen));
-    c_.round_done(r);
-  }
-  maybe_start_chunk(group);
 }
 
 void Cluster::DecodeGroups::lose_unit(size_t u, FaultRecord& rec) {
@@ -292,6 +380,7 @@ void Cluster::DecodeGroups::drop_lost() {
     if (!s.lost) continue;
     for (auto& a : s.active) a.clear();
     for (auto& j : s.joining) j.clear();
+    for (auto& b : s.boarded) b.clear();
   }
 }
 

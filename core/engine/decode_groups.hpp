@@ -41,6 +41,9 @@ class Cluster::DecodeGroups {
   struct GroupState {
     std::vector<std::vector<int64_t>> active;   // per engine of the group: requests decoding
     std::vector<std::vector<int64_t>> joining;  // per engine: handoffs done, join at the next chunk
+    // per engine, with sim.decode_chunk_end = "steps": handoffs done during the chunk in flight that joined it at
+    // step k (the next step boundary after their handoff), with k
+    std::vector<std::vector<std::pair<int64_t, int>>> boarded;
     bool running = false;
     bool lost = false;  // an engine of the group was lost with a node: the chunk in flight does nothing
     int steps = 0;      // steps of the chunk in flight
@@ -55,6 +58,13 @@ class Cluster::DecodeGroups {
   void start_h2d(Request& r);
   void maybe_start_chunk(int group);
   void chunk_done(int group);
+  // sim.decode_chunk_end = "steps": request `id` of engine `i` of the group, decoding from step `from` of the
+  // chunk in flight, has its last token at a step before the chunk's end; a timer ends its round there.
+  void finish_at_step(int group, size_t i, int64_t id, int from, int64_t left);
+  void finish_inside(int group, size_t i, int64_t id, int from);
+  // Persists engine i's filled blocks not yet written when forced[i] (one of its requests finished: the agent's
+  // next read needs them) or, with `full_ones`, when ClusterTuning::persist_flush_bytes have accumulated.
+  void flush(int group, const std::vector<bool>& forced, bool full_ones);
 
   Cluster& c_;
   // per decode engine, with policy.de_hbm = "handoff": requests whose prompt KV is in the DE buffer, waiting for

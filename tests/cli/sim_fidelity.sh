@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The fidelity knobs' defaults (sim.layer_group = 0: 8 stages per forward; sim.decode_chunk_steps = 8) must stay
+# The fidelity knobs' defaults (sim.layer_group = 0: 8 stages per forward; sim.decode_chunk_steps = 4) must stay
 # within 2% JCT of the exact settings (per-layer streaming; every decode step simulated), on a 30-layer model
 # without cross-node collectives (default scenario) and on DS 660B 2P4D (61 layers, EP16/EP32 across nodes).
 set -euo pipefail
