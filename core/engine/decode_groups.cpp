@@ -222,15 +222,25 @@ void Cluster::DecodeGroups::finish_inside(int group, size_t i, int64_t id, int f
   if (s.lost || r.lost) return;  // lost with a node mid-chunk
   if (r.generated == 1) r.t.second_token = s.chunk_start + (from + 1) * s.step_time;
   r.generated = r.gen;
-  const int64_t upto = c_.blocks_.aligned(r.prompt + r.generated);
-  if (BlockRanges blocks = c_.io_->claim_filled(r, upto); !blocks.empty()) {
-    s.unflushed_bytes[i] += c_.kv_bytes(BlockIndex::block_count(blocks) * c_.blocks_.block_tokens());
-    s.unflushed_blocks[i].push_back(AgentWrite{r.agent, std::move(blocks)});
-  }
-  r.persisted_upto = std::max(r.persisted_upto, upto);
+  s.unflushed_bytes[i] += claim_filled(r, s.unflushed_blocks[i]);
   std::vector<bool> forced(s.unflushed_bytes.size(), false);
   forced[i] = true;
   flush(group, forced, /*full_ones=*/false);
+  end_round(r);
+}
+
+double Cluster::DecodeGroups::claim_filled(Request& r, std::vector<AgentWrite>& into) {
+  const int64_t upto = c_.blocks_.aligned(r.prompt + r.generated);
+  double bytes = 0;
+  if (BlockRanges blocks = c_.io_->claim_filled(r, upto); !blocks.empty()) {
+    bytes = c_.kv_bytes(BlockIndex::block_count(blocks) * c_.blocks_.block_tokens());
+    into.push_back(AgentWrite{r.agent, std::move(blocks)});
+  }
+  r.persisted_upto = std::max(r.persisted_upto, upto);
+  return bytes;
+}
+
+void Cluster::DecodeGroups::end_round(Request& r) {
   auto& eng = c_.view_.engines[r.de];
   eng.tok -= r.prompt + r.gen, eng.seq -= 1;
   release_hbm(r.de, c_.kv_bytes(r.prompt + r.gen));
@@ -256,12 +266,7 @@ void Cluster::DecodeGroups::chunk_done(int group) {
     if (r.generated == 1) r.t.second_token = s.chunk_start + (from + 1) * per_step;
     const int64_t here = std::min<int64_t>(s.steps - from, r.gen - r.generated);
     r.generated += here;
-    const int64_t upto = c_.blocks_.aligned(r.prompt + r.generated);
-    if (BlockRanges blocks = c_.io_->claim_filled(r, upto); !blocks.empty()) {
-      d2h[i] += c_.kv_bytes(BlockIndex::block_count(blocks) * c_.blocks_.block_tokens());
-      written[i].push_back(AgentWrite{r.agent, std::move(blocks)});
-    }
-    r.persisted_upto = std::max(r.persisted_upto, upto);
+    d2h[i] += claim_filled(r, written[i]);
     if (r.generated >= r.gen) finished.push_back(id);
   };
   for (size_t i = 0; i < engines.size(); ++i) {
@@ -284,13 +289,7 @@ void Cluster::DecodeGroups::chunk_done(int group) {
     for (auto& w : written[i]) s.unflushed_blocks[i].push_back(std::move(w));
   }
   flush(group, engine_finished, /*full_ones=*/true);
-  for (int64_t id : finished) {
-    Request& r = c_.requests_[id];
-    auto& eng = c_.view_.engines[r.de];
-    eng.tok -= r.prompt + r.gen, eng.seq -= 1;
-    release_hbm(r.de, c_.kv_bytes(r.prompt + r.gen));
-    c_.round_done(r);
-  }
+  for (int64_t id : finished) end_round(c_.requests_[id]);
   maybe_start_chunk(group);
 }
 

@@ -62,6 +62,10 @@ class Cluster::DecodeGroups {
   // chunk in flight, has its last token at a step before the chunk's end; a timer ends its round there.
   void finish_at_step(int group, size_t i, int64_t id, int from, int64_t left);
   void finish_inside(int group, size_t i, int64_t id, int from);
+  // Claims r's blocks filled up to its tokens so far for persistence, into `into`; returns their bytes.
+  double claim_filled(Request& r, std::vector<AgentWrite>& into);
+  // A round's last token came: its engine's counts and HBM are given back and the round ends.
+  void end_round(Request& r);
   // Persists engine i's filled blocks not yet written when forced[i] (one of its requests finished: the agent's
   // next read needs them) or, with `full_ones`, when ClusterTuning::persist_flush_bytes have accumulated.
   void flush(int group, const std::vector<bool>& forced, bool full_ones);
