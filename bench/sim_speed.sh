@@ -9,8 +9,9 @@
 #         LADDER_SIM_S simulated seconds (default 600; LADDER_MAX_UNITS, default 24, skips larger sizes): wall time
 #         and rounds per wall second per size, so the growth of cost with scale shows (linear in rounds is the goal).
 # Every run uses the network engine SIM_ENGINE (default native; simgrid for the engine of record).
-# SWITCHES=on adds the approximate speed switches (docs/performance.md, "Decode chunks that run past finishes":
-# sim.decode_chunk_end = steps with 3-step chunks); off (default) runs the model of record.
+# SWITCHES=on adds the speed switches (docs/performance.md: "Decode chunks that run past finishes",
+# sim.decode_chunk_end = steps with 3-step chunks; "Departures re-fill above their level", sim.departures =
+# above-departed); off (default) runs the model of record.
 # Prints one line per run and the median of the repeats. Run on a quiet machine (the figures are wall times).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -20,7 +21,7 @@ repeats="${3:-3}"
 engine="${SIM_ENGINE:-native}"
 switches=()
 case "${SWITCHES:-off}" in
-  on) switches=(--set sim.decode_chunk_end=steps --set sim.decode_chunk_steps=3) ;;
+  on) switches=(--set sim.decode_chunk_end=steps --set sim.decode_chunk_steps=3 --set sim.departures=above-departed) ;;
   off) ;;
   *) echo "SWITCHES must be on or off, not '${SWITCHES}'" >&2; exit 2 ;;
 esac

@@ -75,7 +75,7 @@ struct FluidBackend::Impl {
       : qos(q),
         fabric(topo, dep),
         spec(s),
-        maxmin(capacities(fabric)),
+        maxmin(capacities(fabric), true, s.departures == DepartureSolve::AboveDeparted),
         meter(capacities(fabric), o.link_sample_interval) {
     report.links = fabric.links();
     report.interval = o.link_sample_interval;

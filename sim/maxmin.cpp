@@ -1,14 +1,19 @@
 #include "sim/maxmin.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <stdexcept>
 #include <utility>
 
 namespace dualpath::sim {
 
-MaxMin::MaxMin(std::vector<double> capacity, bool track_lowest)
-    : links_(capacity.size()), sets_(capacity.size()), track_lowest_(track_lowest) {
+MaxMin::MaxMin(std::vector<double> capacity, bool track_lowest, bool keep_below_departures)
+    : links_(capacity.size()),
+      sets_(capacity.size()),
+      track_lowest_(track_lowest),
+      keep_below_departures_(keep_below_departures),
+      departed_level_(std::numeric_limits<double>::infinity()) {
   for (size_t i = 0; i < capacity.size(); ++i) {
     if (!(capacity[i] > 0)) throw std::invalid_argument("maxmin: link capacities must be > 0");
     links_[i].capacity = capacity[i];
@@ -69,6 +74,7 @@ int MaxMin::add(const int32_t* links, int n, double weight) {
     id = free_.back();
     free_.pop_back();
   }
+  grew_ = true;
   FlowRec& f = flows_[static_cast<size_t>(id)];
   std::copy(links, links + n, f.links.begin());
   f.n = n;
@@ -94,6 +100,7 @@ int MaxMin::add(const int32_t* links, int n, double weight) {
 
 void MaxMin::remove(int id) {
   FlowRec& f = flows_[static_cast<size_t>(id)];
+  departed_level_ = std::min(departed_level_, f.rate / f.weight);  // 0 for a flow never solved: nothing is kept
   for (int k = 0; k < f.n; ++k) {
     LinkRec& l = links_[static_cast<size_t>(f.links[k])];
     std::vector<int>& on = sets_[static_cast<size_t>(f.links[k])].flows;
@@ -120,6 +127,7 @@ void MaxMin::set_capacity(int link, double capacity) {
   if (!(capacity > 0)) throw std::invalid_argument("maxmin: link capacities must be > 0");
   LinkRec& l = links_[static_cast<size_t>(link)];
   if (capacity == l.capacity) return;
+  grew_ = true;
   // Only flows crossing this link can have it as their narrowest link, so only their bounds, and the B_l of the
   // links they cross, depend on its capacity: take them out of that bookkeeping and put them back.
   const std::vector<int> on = sets_[static_cast<size_t>(link)].flows;
@@ -145,10 +153,13 @@ void MaxMin::set_capacity(int link, double capacity) {
   touch_link(link);  // its flows are re-solved (whether it is an active constraint or not)
 }
 
-// Adds `flow` and everything reachable from it through active links to the component being collected.
-void MaxMin::visit(int flow) {
-  if (flows_[static_cast<size_t>(flow)].mark == epoch_) return;
-  flows_[static_cast<size_t>(flow)].mark = epoch_;
+// Adds `flow` and everything reachable from it through active links to the component being collected, except
+// the flows below level `keep_below` (kept at their rates, which are summed into each collected link's `kept`).
+void MaxMin::visit(int flow, double keep_below) {
+  const auto kept = [keep_below](const FlowRec& g) { return g.rate < keep_below * g.weight; };
+  FlowRec& start = flows_[static_cast<size_t>(flow)];
+  if (start.mark == epoch_ || kept(start)) return;
+  start.mark = epoch_;
   stack_.push_back(flow);
   while (!stack_.empty()) {
     const int fi = stack_.back();
@@ -159,10 +170,15 @@ void MaxMin::visit(int flow) {
       LinkRec& l = links_[static_cast<size_t>(f.links[k])];
       if (!l.active || l.mark == epoch_) continue;
       l.mark = epoch_;
+      l.kept = 0;
       comp_links_.push_back(f.links[k]);
       for (int gi : sets_[static_cast<size_t>(f.links[k])].flows) {
         FlowRec& g = flows_[static_cast<size_t>(gi)];
         if (g.mark == epoch_) continue;
+        if (kept(g)) {
+          l.kept += g.rate;
+          continue;
+        }
         g.mark = epoch_;
         stack_.push_back(gi);
       }
@@ -173,9 +189,15 @@ void MaxMin::visit(int flow) {
 void MaxMin::solve() {
   changed_.clear();
   ++solve_id_;
+  // After departures only, the flows below the lowest departed level keep their rates (maxmin.hpp). The margin
+  // keeps a flow level with the departed one (a tie, up to rounding) among those re-filled.
+  const double keep_below =
+      keep_below_departures_ && !grew_ && std::isfinite(departed_level_) ? departed_level_ * (1 - 1e-9) : 0;
+  departed_level_ = std::numeric_limits<double>::infinity();
+  grew_ = false;
   bool first = true;
   while (!dirty_links_.empty() || !dirty_flows_.empty()) {
-    solve_pass(first);
+    solve_pass(first, first ? keep_below : 0);  // links that join later are re-solved whole
     first = false;
   }
 }
@@ -183,20 +205,20 @@ void MaxMin::solve() {
 // One pass of the active-set method: solve the changed components with the active links, then drop the active
 // links left with slack (first pass only, so passes cannot cycle) and activate, for the next pass, every
 // inactive link that may bind and that the new rates overload.
-void MaxMin::solve_pass(bool first) {
+void MaxMin::solve_pass(bool first, double keep_below) {
   comp_links_.clear();
   comp_flows_.clear();
   // The components of what changed: new flows, and every flow of a touched link.
   ++epoch_;
   for (int fi : dirty_flows_) {
     flows_[static_cast<size_t>(fi)].dirty = false;
-    visit(fi);
+    visit(fi, keep_below);
   }
   dirty_flows_.clear();
   for (int li : dirty_links_) {
     LinkRec& l = links_[static_cast<size_t>(li)];
     l.dirty = false;
-    for (int fi : sets_[static_cast<size_t>(li)].flows) visit(fi);
+    for (int fi : sets_[static_cast<size_t>(li)].flows) visit(fi, keep_below);
   }
   dirty_links_.clear();
   fill();
@@ -277,7 +299,7 @@ void MaxMin::fill() {
   check_.clear();
   for (int li : comp_links_) {
     LinkRec& l = links_[static_cast<size_t>(li)];
-    l.remaining = l.capacity;
+    l.remaining = std::max(0.0, l.capacity - l.kept);
     l.weight = 0;
     l.unfixed = 0;
   }

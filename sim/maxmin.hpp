@@ -26,6 +26,13 @@
 //  - Incremental solves. The allocation of one connected component (flows linked through active links) does not
 //    depend on any other, so solve() re-solves only the components touched by flows added or removed (and by
 //    links that joined or left the constraint set) since the last solve; the others keep their rates.
+//  - Departures re-fill only above their level (optional, `keep_below_departures`). Let a flow f leave at level
+//    L_f = rate / weight. It crossed no link that saturated below L_f (it would have been fixed there), so the
+//    progressive filling up to L_f is the same with or without it, and every flow fixed below L_f keeps its
+//    rate. A solve after departures only (no arrival, no capacity change) therefore keeps the flows below the
+//    lowest departed level, takes their rates off their links, and fills the rest over what is left; the
+//    component is walked only through those flows. The same allocation up to rounding (the arithmetic differs
+//    from a whole re-solve in the last bits).
 #pragma once
 
 #include <array>
@@ -40,7 +47,7 @@ class MaxMin {
  public:
   // bytes/s per link, all > 0. `track_lowest` = false looks the lowest link level up by a full scan after every
   // step (the same result, slower: for tests).
-  explicit MaxMin(std::vector<double> capacity, bool track_lowest = true);
+  explicit MaxMin(std::vector<double> capacity, bool track_lowest = true, bool keep_below_departures = false);
 
   static constexpr int kMaxLinks = 8;  // links per flow (a fabric route has at most Route::kMaxLinks)
 
@@ -86,6 +93,7 @@ class MaxMin {
     bool dirty = false;
     bool binding = false;  // may bind (not redundant): two or more flows and B_l > C_l
     bool active = false;   // in the constraint set (implies binding)
+    double kept = 0;  // during a solve: the rates of its flows kept (below the departed level), off its capacity
     uint32_t checked = 0;  // epoch of its last overload check
     int slot = -1;         // its index in link_cand_ during a solve
   };
@@ -99,8 +107,8 @@ class MaxMin {
   void touch_link(int link);
   void update_binding(int link);
   void count_group(int link, const FlowRec& f, int delta);
-  void visit(int flow);
-  void solve_pass(bool first);
+  void visit(int flow, double keep_below);
+  void solve_pass(bool first, double keep_below);
   void fill();
   // An active link with more than this fraction of its capacity left leaves the set; an inactive one loaded
   // beyond capacity x (1 + kOverload) joins it. Neither changes the allocation, only the work per solve.
@@ -132,6 +140,11 @@ class MaxMin {
   // only rises as flows are fixed, so that is about once per bottleneck).
   void set_level(size_t slot, double level);
   bool track_lowest_ = true;
+  // Since the last solve: the lowest level of a departed flow, and whether a flow arrived or a capacity changed
+  // (either can lower levels anywhere in a component, so the next solve re-fills whole components).
+  bool keep_below_departures_ = false;
+  double departed_level_ = 0;
+  bool grew_ = false;
   bool lowest_stale_ = true;
   size_t lowest_slot_ = 0;
   double lowest_level_ = 0;

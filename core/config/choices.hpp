@@ -38,6 +38,9 @@ enum class KvPort : uint8_t { Node, Engine };
 // sim.decode_chunk_end: a decode chunk ends at the first request that finishes, or runs its decode_chunk_steps
 // steps past the requests that finish inside it (SimSpec::decode_chunk_end).
 enum class DecodeChunkEnd : uint8_t { FirstFinish, Steps };
+// sim.departures: after flows leave, the native engine re-solves their whole components, or keeps the flows below
+// the lowest departed level and re-fills the rest (SimSpec::departures).
+enum class DepartureSolve : uint8_t { WholeComponent, AboveDeparted };
 // policy.pool.eviction: the DRAM pool (policy dram-pool) evicts its least recently used blocks, or keeps what it
 // holds and refuses what does not fit.
 enum class PoolEviction : uint8_t { Lru, None };
@@ -55,6 +58,8 @@ inline constexpr ChoiceName<DeHbmAt> kDeHbmAts[] = {{DeHbmAt::Assign, "assign"},
 inline constexpr ChoiceName<KvPort> kKvPorts[] = {{KvPort::Node, "node"}, {KvPort::Engine, "engine"}};
 inline constexpr ChoiceName<DecodeChunkEnd> kDecodeChunkEnds[] = {{DecodeChunkEnd::FirstFinish, "first-finish"},
                                                                   {DecodeChunkEnd::Steps, "steps"}};
+inline constexpr ChoiceName<DepartureSolve> kDepartureSolves[] = {{DepartureSolve::WholeComponent, "whole-component"},
+                                                                  {DepartureSolve::AboveDeparted, "above-departed"}};
 inline constexpr ChoiceName<PoolEviction> kPoolEvictions[] = {{PoolEviction::Lru, "lru"}, {PoolEviction::None, "none"}};
 inline constexpr ChoiceName<WorkloadSource> kWorkloadSources[] = {{WorkloadSource::Generate, "generate"},
                                                                   {WorkloadSource::File, "file"}};
@@ -96,6 +101,7 @@ inline const char* name_of(BufferLifecycle v) { return choice_name(kBufferLifecy
 inline const char* name_of(DeHbmAt v) { return choice_name(kDeHbmAts, v); }
 inline const char* name_of(KvPort v) { return choice_name(kKvPorts, v); }
 inline const char* name_of(DecodeChunkEnd v) { return choice_name(kDecodeChunkEnds, v); }
+inline const char* name_of(DepartureSolve v) { return choice_name(kDepartureSolves, v); }
 inline const char* name_of(PoolEviction v) { return choice_name(kPoolEvictions, v); }
 inline const char* name_of(WorkloadSource v) { return choice_name(kWorkloadSources, v); }
 inline const char* name_of(Table2Reading v) { return choice_name(kTable2Readings, v); }

@@ -204,6 +204,11 @@ struct SimSpec {
   // ~1e-12, tests/cli/sim_engines.sh). Native is the default because it is 4-7x cheaper per run.
   // lmm_update applies to "simgrid" only.
   NetworkEngine engine = NetworkEngine::Native;
+  // What the native engine re-solves after flows leave (and none arrive): their whole components
+  // ("whole-component"), or only the flows at or above the lowest departed flow's level ("above-departed": the
+  // others provably keep their rates, sim/maxmin.hpp; the same allocation up to rounding, which this chaotic
+  // model amplifies, so a speed switch: docs/performance.md "Departures re-fill above their level"). Native only.
+  DepartureSolve departures = DepartureSolve::WholeComponent;
 };
 
 // A fault injected at a simulated time (scenario "faults", `run --fault`; docs/faults.md). Node indices are the

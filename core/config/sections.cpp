@@ -264,7 +264,7 @@ SimSpec parse_sim(const ObjectReader& parent, const std::string& key, const Mode
   const ObjectReader r =
       parent.object(key,
                     {"layer_group", "decode_chunk_steps", "decode_chunk_end", "kv_port", "time_limit", "lmm_update",
-                     "engine"},
+                     "engine", "departures"},
                     /*required=*/false);
   const SimSpec d;
   SimSpec s;
@@ -277,6 +277,8 @@ SimSpec parse_sim(const ObjectReader& parent, const std::string& key, const Mode
   s.time_limit = r.quantity("time_limit", Dimension::Duration, Range::non_negative(), d.time_limit);
   s.lmm_update = choice_value(kLmmUpdates, r.choice("lmm_update", choice_names(kLmmUpdates), name_of(d.lmm_update)));
   s.engine = choice_value(kNetworkEngines, r.choice("engine", choice_names(kNetworkEngines), name_of(d.engine)));
+  s.departures =
+      choice_value(kDepartureSolves, r.choice("departures", choice_names(kDepartureSolves), name_of(d.departures)));
   return s;
 }
 

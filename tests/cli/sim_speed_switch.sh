@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Issue 13's fidelity guard for the approximate speed switches (today one: sim.decode_chunk_end = "steps" with
-# 3-step chunks, what `SWITCHES=on bench/sim_speed.sh` runs). With them on, every headline metric (JCT, TTFT
+# Issue 13's fidelity guard for the speed switches (today two: sim.decode_chunk_end = "steps" with 3-step chunks,
+# and sim.departures = "above-departed"; what `SWITCHES=on bench/sim_speed.sh` runs). With them on, every headline
+# metric (JCT, TTFT
 # p50/p99, TPOT p50, and each link class's mean utilisation per traffic class) must stay within TOL of the same
 # model with them off, on DS 660B 2P4D under DualPath (a smaller case than the bench's 2,048 agents).
 #
@@ -9,7 +10,9 @@
 # (docs/performance.md, "Decode chunks that run past finishes"), so the guard is 1% on JCT, TPOT and link use, and
 # 2% on the TTFT percentiles, near that noise; a switch with a real bias beyond it fails. Measured here: JCT
 # -0.18%, TTFT p50 +0.27%, p99 +1.46%, TPOT p50 +0.22%, link use within 0.31%. The same run without the switch must be byte-identical to the
-# default (a switch that is off changes nothing).
+# default (a switch that is off changes nothing). sim.departures = "above-departed" alone is exact up to rounding
+# (sim/maxmin.hpp): its headline metrics must agree with the default to 1e-9 (on this case today they are
+# byte-identical; a wrong re-fill, such as one that forgets the kept flows' rates, moves them by percents).
 set -euo pipefail
 bin="$1"; root="$2"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
@@ -18,15 +21,17 @@ case=(--set workload.agents=512 --policy dualpath)
 
 "$bin" run "$root/scenarios/ds660b-2p4d.json" --quiet --out "$tmp/off" "${case[@]}"
 "$bin" run "$root/scenarios/ds660b-2p4d.json" --quiet --out "$tmp/off-explicit" "${case[@]}" \
-  --set sim.decode_chunk_end=first-finish
+  --set sim.decode_chunk_end=first-finish --set sim.departures=whole-component
 "$bin" run "$root/scenarios/ds660b-2p4d.json" --quiet --out "$tmp/on" "${case[@]}" \
-  --set sim.decode_chunk_end=steps --set sim.decode_chunk_steps=3
+  --set sim.decode_chunk_end=steps --set sim.decode_chunk_steps=3 --set sim.departures=above-departed
+"$bin" run "$root/scenarios/ds660b-2p4d.json" --quiet --out "$tmp/departures" "${case[@]}" \
+  --set sim.departures=above-departed
 cmp "$tmp/off/requests.csv" "$tmp/off-explicit/requests.csv"
-echo "ok   first-finish (the default) named explicitly: requests.csv identical"
+echo "ok   first-finish and whole-component (the defaults) named explicitly: requests.csv identical"
 
-"$py" - "$tmp/off" "$tmp/on" <<'PY'
+"$py" - "$tmp/off" "$tmp/on" "$tmp/departures" <<'PY'
 import csv, json, sys
-off_dir, on_dir = sys.argv[1:]
+off_dir, on_dir, departures_dir = sys.argv[1:]
 def metrics(d):
     r = json.load(open(f"{d}/summary.json"))["results"]
     m = {"jct_s": r["jct_s"], "ttft_p50": r["ttft_s"]["p50"], "ttft_p99": r["ttft_s"]["p99"],
@@ -36,8 +41,8 @@ def metrics(d):
             key = f"util_{row['class']}_{cls}"
             m[key] = m.get(key, 0.0) + float(row[f"{cls}_utilisation"])
     return m
-off, on = metrics(off_dir), metrics(on_dir)
-bad = set(off) != set(on)
+off, on, departures = metrics(off_dir), metrics(on_dir), metrics(departures_dir)
+bad = set(off) != set(on) or set(off) != set(departures)
 for k in sorted(off):
     tol = 0.0 if k == "rounds" else 0.02 if k.startswith("ttft") else 0.01
     err = abs(on[k] - off[k]) / max(abs(off[k]), 1e-12)
@@ -45,6 +50,12 @@ for k in sorted(off):
     bad |= not ok
     print(f"{'ok  ' if ok else 'FAIL'} {k}: off {off[k]:.6g} on {on[k]:.6g} ({100 * (on[k] - off[k]) / max(abs(off[k]), 1e-12):+.2f}%, "
           f"<= {100 * tol:g}%)")
+for k in sorted(off):
+    err = abs(departures[k] - off[k]) / max(abs(off[k]), 1e-12)
+    ok = err <= 1e-9
+    bad |= not ok
+    print(f"{'ok  ' if ok else 'FAIL'} above-departed alone, {k}: off {off[k]:.12g} above-departed {departures[k]:.12g} "
+          f"(relative {err:.1e}, <= 1e-9)")
 sys.exit(bad)
 PY
 

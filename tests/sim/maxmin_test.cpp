@@ -173,12 +173,16 @@ TEST(MaxMin, LargeComponentsAreMaxMinToo) { check_random_instances(11, 30, 30, 3
 // The incremental solver (components, redundant links, active set) against the max-min conditions and against
 // a from-scratch solve of the same flows after every change, over random sequences of arrivals and departures
 // on a fabric-like instance where a wide shared link (a node's DRAM) binds only sometimes.
-TEST(MaxMin, IncrementalSolvesMatchFromScratch) {
+// keep_below_departures (a departure re-fills only the flows at or above its level) must give the same rates.
+class IncrementalSolves : public ::testing::TestWithParam<bool> {};
+
+TEST_P(IncrementalSolves, MatchFromScratch) {
   std::mt19937 rng(3);
   // Links 0-7: narrow per-port links (50); 8-9: two "DRAM" links (220) that 5+ ports can overload; 10-13: wider
   // links (64) that rarely bind.
   std::vector<double> cap = {50, 50, 50, 50, 50, 50, 50, 50, 220, 220, 64, 64, 64, 64};
-  MaxMin inc(cap);
+  MaxMin inc(cap, true, GetParam());
+  size_t kept_some = 0;
   std::vector<std::vector<int32_t>> routes(400);
   std::vector<double> weights(400);
   std::vector<int> live;  // indices into routes of flows in `inc`
@@ -205,6 +209,8 @@ TEST(MaxMin, IncrementalSolvesMatchFromScratch) {
     }
     if (rng() % 4 == 0 && step + 1 < 400) continue;  // several changes between solves, too
     inc.solve();
+    // Departures only: with keep_below_departures, the flows below the departed level are not re-solved.
+    if (!arrive) kept_some += inc.solved().size() < live.size();
     MaxMin fresh(cap);
     std::vector<int> fresh_id;
     for (int i : live)
@@ -231,7 +237,12 @@ TEST(MaxMin, IncrementalSolvesMatchFromScratch) {
     for (double d : dram) joined += d >= 220 * (1 - 1e-9);
   }
   EXPECT_GT(joined, 0) << "the DRAM-like links never bound: the test does not exercise the active set";
+  if (GetParam()) {
+    EXPECT_GT(kept_some, 20u) << "departures re-solved every flow: nothing was kept below them";
+  }
 }
+INSTANTIATE_TEST_SUITE_P(MaxMin, IncrementalSolves, ::testing::Bool(),
+                         [](const auto& info) { return info.param ? "KeepBelowDepartures" : "WholeComponents"; });
 
 // Progressive filling fixes the flows of the link with the lowest level (of equal levels, the first slot). The
 // solver keeps that link as levels change instead of scanning every link after every step; it must pick the same
@@ -244,8 +255,11 @@ TEST(MaxMin, KeptLowestLinkIsTheScannedOne) {
   for (int p = 0; p < 48; ++p) cap.push_back(50);  // ports
   for (int d = 0; d < 6; ++d) cap.push_back(300);  // DRAM-like, shared by 8 ports each
   MaxMin kept(cap), scanned(cap, false);
+  // And a solver that re-fills only above departures: the same rates up to rounding, on large components.
+  MaxMin below(cap, true, true);
+  std::vector<int> below_id;
   std::vector<std::pair<int, int>> live;  // ids in kept, scanned
-  size_t most_flows = 0, solves = 0;
+  size_t most_flows = 0, solves = 0, fewer_below = 0;
   for (int step = 0; step < 3000; ++step) {
     if (live.size() < 20 || (live.size() < 400 && rng() % 3 != 0)) {
       const auto a = static_cast<int32_t>(rng() % 48), b = static_cast<int32_t>(rng() % 48);
@@ -255,19 +269,29 @@ TEST(MaxMin, KeptLowestLinkIsTheScannedOne) {
       const double w = rng() % 3 == 0 ? 99 : 1;
       live.emplace_back(kept.add(r.data(), static_cast<int>(r.size()), w),
                         scanned.add(r.data(), static_cast<int>(r.size()), w));
+      below_id.push_back(below.add(r.data(), static_cast<int>(r.size()), w));
     } else {
       const size_t k = rng() % live.size();
       kept.remove(live[k].first);
       scanned.remove(live[k].second);
+      below.remove(below_id[k]);
       live.erase(live.begin() + static_cast<long>(k));
+      below_id.erase(below_id.begin() + static_cast<long>(k));
     }
     if (rng() % 3 == 0) continue;
     kept.solve();
     scanned.solve();
+    below.solve();
     ++solves;
     most_flows = std::max(most_flows, kept.solved().size());
-    for (const auto& [k, s] : live) ASSERT_EQ(kept.rate(k), scanned.rate(s)) << "step " << step;
+    fewer_below += below.solved().size() < kept.solved().size();
+    for (size_t i = 0; i < live.size(); ++i) {
+      ASSERT_EQ(kept.rate(live[i].first), scanned.rate(live[i].second)) << "step " << step;
+      ASSERT_NEAR(below.rate(below_id[i]), kept.rate(live[i].first), 1e-9 * kept.rate(live[i].first))
+          << "step " << step;
+    }
   }
+  EXPECT_GT(fewer_below, 100u) << "departures never re-solved fewer flows above their level";
   EXPECT_GT(solves, 1000u);
   EXPECT_GT(most_flows, 100u) << "no large component: ties and slot moves are hardly exercised";
 }
