@@ -5,6 +5,8 @@
 #include <iomanip>
 #include <set>
 
+#include "core/metrics/csv_numbers.hpp"
+
 namespace dualpath {
 
 Percentiles percentiles(std::vector<double> v) {
@@ -166,14 +168,17 @@ nlohmann::json reuse_json(const ZeroServiceReuse& reference, const RunSummary& s
 void write_requests_csv(std::ostream& out, const RequestLog& requests) {
   out << "id,agent,round,prompt,hit,fresh,gen,pe,de,read_side,arrival,pe_assigned,de_assigned,read_start,read_end,"
          "prefill_start,first_token,handoff_start,handoff_end,second_token,done\n";
-  out << std::setprecision(9);
+  CsvNumbers csv(out);
   for (const auto& r : requests) {
     const auto& t = r.t;
-    out << r.id << ',' << r.agent << ',' << r.round << ',' << r.prompt << ',' << r.hit << ',' << r.fresh << ','
-        << r.gen << ',' << r.pe << ',' << r.de << ',' << (r.side == ReadSide::Unset ? "pe" : side_name(r.side)) << ',' << t.arrival
-        << ',' << t.pe_assigned << ',' << t.de_assigned << ',' << t.read_start << ',' << t.read_end << ','
-        << t.prefill_start << ',' << t.first_token << ',' << t.handoff_start << ',' << t.handoff_end << ','
-        << t.second_token << ',' << t.done << '\n';
+    for (int64_t v : {r.id, int64_t{r.agent}, int64_t{r.round}, r.prompt, r.hit, r.fresh, r.gen, int64_t{r.pe},
+                      int64_t{r.de}})
+      csv.integer(v).ch(',');
+    csv.text(r.side == ReadSide::Unset ? "pe" : side_name(r.side));
+    for (double v : {t.arrival, t.pe_assigned, t.de_assigned, t.read_start, t.read_end, t.prefill_start,
+                     t.first_token, t.handoff_start, t.handoff_end, t.second_token, t.done})
+      csv.ch(',').general(v, 9);  // %.9g: what the ostream with setprecision(9) wrote before
+    csv.end_line();
   }
 }
 

@@ -6,14 +6,20 @@
 #include <ostream>
 #include <utility>
 
+#include "core/metrics/csv_numbers.hpp"
+
 namespace dualpath {
 
 void write_links_csv(std::ostream& out, const LinkReport& rep) {
-  out << "time,duration,link,class,node,gpu,utilisation,model_utilisation,kv_utilisation\n" << std::setprecision(6);
+  out << "time,duration,link,class,node,gpu,utilisation,model_utilisation,kv_utilisation\n";
+  CsvNumbers csv(out);
   for (const auto& s : rep.samples) {
     const auto& l = rep.links[static_cast<size_t>(s.link)];
-    out << s.time << ',' << s.duration << ',' << l.name << ',' << link_class_name(l.cls) << ',' << l.node << ','
-        << l.gpu << ',' << s.utilisation() << ',' << s.model_utilisation << ',' << s.kv_utilisation << '\n';
+    // %.6g, what the ostream with setprecision(6) wrote before.
+    csv.general(s.time, 6).ch(',').general(s.duration, 6).ch(',').text(l.name).ch(',');
+    csv.text(link_class_name(l.cls)).ch(',').integer(l.node).ch(',').integer(l.gpu).ch(',');
+    csv.general(s.utilisation(), 6).ch(',').general(s.model_utilisation, 6).ch(',').general(s.kv_utilisation, 6);
+    csv.end_line();
   }
 }
 
