@@ -67,3 +67,16 @@ if SWITCHES=maybe "$root/bench/sim_speed.sh" "$bin" small 1 2> "$tmp/bench.err";
 fi
 grep -q "SWITCHES must be on or off, not 'maybe'" "$tmp/bench.err"
 echo "ok   bench/sim_speed.sh: SWITCHES=on runs, SWITCHES=maybe is refused"
+
+# The full-size fidelity report (bench/sim_fidelity.sh) runs on a small case and prints every headline metric;
+# a bad argument is refused by name.
+JOBS=2 "$root/bench/sim_fidelity.sh" "$bin" 128 2 | tee "$tmp/fidelity.txt"
+for k in jct_s ttft_p50 ttft_p99 tpot_p50 util_cnic_rd_kv; do
+  grep -Eq "^$k +[0-9.e+-]+ +[0-9.e+-]+ +[+-][0-9.]+% .*(within 1%|within noise|BIAS)$" "$tmp/fidelity.txt" \
+    || { echo "FAIL bench/sim_fidelity.sh printed no line for $k"; exit 1; }
+done
+if "$root/bench/sim_fidelity.sh" "$bin" 128 1 2> "$tmp/fidelity.err"; then
+  echo "FAIL bench/sim_fidelity.sh accepted one member per side"; exit 1
+fi
+grep -q "MEMBERS must be an integer >= 2, not '1'" "$tmp/fidelity.err"
+echo "ok   bench/sim_fidelity.sh: reports every headline metric, refuses MEMBERS=1"
