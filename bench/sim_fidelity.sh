@@ -59,7 +59,7 @@ for k in runs["off"][0]:
     mo, mn = statistics.mean(off), statistics.mean(on)
     if mo == 0 and mn == 0:
         continue
-    scale = abs(mo)
+    scale = max(abs(mo), 1e-12)  # a metric that is 0 only with the switches off still prints (as a huge difference)
     diff = (mn - mo) / scale
     se = math.sqrt(statistics.variance(off) / len(off) + statistics.variance(on) / len(on)) / scale
     spread_off = (max(off) - min(off)) / scale; spread_on = (max(on) - min(on)) / scale
