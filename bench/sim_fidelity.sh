@@ -7,10 +7,10 @@
 # AGENTS : agents of the 2P4D case (default 2048, the bench's size)
 # MEMBERS: runs per side (default 8); member k runs with fetch_period = 50 ms + (k - MEMBERS/2) * 10 us
 # JOBS   : runs at a time (default: the number of cores)
-# The switches are those of `SWITCHES=on bench/sim_speed.sh`. Prints, per headline metric (JCT, TTFT p50/p99,
-# TPOT p50, each link class's mean utilisation per traffic class), the two ensemble means, their difference, the
-# standard error of that difference and the spread of each side, and says whether the difference is within the
-# guard (1%) or within two standard errors of zero (the model's own noise). Exits non-zero only on a failed run.
+# The switches are those of `SWITCHES=on bench/sim_speed.sh` (bench/speed_switches.sh). Prints, per headline
+# metric (JCT, TTFT p50/p99, TPOT p50, each link class's mean utilisation per traffic class), the two ensemble
+# means, their difference, the standard error of that difference and the spread of each side, and says whether
+# the difference is within the guard (1%) or within two standard errors of zero (the model's own noise). Exits non-zero only on a failed run.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 bin="${1:-$root/build/release/cli/dualpath}"
@@ -32,7 +32,7 @@ done > "$tmp/runs"
 
 run_one() {  # side member period_us
   local side=$1 k=$2 us=$3 sw=()
-  [ "$side" = on ] && sw=(--set sim.decode_chunk_end=steps --set sim.decode_chunk_steps=3 --set sim.departures=above-departed)
+  if [ "$side" = on ]; then source "$root/bench/speed_switches.sh"; sw=("${speed_switches[@]}"); fi
   "$bin" run "$root/scenarios/ds660b-2p4d.json" --quiet --out "$tmp/$side-$k" --policy dualpath \
     --set "workload.agents=$agents" --set "deployment.fetch_period=$us us" ${sw[@]+"${sw[@]}"}
 }

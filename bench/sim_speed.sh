@@ -21,7 +21,7 @@ repeats="${3:-3}"
 engine="${SIM_ENGINE:-native}"
 switches=()
 case "${SWITCHES:-off}" in
-  on) switches=(--set sim.decode_chunk_end=steps --set sim.decode_chunk_steps=3 --set sim.departures=above-departed) ;;
+  on) source "$root/bench/speed_switches.sh"; switches=("${speed_switches[@]}") ;;
   off) ;;
   *) echo "SWITCHES must be on or off, not '${SWITCHES}'" >&2; exit 2 ;;
 esac
