@@ -10,7 +10,8 @@
 # The switches are those of `SWITCHES=on bench/sim_speed.sh` (bench/speed_switches.sh). Prints, per headline
 # metric (JCT, TTFT p50/p99, TPOT p50, each link class's mean utilisation per traffic class), the two ensemble
 # means, their difference, the standard error of that difference and the spread of each side, and says whether
-# the difference is within the guard (1%) or within two standard errors of zero (the model's own noise). Exits non-zero only on a failed run.
+# the difference is within the guard (1%) or within two standard errors of zero (the model's own noise). Exits
+# non-zero only on a failed run.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 bin="${1:-$root/build/release/cli/dualpath}"
@@ -39,18 +40,11 @@ run_one() {  # side member period_us
 export -f run_one; export bin root tmp agents
 xargs -P "$jobs" -L 1 bash -c 'run_one "$@"' _ < "$tmp/runs"
 
-"$py" - "$tmp" "$members" "$agents" <<'PY'
-import csv, json, math, statistics, sys
-tmp, members, agents = sys.argv[1], int(sys.argv[2]), sys.argv[3]
-def metrics(d):
-    r = json.load(open(f"{d}/summary.json"))["results"]
-    m = {"jct_s": r["jct_s"], "ttft_p50": r["ttft_s"]["p50"], "ttft_p99": r["ttft_s"]["p99"],
-         "tpot_p50": r["tpot_s"]["p50"]}
-    for row in csv.DictReader(open(f"{d}/links.csv")):
-        for cls in ("model", "kv"):
-            key = f"util_{row['class']}_{cls}"
-            m[key] = m.get(key, 0.0) + float(row[f"{cls}_utilisation"])
-    return m
+"$py" - "$root" "$tmp" "$members" "$agents" <<'PY'
+import math, statistics, sys
+root, tmp, members, agents = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+sys.path.insert(0, f"{root}/bench"); sys.dont_write_bytecode = True
+from headline_metrics import metrics
 runs = {side: [metrics(f"{tmp}/{side}-{k}") for k in range(members)] for side in ("off", "on")}
 print(f"DS 660B 2P4D, {agents} agents, DualPath; {members} runs per side (fetch period 50 ms +- 10 us steps)")
 print(f"{'metric':<22} {'mean off':>11} {'mean on':>11} {'diff':>8} {'std err':>8} {'spread off':>10} {'spread on':>10}  verdict")

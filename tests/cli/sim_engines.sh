@@ -13,21 +13,11 @@ compare() {  # name scenario extra-args...
   local name=$1 scen=$2; shift 2
   "$bin" run "$root/scenarios/$scen" --quiet --out "$tmp/$name-simgrid" --set sim.engine=simgrid "$@"
   "$bin" run "$root/scenarios/$scen" --quiet --out "$tmp/$name-native" --set sim.engine=native "$@"
-  "$py" - "$name" "$tmp/$name-simgrid" "$tmp/$name-native" <<'PY'
-import csv, json, sys
-name, a_dir, b_dir = sys.argv[1:]
-def metrics(d):
-    s = json.load(open(f"{d}/summary.json"))
-    r = s["results"]
-    m = {"jct_s": r["jct_s"], "ttft_p50": r["ttft_s"]["p50"], "ttft_p99": r["ttft_s"]["p99"],
-         "tpot_p50": r["tpot_s"]["p50"], "rounds": r["ttft_s"]["count"]}
-    util = {}
-    for row in csv.DictReader(open(f"{d}/links.csv")):
-        for cls in ("model", "kv"):
-            key = f"util_{row['class']}_{cls}"
-            util[key] = util.get(key, 0.0) + float(row[f"{cls}_utilisation"])
-    m.update(util)
-    return m
+  "$py" - "$root" "$name" "$tmp/$name-simgrid" "$tmp/$name-native" <<'PY'
+import sys
+root, name, a_dir, b_dir = sys.argv[1:]
+sys.path.insert(0, f"{root}/bench"); sys.dont_write_bytecode = True
+from headline_metrics import metrics
 a, b = metrics(a_dir), metrics(b_dir)
 bad = 0
 if set(a) != set(b):

@@ -29,18 +29,11 @@ case=(--set workload.agents=512 --policy dualpath)
 cmp "$tmp/off/requests.csv" "$tmp/off-explicit/requests.csv"
 echo "ok   first-finish and whole-component (the defaults) named explicitly: requests.csv identical"
 
-"$py" - "$tmp/off" "$tmp/on" "$tmp/departures" <<'PY'
-import csv, json, sys
-off_dir, on_dir, departures_dir = sys.argv[1:]
-def metrics(d):
-    r = json.load(open(f"{d}/summary.json"))["results"]
-    m = {"jct_s": r["jct_s"], "ttft_p50": r["ttft_s"]["p50"], "ttft_p99": r["ttft_s"]["p99"],
-         "tpot_p50": r["tpot_s"]["p50"], "rounds": r["ttft_s"]["count"]}
-    for row in csv.DictReader(open(f"{d}/links.csv")):
-        for cls in ("model", "kv"):
-            key = f"util_{row['class']}_{cls}"
-            m[key] = m.get(key, 0.0) + float(row[f"{cls}_utilisation"])
-    return m
+"$py" - "$root" "$tmp/off" "$tmp/on" "$tmp/departures" <<'PY'
+import sys
+root, off_dir, on_dir, departures_dir = sys.argv[1:]
+sys.path.insert(0, f"{root}/bench"); sys.dont_write_bytecode = True
+from headline_metrics import metrics
 off, on, departures = metrics(off_dir), metrics(on_dir), metrics(departures_dir)
 bad = set(off) != set(on) or set(off) != set(departures)
 for k in sorted(off):
