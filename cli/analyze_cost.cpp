@@ -1,8 +1,14 @@
 // dualpath analyze cost --model FILE --topology FILE [--batch B]... [--context C] [--de-group N] [--pe-group N]
-//                       [--prefill-tokens T --cached C --fresh F] [--json]
+//                       [--prefill-tokens T --cached C --fresh F] [--public] [--profile FILE]
+//                       [--write-profile FILE [--label TEXT] [--decode-scale K]] [--json]
 // The cost model's steady state (core/cost/cost_table.hpp): a decode step of a full DE group for each batch size
 // (requests per GPU), its parts per layer and tokens/s per user and per node; one prefill forward at a token
-// batch and request shape. docs/cost-model.md gives every constant and its source. Bad input: exit 2.
+// batch and request shape; with --public every public measurement beside the model (core/cost/public_points.hpp),
+// with --profile a step profile's figures beside the roofline's, and --write-profile writes the roofline's own
+// step times as a profile (core/cost/step_profile.hpp). docs/cost-model.md gives every constant and its source.
+// Bad input: exit 2.
+#include <cmath>
+#include <fstream>
 #include <iomanip>
 #include <iostream>
 #include <memory>
@@ -15,6 +21,9 @@
 #include "core/config/input_error.hpp"
 #include "core/config/loader.hpp"
 #include "core/cost/cost_table.hpp"
+#include "core/cost/profile_writer.hpp"
+#include "core/cost/public_points.hpp"
+#include "core/cost/step_profile.hpp"
 
 namespace dualpath::cli {
 namespace {
@@ -27,6 +36,9 @@ struct CostArgs {
   double prefill_tokens = 16384;
   int64_t cached = 28672, fresh = 4096;
   bool json = false;
+  bool public_points = false;
+  std::string profile, write_profile, label;
+  double decode_scale = 1;
 };
 
 GroupShape group_of(const std::string& flag, int gpus, const Topology& t) {
@@ -50,11 +62,55 @@ void analyze_cost(const CostArgs& a) {
   if (batches.empty()) batches = {1, 8, 16, 32, 64, 128, 256};
   for (double b : batches)
     if (b < 1) throw InputError("--batch", "expected >= 1 request per GPU, found " + std::to_string(b));
-  const CostModel cost(m, t.gpu, EpNetwork::of(t));
+  ModelSpec roofline = m;  // the figures below are the roofline's; a profile is shown beside them
+  roofline.timing = StepTiming::Roofline;
+  roofline.profile.reset();
+  const CostModel cost(roofline, t.gpu, EpNetwork::of(t));
   const GroupShape de = group_of("--de-group", a.de_group, t), pe = group_of("--pe-group", a.pe_group, t);
   std::vector<DecodePoint> points;
   for (double b : batches) points.push_back(decode_point(cost, de, b, a.context));
   const PrefillPoint pf = prefill_point(cost, pe, t.cnic_bw, a.prefill_tokens, a.cached, a.fresh);
+
+  if (!a.write_profile.empty()) {
+    if (a.label.empty()) throw InputError("--label", "expected a label saying where the profile's times come from");
+    if (!(a.decode_scale > 0) || !std::isfinite(a.decode_scale))
+      throw InputError("--decode-scale", "expected a factor > 0, found " + std::to_string(a.decode_scale));
+    const nlohmann::json profile =
+        roofline_profile(cost, t, {pe.gpus}, {de.gpus}, a.label, a.decode_scale);
+    std::ofstream f(a.write_profile);
+    if (!f) throw InputError(a.write_profile, "cannot open for writing");
+    f << profile.dump(1) << "\n";
+    if (!f) throw InputError(a.write_profile, "write failed");
+    std::cout << "wrote " << a.write_profile << ": roofline step times of " << m.name << " on " << t.name
+              << " (prefill EP" << pe.gpus << ", decode EP" << de.gpus << ")"
+              << (a.decode_scale != 1 ? ", decode times x" + std::to_string(a.decode_scale) : std::string()) << "\n";
+    return;
+  }
+
+  // A profile given: the same shapes from its tables (the model file's own profile, or --profile FILE).
+  ModelSpec with_profile = m;
+  if (!a.profile.empty()) {
+    with_profile.timing = StepTiming::Profile;
+    with_profile.profile_file = a.profile;
+    with_profile.profile = std::make_shared<const StepProfile>(read_step_profile(a.profile));
+  }
+  const bool profiled = with_profile.timing == StepTiming::Profile && with_profile.profile;
+  const CostModel prof(with_profile, t.gpu, EpNetwork::of(t));
+  std::vector<double> profile_steps;
+  double profile_forward = -1;
+  if (profiled) {
+    if (with_profile.profile->decode_for(de.gpus))
+      for (double b : batches) profile_steps.push_back(decode_point(prof, de, b, a.context).step);
+    if (with_profile.profile->prefill_for(pe.gpus))
+      profile_forward = prefill_point(prof, pe, t.cnic_bw, a.prefill_tokens, a.cached, a.fresh).forward;
+  }
+  std::vector<PublicPoint> pub;
+  if (a.public_points) {
+    if (!is_deepseek_v3_family(m))
+      throw InputError("--public", "the public points are measurements of DeepSeek-V3/V3.2 (256 routed experts, top-8, "
+                                   "61 layers); " + m.name + " is not one");
+    pub = public_points(roofline, t, profiled ? &with_profile : nullptr);
+  }
 
   if (a.json) {
     nlohmann::json j;
@@ -68,10 +124,24 @@ void analyze_cost(const CostArgs& a) {
                                         {{"attention", p.layer.attention},
                                          {"dense_weights", p.layer.dense},
                                          {"routed_experts", p.layer.experts},
+                                         {"kernel_overheads", p.layer.kernels},
                                          {"ep_all_to_all", p.layer.ep},
                                          {"overlap_hidden", p.layer.hidden}}},
                                        {"tokens_per_user", p.tokens_per_user},
                                        {"tokens_per_node", p.tokens_per_node}});
+    if (profiled) {
+      j["profile"] = {{"file", with_profile.profile->file}, {"label", with_profile.profile->label}};
+      if (!profile_steps.empty()) j["profile"]["decode_step_s"] = profile_steps;
+      if (profile_forward >= 0) j["profile"]["prefill_forward_s"] = profile_forward;
+    }
+    for (const auto& p : pub) {
+      nlohmann::json q = {{"id", p.id},           {"figure", p.figure},     {"source", p.source},
+                          {"unit", p.unit},       {"measured", p.measured}, {"model", p.model},
+                          {"ratio", p.ratio()},   {"tolerance", p.tolerance}, {"held", p.held()},
+                          {"within", p.within()}, {"note", p.note}};
+      if (p.profile >= 0) q["profile"] = p.profile;
+      j["public_points"].push_back(q);
+    }
     j["prefill"] = {{"group_gpus", pe.gpus},          {"nodes", pe.nodes},
                     {"tokens_per_gpu", pf.tokens},    {"cached", pf.cached},
                     {"fresh", pf.fresh},              {"layer_s", {{"attention", pf.attention}, {"linear", pf.linear}, {"ep_all_to_all", pf.ep}}},
@@ -82,16 +152,27 @@ void analyze_cost(const CostArgs& a) {
   }
   std::cout << m.name << " on " << t.name << "\n\ndecode: EP" << de.gpus << " over " << de.nodes << " node"
             << (de.nodes > 1 ? "s" : "") << ", every request at " << a.context << " tokens of context\n";
+  if (m.mtp_depth > 0)
+    std::cout << "MTP: " << m.mtp_depth << " draft token(s) at " << m.mtp_accept << " acceptance: "
+              << m.tokens_per_decode_step() << " tokens per step; step ms is per generated token\n";
   std::cout << std::right << std::setw(7) << "batch" << std::setw(10) << "step ms" << "   per layer (us):"
-            << std::setw(8) << "attn" << std::setw(8) << "dense" << std::setw(9) << "experts" << std::setw(8) << "EP"
-            << std::setw(9) << "hidden" << std::setw(12) << "tok/s/user" << std::setw(12) << "tok/s/node" << "\n";
-  for (const auto& p : points)
+            << std::setw(8) << "attn" << std::setw(8) << "dense" << std::setw(9) << "experts" << std::setw(9)
+            << "kernels" << std::setw(8) << "EP" << std::setw(9) << "hidden" << std::setw(12) << "tok/s/user"
+            << std::setw(12) << "tok/s/node" << (profile_steps.empty() ? "" : "  profile ms") << "\n";
+  for (size_t i = 0; i < points.size(); ++i) {
+    const auto& p = points[i];
     std::cout << std::fixed << std::setw(7) << std::setprecision(0) << p.batch << std::setw(10)
               << std::setprecision(2) << p.step * 1e3 << "                    " << std::setprecision(1)
               << std::setw(8) << us(p.layer.attention) << std::setw(8) << us(p.layer.dense) << std::setw(9)
-              << us(p.layer.experts) << std::setw(8) << us(p.layer.ep) << std::setw(9) << us(-p.layer.hidden)
-              << std::setw(12) << p.tokens_per_user << std::setw(12) << std::setprecision(0) << p.tokens_per_node
-              << "\n";
+              << us(p.layer.experts) << std::setw(9) << us(p.layer.kernels) << std::setw(8) << us(p.layer.ep)
+              << std::setw(9) << us(-p.layer.hidden) << std::setw(12) << p.tokens_per_user << std::setw(12)
+              << std::setprecision(0) << p.tokens_per_node;
+    if (i < profile_steps.size()) std::cout << std::setw(12) << std::setprecision(2) << profile_steps[i] * 1e3;
+    std::cout << "\n";
+  }
+  if (profiled)
+    std::cout << "profile: " << with_profile.profile->file << " (" << with_profile.profile->label << ")"
+              << (profile_steps.empty() ? "; no decode table for EP" + std::to_string(de.gpus) : std::string()) << "\n";
   std::cout << "\nprefill: EP" << pe.gpus << " over " << pe.nodes << " node" << (pe.nodes > 1 ? "s" : "") << ", "
             << std::setprecision(0) << pf.tokens << " fresh tokens per GPU per forward, requests of " << pf.cached
             << " cached + " << pf.fresh << " fresh tokens\n"
@@ -99,6 +180,27 @@ void analyze_cost(const CostArgs& a) {
             << us(pf.linear) << ", EP all-to-all " << us(pf.ep) << (pf.ep_bound() ? " (binds)" : " (hidden)")
             << "\n  forward " << std::setprecision(3) << pf.forward << " s; per node " << std::setprecision(0)
             << pf.fresh_per_node << " computed tokens/s, " << pf.input_per_node << " prompt tokens/s\n";
+  if (profile_forward >= 0)
+    std::cout << "  profile: forward " << std::setprecision(3) << profile_forward << " s\n";
+  if (pub.empty()) return;
+  std::cout << "\npublic measurements beside the model (held: within the tolerance the calibration test holds)\n"
+            << std::left << std::setw(22) << "point" << std::right << std::setw(12) << "measured" << std::setw(12)
+            << "model" << std::setw(8) << "ratio" << std::setw(12) << (profiled ? "profile" : "") << "  unit        "
+            << "held\n";
+  for (const auto& p : pub) {
+    std::cout << std::left << std::setw(22) << p.id << std::right << std::setprecision(p.unit == "tok/s/node" ? 0 : 1)
+              << std::setw(12) << p.measured << std::setw(12) << p.model << std::setw(8) << std::setprecision(2)
+              << p.ratio();
+    if (profiled && p.profile >= 0)
+      std::cout << std::setw(12) << std::setprecision(1) << p.profile;
+    else
+      std::cout << std::setw(12) << "";
+    std::cout << "  " << std::left << std::setw(12) << p.unit << std::right
+              << (p.held() ? (p.within() ? "yes, within " : "NO, outside ") + std::to_string(static_cast<int>(
+                                                                                   std::lround(p.tolerance * 100))) + "%"
+                           : std::string("no")) << "\n"
+              << "    " << p.figure << "; " << p.source << (p.note.empty() ? "" : "; " + p.note) << "\n";
+  }
 }
 
 }  // namespace
@@ -116,6 +218,14 @@ void register_analyze_cost(CLI::App& analyze) {
   c->add_option("--prefill-tokens", args->prefill_tokens, "Fresh tokens per GPU per forward (default 16384)");
   c->add_option("--cached", args->cached, "Cached prefix of a prefill request, tokens (default 28672)");
   c->add_option("--fresh", args->fresh, "Fresh tokens of a prefill request (default 4096)");
+  c->add_flag("--public", args->public_points,
+              "Every public measurement (DeepEP, DeepSeek Day 6 and profile, SGLang, the paper's Table 3) beside the model");
+  c->add_option("--profile", args->profile, "A step profile (docs/cost-model.md, 'Profiles') to show beside the roofline");
+  c->add_option("--write-profile", args->write_profile,
+                "Write the roofline's step times for --pe-group and --de-group as a profile and exit");
+  c->add_option("--label", args->label, "With --write-profile: where its times come from (required)");
+  c->add_option("--decode-scale", args->decode_scale,
+                "With --write-profile: multiply every decode time by this factor (say so in --label)");
   c->add_flag("--json", args->json, "Machine-readable output");
   c->callback([args] { analyze_cost(*args); });
 }

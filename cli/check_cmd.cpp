@@ -27,6 +27,7 @@ void register_check_command(CLI::App& app) {
                        "Override a field: path=value (e.g. topology.snic_bw=\"200 Gbps\")");
   cmd->callback([args] {
     const Scenario s = load_scenario(args->scenario, args->overrides, args->overlays);
+    check_step_profile(s);
     check_weights_fit(s);  // the rules run applies when it builds the cluster: the weights fit, the policy exists
     check_policy(s, args->scenario, s.policy.name, args->scenario + ": /policy/name");
     // The workload rules run applies when it builds its agents: the trace file parses, aps = 0 has arrival

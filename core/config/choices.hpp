@@ -38,6 +38,8 @@ enum class KvPort : uint8_t { Node, Engine };
 // sim.decode_chunk_end: a decode chunk ends at the first request that finishes, or runs its decode_chunk_steps
 // steps past the requests that finish inside it (SimSpec::decode_chunk_end).
 enum class DecodeChunkEnd : uint8_t { FirstFinish, Steps };
+// Where step times come from: the roofline cost model, or a table of measured times (core/cost/step_profile.hpp).
+enum class StepTiming : uint8_t { Roofline, Profile };
 // sim.departures: after flows leave, the native engine re-solves their whole components, or keeps the flows below
 // the lowest departed level and re-fills the rest (SimSpec::departures).
 enum class DepartureSolve : uint8_t { WholeComponent, AboveDeparted };
@@ -56,6 +58,7 @@ inline constexpr ChoiceName<BufferLifecycle> kBufferLifecycles[] = {{BufferLifec
                                                                     {BufferLifecycle::Reserve, "reserve"}};
 inline constexpr ChoiceName<DeHbmAt> kDeHbmAts[] = {{DeHbmAt::Assign, "assign"}, {DeHbmAt::Handoff, "handoff"}};
 inline constexpr ChoiceName<KvPort> kKvPorts[] = {{KvPort::Node, "node"}, {KvPort::Engine, "engine"}};
+inline constexpr ChoiceName<StepTiming> kStepTimings[] = {{StepTiming::Roofline, "roofline"}, {StepTiming::Profile, "profile"}};
 inline constexpr ChoiceName<DecodeChunkEnd> kDecodeChunkEnds[] = {{DecodeChunkEnd::FirstFinish, "first-finish"},
                                                                   {DecodeChunkEnd::Steps, "steps"}};
 inline constexpr ChoiceName<DepartureSolve> kDepartureSolves[] = {{DepartureSolve::WholeComponent, "whole-component"},
@@ -101,6 +104,7 @@ inline const char* name_of(BufferLifecycle v) { return choice_name(kBufferLifecy
 inline const char* name_of(DeHbmAt v) { return choice_name(kDeHbmAts, v); }
 inline const char* name_of(KvPort v) { return choice_name(kKvPorts, v); }
 inline const char* name_of(DecodeChunkEnd v) { return choice_name(kDecodeChunkEnds, v); }
+inline const char* name_of(StepTiming v) { return choice_name(kStepTimings, v); }
 inline const char* name_of(DepartureSolve v) { return choice_name(kDepartureSolves, v); }
 inline const char* name_of(PoolEviction v) { return choice_name(kPoolEvictions, v); }
 inline const char* name_of(WorkloadSource v) { return choice_name(kWorkloadSources, v); }

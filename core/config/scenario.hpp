@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -15,8 +16,15 @@
 namespace dualpath {
 
 // One LLM. Figures and their sources are in models/*.json ("sources" object).
+struct StepProfile;  // core/cost/step_profile.hpp
+
 struct ModelSpec {
   std::string name;
+  // Where step times come from (docs/cost-model.md, "Profiles"): the roofline below, or the measured tables of
+  // `profile_file`, read and checked at load (shared: a ModelSpec is copied freely).
+  StepTiming timing = StepTiming::Roofline;
+  std::string profile_file;
+  std::shared_ptr<const StepProfile> profile;
   int n_layers = 0;
   double kv_bytes_per_token_layer = 0;       // bytes of main KV per token per layer (MLA FP8: 656)
   double indexer_bytes_per_token_layer = 0;  // DSA lightning-indexer key cache, bytes per token per layer
@@ -37,8 +45,24 @@ struct ModelSpec {
   // all of weight_bytes divided by the group (docs/cost-model.md).
   int routed_experts = 0;
   double expert_weight_bytes = 0;
-  // Share of the shorter of (decode compute, decode EP all-to-all) that micro-batch overlap hides, 0..1.
+  // Share of the shorter of (decode compute, decode EP all-to-all) that micro-batch overlap hides, 0..1: a plain
+  // fraction, applied only with decode_micro_batches = 1 (the two-batch mechanism below replaces it).
   double decode_comm_overlap = 0;
+  // Decode micro-batches (DeepSeek's dual-batch overlap, Day-6 overview): 1 = one batch, compute then all-to-all;
+  // 2 = each half computes while the other half's dispatch/combine is in flight, at the price of reading the
+  // weights and launching every kernel once per half (docs/cost-model.md).
+  int decode_micro_batches = 1;
+  // Kernels on one layer's critical path per micro-batch (GEMMs, norms, RoPE, router, attention, EP issue): each
+  // pays GpuSpec::kernel_overhead on top of its roofline time. 0 = no per-kernel cost.
+  int kernels_per_layer = 0;
+  // Multi-token prediction (DeepSeek-V3 report §5.4.3): draft tokens per decode step (0 = off) and the probability
+  // that each is accepted. A step then carries 1 + mtp_depth tokens per request through n_layers + mtp_depth
+  // layers (each MTP module is one more layer) and yields 1 + a + ... + a^depth tokens on average.
+  int mtp_depth = 0;
+  double mtp_accept = 0;
+  // Prefill attention's share of the peak (prefill kernels differ from decode ones: FlashMLA's sparse prefill
+  // reaches 640 TFLOPS where its sparse decode reaches 410); 0 = attention_efficiency.
+  double prefill_attention_efficiency = 0;
 
   // Prefill all-to-all bytes per token per layer that cross the RDMA network in a group spanning `nodes` nodes.
   double prefill_ep_rdma_bytes_per_token_layer(int nodes) const {
@@ -71,12 +95,22 @@ struct ModelSpec {
     return n_layers * (kv_bytes_per_token_layer + (count_indexer_cache ? indexer_bytes_per_token_layer : 0.0));
   }
   double kv_bytes_per_token_one_layer() const { return kv_bytes_per_token() / n_layers; }
+  // Tokens a decode step yields per request on average (1 without MTP).
+  double tokens_per_decode_step() const {
+    double e = 1, p = 1;
+    for (int i = 0; i < mtp_depth; ++i) e += (p *= mtp_accept);
+    return e;
+  }
+  // Layers a decode step runs per token it yields: (n_layers + mtp_depth) / tokens_per_decode_step().
+  double decode_layers_per_token() const { return (n_layers + mtp_depth) / tokens_per_decode_step(); }
 };
 
 struct GpuSpec {
   double flops = 0;       // dense peak FLOP/s of the precision the model runs in
   double hbm_bytes = 0;   // HBM capacity per GPU
   double hbm_bw = 0;      // HBM bandwidth per GPU, bytes/s
+  // Fixed time of one kernel beyond its roofline (launch in a CUDA graph, prologue, last-wave tail), seconds.
+  double kernel_overhead = 0;
 };
 
 struct StorageSpec {
@@ -99,6 +133,7 @@ struct Topology {
   double dram_buffer_bytes = 0;  // per node DRAM set aside as PE/DE buffer
   double nic_latency = 0;        // one-way latency of a NIC hop (fabric latency folded in), seconds
   double ep_rdma_efficiency = 1; // achieved share of cnic_bw by the decode EP all-to-all kernels (DeepEP LL)
+  double ep_op_latency = 0;      // fixed time of one decode dispatch or combine (DeepEP LL), seconds
   StorageSpec storage;
 };
 

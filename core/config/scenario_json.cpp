@@ -18,6 +18,7 @@ nlohmann::json scenario_to_json(const Scenario& s) {
   const PolicySpec& p = s.policy;
 
   json model = {{"name", m.name},
+                {"timing", name_of(m.timing)},
                 {"n_layers", m.n_layers},
                 {"kv_bytes_per_token_layer", m.kv_bytes_per_token_layer},
                 {"indexer_bytes_per_token_layer", m.indexer_bytes_per_token_layer},
@@ -32,6 +33,11 @@ nlohmann::json scenario_to_json(const Scenario& s) {
                 {"routed_experts", m.routed_experts},
                 {"expert_weight_bytes", m.expert_weight_bytes},
                 {"decode_comm_overlap", m.decode_comm_overlap},
+                {"decode_micro_batches", m.decode_micro_batches},
+                {"kernels_per_layer", m.kernels_per_layer},
+                {"mtp_depth", m.mtp_depth},
+                {"mtp_accept", m.mtp_accept},
+                {"prefill_attention_efficiency", m.prefill_attention_efficiency},
                 {"linear_efficiency", m.linear_efficiency},
                 {"attention_efficiency", m.attention_efficiency},
                 {"hbm_efficiency", m.hbm_efficiency},
@@ -40,10 +46,15 @@ nlohmann::json scenario_to_json(const Scenario& s) {
                 {"kv_heads", m.kv_heads},
                 {"head_dim", m.head_dim},
                 {"v_head_dim", m.v_head_dim}};
+  if (m.timing == StepTiming::Profile) model["profile"] = m.profile_file;
 
   json topology = {{"name", t.name},
                    {"gpus_per_node", t.gpus_per_node},
-                   {"gpu", {{"flops", t.gpu.flops}, {"hbm_bytes", t.gpu.hbm_bytes}, {"hbm_bw", t.gpu.hbm_bw}}},
+                   {"gpu",
+                    {{"flops", t.gpu.flops},
+                     {"hbm_bytes", t.gpu.hbm_bytes},
+                     {"hbm_bw", t.gpu.hbm_bw},
+                     {"kernel_overhead", t.gpu.kernel_overhead}}},
                    {"cnic_bw", t.cnic_bw},
                    {"snic_bw", t.snic_bw},
                    {"pcie_bw", t.pcie_bw},
@@ -51,6 +62,7 @@ nlohmann::json scenario_to_json(const Scenario& s) {
                    {"dram_buffer_bytes", t.dram_buffer_bytes},
                    {"nic_latency", t.nic_latency},
                    {"ep_rdma_efficiency", t.ep_rdma_efficiency},
+                   {"ep_op_latency", t.ep_op_latency},
                    {"storage",
                     {{"servers", t.storage.servers},
                      {"server_nic_bw", t.storage.server_nic_bw},

@@ -4,6 +4,8 @@
 #include <filesystem>
 #include <limits>
 
+#include "core/cost/step_profile.hpp"
+
 namespace dualpath {
 namespace {
 
@@ -40,14 +42,27 @@ int parse_group(const ObjectReader& r, const std::string& key, int nodes, int gp
 
 ModelSpec parse_model(const ObjectReader& parent, const std::string& key) {
   const ObjectReader r = parent.object(
-      key, {"name", "description", "sources", "n_layers", "kv_bytes_per_token_layer", "indexer_bytes_per_token_layer",
+      key, {"name", "description", "sources", "timing", "profile", "n_layers", "kv_bytes_per_token_layer", "indexer_bytes_per_token_layer",
             "count_indexer_cache", "active_params", "weight_bytes", "attn_flops_per_query_key", "sparse_topk",
             "indexer_flops_per_query_key", "ep_bytes_per_token_layer", "moe_topk", "routed_experts", "expert_weight_bytes",
-            "decode_comm_overlap", "linear_efficiency", "attention_efficiency",
+            "decode_comm_overlap", "decode_micro_batches", "kernels_per_layer", "mtp_depth", "mtp_accept",
+            "linear_efficiency", "attention_efficiency", "prefill_attention_efficiency",
             "hbm_efficiency", "hidden_size", "attn_heads", "kv_heads", "head_dim", "v_head_dim"});
   const ModelSpec d;
   ModelSpec m;
   m.name = non_empty_string(r, "name");
+  m.timing = choice_value(kStepTimings, r.choice("timing", choice_names(kStepTimings), name_of(d.timing)));
+  if (m.timing == StepTiming::Profile || r.has("profile")) {
+    const std::string file = non_empty_string(r, "profile");
+    const std::filesystem::path resolved =
+        (std::filesystem::path(r.origins().base_dir(pointer_join(r.pointer(), "profile"))) / file).lexically_normal();
+    if (m.timing == StepTiming::Profile) {
+      if (!std::filesystem::is_regular_file(resolved))
+        r.fail("profile", "step profile \"" + resolved.string() + "\" does not exist or is not a regular file");
+      m.profile_file = resolved.string();
+      m.profile = std::make_shared<const StepProfile>(read_step_profile(m.profile_file));
+    }
+  }
   r.string_or("description", "");
   r.string_map("sources");
   m.n_layers = static_cast<int>(r.integer("n_layers", 1, 10000));
@@ -88,8 +103,20 @@ ModelSpec parse_model(const ObjectReader& parent, const std::string& key) {
                                     "(parameters are counted at 1 byte each)");
   }
   m.decode_comm_overlap = r.number("decode_comm_overlap", Range::unit_interval(), d.decode_comm_overlap);
+  m.decode_micro_batches = static_cast<int>(r.integer("decode_micro_batches", 1, 2, d.decode_micro_batches));
+  if (m.decode_micro_batches > 1 && m.decode_comm_overlap > 0)
+    r.fail("decode_comm_overlap", "expected 0 with decode_micro_batches = 2: the micro-batches are the overlap");
+  m.kernels_per_layer = static_cast<int>(r.integer("kernels_per_layer", 0, 10000, d.kernels_per_layer));
+  m.mtp_depth = static_cast<int>(r.integer("mtp_depth", 0, 8, d.mtp_depth));
+  if (m.mtp_depth > 0) {
+    m.mtp_accept = r.number("mtp_accept", Range::unit_interval());  // no default: the rate is the assumption
+  } else if (r.has("mtp_accept")) {
+    r.fail("mtp_accept", "is set but mtp_depth is 0; set mtp_depth (draft tokens per step) to use it");
+  }
   m.linear_efficiency = r.number("linear_efficiency", Range::fraction(), d.linear_efficiency);
   m.attention_efficiency = r.number("attention_efficiency", Range::fraction(), d.attention_efficiency);
+  if (r.has("prefill_attention_efficiency"))  // absent (0): prefill attention runs at attention_efficiency
+    m.prefill_attention_efficiency = r.number("prefill_attention_efficiency", Range::fraction());
   m.hbm_efficiency = r.number("hbm_efficiency", Range::fraction(), d.hbm_efficiency);
   m.hidden_size = static_cast<int>(r.integer("hidden_size", 0, 1000000, 0));
   m.attn_heads = static_cast<int>(r.integer("attn_heads", 0, 100000, 0));
@@ -115,17 +142,19 @@ ModelSpec parse_model(const ObjectReader& parent, const std::string& key) {
 Topology parse_topology(const ObjectReader& parent, const std::string& key) {
   const ObjectReader r =
       parent.object(key, {"name", "description", "sources", "gpus_per_node", "gpu", "cnic_bw", "snic_bw", "pcie_bw",
-                          "dram_bw", "dram_buffer_bytes", "nic_latency", "ep_rdma_efficiency", "storage"});
+                          "dram_bw", "dram_buffer_bytes", "nic_latency", "ep_rdma_efficiency", "ep_op_latency",
+                          "storage"});
   Topology t;
   t.name = non_empty_string(r, "name");
   r.string_or("description", "");
   r.string_map("sources");
   t.gpus_per_node = static_cast<int>(r.integer("gpus_per_node", 1, 1024));
 
-  const ObjectReader gpu = r.object("gpu", {"flops", "hbm_bytes", "hbm_bw"});
+  const ObjectReader gpu = r.object("gpu", {"flops", "hbm_bytes", "hbm_bw", "kernel_overhead"});
   t.gpu.flops = gpu.quantity("flops", Dimension::FlopRate, Range::positive());
   t.gpu.hbm_bytes = gpu.quantity("hbm_bytes", Dimension::Bytes, Range::positive());
   t.gpu.hbm_bw = gpu.quantity("hbm_bw", Dimension::Bandwidth, Range::positive());
+  t.gpu.kernel_overhead = gpu.quantity("kernel_overhead", Dimension::Duration, Range{0.0, 1e-3, false}, 0.0);
 
   t.cnic_bw = r.quantity("cnic_bw", Dimension::Bandwidth, Range::positive());
   t.snic_bw = r.quantity("snic_bw", Dimension::Bandwidth, Range::positive());
@@ -134,6 +163,8 @@ Topology parse_topology(const ObjectReader& parent, const std::string& key) {
   t.dram_buffer_bytes = r.quantity("dram_buffer_bytes", Dimension::Bytes, Range::positive());
   t.nic_latency = r.quantity("nic_latency", Dimension::Duration, Range::non_negative(), 0.0);
   t.ep_rdma_efficiency = r.number("ep_rdma_efficiency", Range::fraction(), 1.0);
+  // Without its own figure a dispatch or combine costs one NIC hop (the model before the DeepEP floor).
+  t.ep_op_latency = r.quantity("ep_op_latency", Dimension::Duration, Range{0.0, 1e-2, false}, t.nic_latency);
 
   const ObjectReader s = r.object("storage", {"servers", "server_nic_bw", "ssd_read_bw", "ssd_write_bw", "latency"});
   t.storage.servers = static_cast<int>(s.integer("servers", 0, 1000000, 0));

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "core/config/input_error.hpp"
+#include "core/cost/step_profile.hpp"
 
 namespace dualpath {
 
@@ -36,12 +37,16 @@ double CostModel::attention_layer_flops(int64_t cached, int64_t fresh) const {
 
 double CostModel::attention_layer_time(int64_t cached, int64_t fresh) const {
   if (fresh <= 0) return 0;
-  const double compute = attention_layer_flops(cached, fresh) / (gpu_.flops * model_.attention_efficiency);
+  const double eff = model_.prefill_attention_efficiency > 0 ? model_.prefill_attention_efficiency
+                                                              : model_.attention_efficiency;
+  const double compute = attention_layer_flops(cached, fresh) / (gpu_.flops * eff);
   // The cached KV of this layer is read from HBM at least once.
   const double kv_read = static_cast<double>(cached + fresh) * model_.kv_bytes_per_token_one_layer() /
                          (gpu_.hbm_bw * model_.hbm_efficiency);
   return std::max(compute, kv_read);
 }
+
+double CostModel::prefill_layer_overhead() const { return model_.kernels_per_layer * gpu_.kernel_overhead; }
 
 double CostModel::linear_layer_time(double tokens, double weight_bytes_per_gpu) const {
   if (tokens <= 0) return 0;
@@ -56,11 +61,12 @@ double CostModel::decode_attention_layer_time(double sum_context, double sum_cap
   // Decode is memory-bound: each request reads the KV its query attends to (top-k under DSA) and, under DSA,
   // the indexer keys of its whole context.
   const double hbm = gpu_.hbm_bw * model_.hbm_efficiency;
+  const double queries = 1.0 + model_.mtp_depth;
   double bytes = sum_capped_context * model_.kv_bytes_per_token_layer;
-  double flops = sum_capped_context * model_.attn_flops_per_query_key;
+  double flops = queries * sum_capped_context * model_.attn_flops_per_query_key;
   if (model_.indexer_flops_per_query_key > 0) {
     bytes += sum_context * model_.indexer_bytes_per_token_layer;
-    flops += sum_context * model_.indexer_flops_per_query_key;
+    flops += queries * sum_context * model_.indexer_flops_per_query_key;
   }
   return std::max(bytes / hbm, flops / (gpu_.flops * model_.attention_efficiency));
 }
@@ -101,26 +107,86 @@ double CostModel::decode_ep_layer_time(double tokens, int nodes) const {
   if (tokens <= 0 || nodes <= 1 || net_.cnic_bw <= 0) return 0;
   const double bytes = tokens * model_.decode_ep_rdma_bytes_per_token_layer(nodes);
   if (bytes <= 0) return 0;
-  return bytes / (net_.cnic_bw * net_.rdma_efficiency) + 2 * net_.hop_latency;
+  return bytes / (net_.cnic_bw * net_.rdma_efficiency) + 2 * net_.op_latency;
 }
 
 DecodeLayerParts CostModel::decode_layer(double attention, double mean_batch, double max_batch, int group_gpus,
                                          int nodes) const {
   DecodeLayerParts p;
+  const double q = 1.0 + model_.mtp_depth;  // tokens per request per step
+  const double mb = model_.decode_micro_batches;
+  // One micro-batch: its share of the requests, its own weight reads, its own kernels, its own dispatch/combine.
+  const LinearParts lin = linear_layer(q * mean_batch / mb, group_gpus);
+  const double ep = decode_ep_layer_time(q * std::max(mean_batch, max_batch) / mb, nodes);
+  const double kernels = model_.kernels_per_layer * gpu_.kernel_overhead;
   p.attention = attention;
-  const LinearParts lin = linear_layer(mean_batch, group_gpus);
-  p.dense = lin.dense;
-  p.experts = lin.experts;
-  p.ep = decode_ep_layer_time(std::max(mean_batch, max_batch), nodes);
-  p.hidden = model_.decode_comm_overlap * std::min(p.compute(), p.ep);
+  p.dense = mb * lin.dense;
+  p.experts = mb * lin.experts;
+  p.kernels = mb * kernels;
+  p.ep = mb * ep;
+  if (model_.decode_micro_batches > 1) {
+    // Each half's compute runs while the other half's all-to-all is in flight: the layer takes the longer of the
+    // two per half (the pipeline spans layers, so its fill is paid once per step, not per layer: left out).
+    const double compute = attention / mb + lin.total() + kernels;
+    p.hidden = p.compute() + p.ep - mb * std::max(compute, ep);
+  } else {
+    p.hidden = model_.decode_comm_overlap * std::min(p.compute(), p.ep);
+  }
   return p;
+}
+
+double CostModel::prefill_attention(int64_t cached, int64_t fresh, int group_gpus) const {
+  if (!profiled()) return attention_layer_time(cached, fresh);
+  if (fresh <= 0) return 0;
+  const PrefillProfile* t = model_.profile->prefill_for(group_gpus);
+  if (!t) throw InputError(model_.profile->file, "no prefill table for groups of " + std::to_string(group_gpus) + " GPUs");
+  return t->attention.at(static_cast<double>(cached), static_cast<double>(fresh), model_.profile->file,
+                         "prefill attention of EP" + std::to_string(group_gpus));
+}
+
+double CostModel::prefill_linear(double tokens, int group_gpus) const {
+  if (!profiled()) return linear_layer(tokens, group_gpus).total() + prefill_layer_overhead();
+  if (tokens <= 0) return 0;
+  const PrefillProfile* t = model_.profile->prefill_for(group_gpus);
+  if (!t) throw InputError(model_.profile->file, "no prefill table for groups of " + std::to_string(group_gpus) + " GPUs");
+  return t->linear.at(tokens, model_.profile->file, "prefill linear work of EP" + std::to_string(group_gpus));
+}
+
+DecodeStep CostModel::decode_step(const std::vector<DecodeEngineLoad>& engines, int nodes) const {
+  DecodeStep s;
+  if (engines.empty()) return s;
+  const int group_gpus = static_cast<int>(engines.size());
+  double max_attn = 0, max_batch = 0, batch_sum = 0;
+  for (size_t i = 0; i < engines.size(); ++i) {
+    const DecodeEngineLoad& e = engines[i];
+    batch_sum += e.batch;
+    if (profiled()) {
+      if (e.batch > max_batch || i == 0) max_batch = e.batch, s.slowest = i;
+      continue;
+    }
+    const double attn = decode_attention_layer_time(e.sum_context, e.sum_capped_context, e.requests);
+    if (attn > max_attn || i == 0) max_attn = attn, s.slowest = i;
+    max_batch = std::max(max_batch, e.batch);
+  }
+  if (profiled()) {
+    const DecodeProfile* t = model_.profile->decode_for(group_gpus);
+    if (!t) throw InputError(model_.profile->file, "no decode table for groups of " + std::to_string(group_gpus) + " GPUs");
+    const DecodeEngineLoad& e = engines[s.slowest];
+    const double context = e.batch > 0 ? e.sum_context / e.batch : 0;
+    s.token_seconds = t->token_seconds.at(e.batch, context, model_.profile->file,
+                                          "decode step of EP" + std::to_string(group_gpus));
+    return s;
+  }
+  s.layer = decode_layer(max_attn, batch_sum / group_gpus, max_batch, group_gpus, nodes);
+  s.token_seconds = decode_token_time(s.layer);
+  return s;
 }
 
 double CostModel::prefill_prompt_tokens_per_second(int64_t mean_context, int64_t mean_append) const {
   // One request of the mean shape, its linear part at full batch efficiency (compute-bound).
   const double per_layer = attention_layer_time(mean_context, mean_append) +
                            static_cast<double>(mean_append) * linear_flops_per_token_layer() /
-                               (gpu_.flops * model_.linear_efficiency);
+                               (gpu_.flops * model_.linear_efficiency);  // no fixed costs: a full batch's share
   const double per_request = per_layer * model_.n_layers;
   return per_request > 0 ? static_cast<double>(mean_context + mean_append) / per_request : 0;
 }
@@ -132,6 +198,19 @@ std::string weights_fit_problem(const Scenario& sc, const char* side, int group_
   m << "the " << side << " side's groups of " << group_gpus << " GPUs hold " << w / 1e9
     << " GB of weights per GPU: they do not fit in " << sc.topology.gpu.hbm_bytes / 1e9 << " GB of HBM";
   return m.str();
+}
+
+void check_step_profile(const Scenario& sc) {
+  if (sc.model.timing != StepTiming::Profile || !sc.model.profile) return;
+  const StepProfile& p = *sc.model.profile;
+  if (!p.prefill_for(sc.deployment.pe_group_gpus))
+    throw InputError(p.file, "no prefill table for the scenario's prefill groups of " +
+                                 std::to_string(sc.deployment.pe_group_gpus) + " GPUs (it has groups of " +
+                                 p.prefill_groups() + ")");
+  if (!p.decode_for(sc.deployment.de_group_gpus))
+    throw InputError(p.file, "no decode table for the scenario's decode groups of " +
+                                 std::to_string(sc.deployment.de_group_gpus) + " GPUs (it has groups of " +
+                                 p.decode_groups() + ")");
 }
 
 void check_weights_fit(const Scenario& sc) {

@@ -13,12 +13,13 @@
 namespace dualpath {
 
 // The compute network as the decode EP all-to-all sees it: per-GPU CNIC bandwidth, the share of it DeepEP's
-// low-latency kernels achieve, and the one-way hop latency each of dispatch and combine pays once.
+// low-latency kernels achieve, and the fixed time each of dispatch and combine pays (latency-bound below a few
+// dozen tokens per GPU; the alpha of an alpha-beta model whose beta is the achieved rate).
 struct EpNetwork {
   double cnic_bw = 0;  // 0 = charge no EP time (a cost model without a topology)
   double rdma_efficiency = 1;
-  double hop_latency = 0;
-  static EpNetwork of(const Topology& t) { return {t.cnic_bw, t.ep_rdma_efficiency, t.nic_latency}; }
+  double op_latency = 0;
+  static EpNetwork of(const Topology& t) { return {t.cnic_bw, t.ep_rdma_efficiency, t.ep_op_latency}; }
 };
 
 // One layer's linear work on one GPU: the replicated weights (projections, shared experts, dense FFN) and the
@@ -29,16 +30,34 @@ struct LinearParts {
   double total() const { return dense + experts; }
 };
 
-// One decode step's time per layer on the group's critical path, by part. `hidden` is what micro-batch overlap
-// takes off: ModelSpec::decode_comm_overlap x min(compute, ep).
+// One decode step's time per layer on the group's critical path, by part, summed over its micro-batches. `hidden`
+// is what overlap takes off the plain sum: with two micro-batches, compute + ep - 2 x max(compute, ep) per half;
+// with one, ModelSpec::decode_comm_overlap x min(compute, ep).
 struct DecodeLayerParts {
   double attention = 0;  // the slowest engine's attention (the group steps in lockstep)
   double dense = 0;
   double experts = 0;
-  double ep = 0;  // dispatch + combine
+  double kernels = 0;  // fixed per-kernel time (ModelSpec::kernels_per_layer x GpuSpec::kernel_overhead per half)
+  double ep = 0;       // dispatch + combine
   double hidden = 0;
-  double compute() const { return attention + dense + experts; }
+  double compute() const { return attention + dense + experts + kernels; }
   double total() const { return compute() + ep - hidden; }
+};
+
+// One engine's share of a decode step: requests (fractional where one finishes inside a chunk), the sum of their
+// contexts and of their contexts capped at DSA's top-k, and the number of requests it holds.
+struct DecodeEngineLoad {
+  double batch = 0;
+  double sum_context = 0, sum_capped_context = 0;
+  int64_t requests = 0;
+};
+
+// A decode step of a group: its layer by part (roofline; all zero from a profile, which measures the whole), the
+// seconds per generated token, and the engine that sets the pace.
+struct DecodeStep {
+  DecodeLayerParts layer;
+  double token_seconds = 0;
+  size_t slowest = 0;
 };
 
 class CostModel {
@@ -47,12 +66,16 @@ class CostModel {
 
   const ModelSpec& model() const { return model_; }
 
-  // Attention time of one layer for one request's (cached, fresh) pair on one GPU (seconds).
+  // Attention time of one layer for one request's (cached, fresh) pair on one GPU (seconds), at the prefill
+  // kernels' efficiency.
   double attention_layer_time(int64_t cached, int64_t fresh) const;
+  // Fixed per-kernel time of one prefill layer (kernels_per_layer x kernel_overhead).
+  double prefill_layer_overhead() const;
   // Linear layers (projections, FFN or MoE experts) of one layer for `tokens` tokens on one GPU whose
   // weight share is `weight_bytes_per_gpu` (reading the weights bounds small batches).
   double linear_layer_time(double tokens, double weight_bytes_per_gpu) const;
-  // One decode step's attention on one GPU, one layer, for requests whose contexts are given.
+  // One decode step's attention on one GPU, one layer, for requests whose contexts are given; with MTP each
+  // request's 1 + mtp_depth queries share one read of its KV.
   double decode_attention_layer_time(double sum_context, double sum_capped_context, int64_t n_requests) const;
   // Linear work of one layer on one GPU of a `group_gpus` engine group, `tokens` per GPU. With routed experts
   // (ModelSpec::routed_experts) the replicated part and the experts are separate rooflines and the experts'
@@ -65,9 +88,24 @@ class CostModel {
   double decode_ep_layer_time(double tokens, int nodes) const;
   // A decode layer's parts for a group whose slowest engine's attention is `attention`, `mean_batch` requests
   // per GPU (the experts see the mean: EP spreads them), the largest engine batch `max_batch` (its dispatch
-  // sends the most and everyone waits for it), `group_gpus` GPUs over `nodes` nodes.
+  // sends the most and everyone waits for it), `group_gpus` GPUs over `nodes` nodes. Each request carries
+  // 1 + mtp_depth tokens; with two micro-batches each half reads the weights and pays the kernels once.
   DecodeLayerParts decode_layer(double attention, double mean_batch, double max_batch, int group_gpus,
                                 int nodes) const;
+  // Seconds per generated token of a decode step whose layer is `layer`: the step runs n_layers + mtp_depth
+  // layers and yields tokens_per_decode_step() tokens per request.
+  double decode_token_time(const DecodeLayerParts& layer) const { return model_.decode_layers_per_token() * layer.total(); }
+
+  // The timing source the engines use (ModelSpec::timing): the roofline above, or the measured profile.
+  // A prefill layer's attention for one request on a GPU of a `group_gpus` group, and its linear/MoE work at
+  // `tokens` fresh tokens per GPU (fixed kernel costs included).
+  double prefill_attention(int64_t cached, int64_t fresh, int group_gpus) const;
+  double prefill_linear(double tokens, int group_gpus) const;
+  // A decode step of a group of `engines.size()` GPUs over `nodes` nodes: the roofline's lockstep (the slowest
+  // engine's attention, the experts on the mean batch, the all-to-all of the largest), or the profile's time at the
+  // most loaded engine's batch and mean context.
+  DecodeStep decode_step(const std::vector<DecodeEngineLoad>& engines, int nodes) const;
+  bool profiled() const { return model_.timing == StepTiming::Profile && model_.profile; }
 
   // FLOPs of the attention of one layer (for ComputeWork accounting).
   double attention_layer_flops(int64_t cached, int64_t fresh) const;
@@ -95,5 +133,8 @@ class CostModel {
 // check_weights_fit throws it as an InputError naming the scenario file.
 std::string weights_fit_problem(const Scenario& sc, const char* side, int group_gpus);
 void check_weights_fit(const Scenario& sc);
+// With model.timing = profile, the profile must hold a prefill table for the PE group size and a decode table for
+// the DE group size; InputError naming the profile file and the sizes it has.
+void check_step_profile(const Scenario& sc);
 
 }  // namespace dualpath

@@ -1,6 +1,7 @@
 #include "core/cost/cost_table.hpp"
 
 #include <algorithm>
+#include <vector>
 
 namespace dualpath {
 
@@ -10,10 +11,11 @@ DecodePoint decode_point(const CostModel& cost, const GroupShape& group, double 
   p.batch = batch;
   p.context = context;
   const double capped = m.sparse_topk > 0 ? std::min(context, static_cast<double>(m.sparse_topk)) : context;
-  const double attention =
-      cost.decode_attention_layer_time(batch * context, batch * capped, static_cast<int64_t>(std::max(1.0, batch)));
-  p.layer = cost.decode_layer(attention, batch, batch, group.gpus, group.nodes);
-  p.step = m.n_layers * p.layer.total();
+  // Every GPU of the group alike: `batch` requests of `context` tokens each.
+  const DecodeEngineLoad e{batch, batch * context, batch * capped, static_cast<int64_t>(std::max(1.0, batch))};
+  const DecodeStep step = cost.decode_step(std::vector<DecodeEngineLoad>(static_cast<size_t>(group.gpus), e), group.nodes);
+  p.layer = step.layer;
+  p.step = step.token_seconds;  // per generated token: MTP's steps yield more than one
   if (p.step > 0) {
     p.tokens_per_user = 1 / p.step;
     p.tokens_per_node = group.gpus_per_node * batch / p.step;
@@ -30,8 +32,8 @@ PrefillPoint prefill_point(const CostModel& cost, const GroupShape& group, doubl
   p.fresh = fresh;
   if (fresh <= 0 || tokens <= 0) return p;
   const double requests = tokens / static_cast<double>(fresh);
-  p.attention = requests * cost.attention_layer_time(cached, fresh);
-  p.linear = cost.linear_layer(tokens, group.gpus).total();
+  p.attention = requests * cost.prefill_attention(cached, fresh, group.gpus);
+  p.linear = cost.prefill_linear(tokens, group.gpus);
   const double rdma = m.prefill_ep_rdma_bytes_per_token_layer(group.nodes);
   p.ep = cnic_bw > 0 ? tokens * rdma / cnic_bw : 0;
   p.layer = std::max(p.attention + p.linear, p.ep);

@@ -24,7 +24,7 @@ struct DecodePoint {
   double batch = 0;    // requests per GPU, every GPU alike
   double context = 0;  // tokens each request attends over (before DSA's top-k)
   DecodeLayerParts layer;
-  double step = 0;                  // seconds per decode step (all layers)
+  double step = 0;                  // seconds per generated token (a decode step's time over the tokens it yields)
   double tokens_per_user = 0;       // output tokens/s of one request
   double tokens_per_node = 0;       // output tokens/s of one node
 };

@@ -67,6 +67,7 @@ Cluster::Cluster(const Scenario& scenario, std::vector<Agent> agents, Backend& b
   }
   view_.engines.resize(static_cast<size_t>(nodes) * gpus_per_node_);
   check_weights_fit(sc_);
+  check_step_profile(sc_);
   auto setup_engines = [&](const std::vector<std::vector<int>>& groups, bool prefill, int group_gpus) {
     const double hbm_kv = topo.gpu.hbm_bytes - cost_.weight_bytes_per_gpu(group_gpus);  // > 0: check_weights_fit
     for (size_t g = 0; g < groups.size(); ++g)
@@ -340,7 +341,8 @@ ResourceUse Cluster::resource_use(double end) const {
   u.de_compute_busy = de_units_.empty() ? 0 : decode_->busy_seconds() / (static_cast<double>(de_units_.size()) * end);
   const DecodeLayerParts& parts = decode_->parts();
   u.decode_attention = parts.attention, u.decode_dense = parts.dense;
-  u.decode_experts = parts.experts, u.decode_ep = parts.ep, u.decode_hidden = parts.hidden;
+  u.decode_experts = parts.experts, u.decode_kernels = parts.kernels, u.decode_ep = parts.ep;
+  u.decode_hidden = parts.hidden;
   if (pool_) {
     const double cap = static_cast<double>(pool_->capacity_blocks());
     const double hit = totals_.pool_read + totals_.storage_read;

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <map>
 #include <memory>
+#include <numeric>
 
 #include "core/engine/decode_groups.hpp"
 
@@ -142,36 +143,37 @@ void Cluster::DecodeGroups::maybe_start_chunk(int group) {
   // weights and routed experts on the group's mean batch (EP), the EP dispatch + combine of the largest batch,
   // less what micro-batch overlap hides (CostModel::decode_layer); a one-engine (data-parallel) group has no EP.
   const double topk = c_.sc_.model.sparse_topk > 0 ? c_.sc_.model.sparse_topk : 1e300;
-  double max_attn = 0, max_batch = 0, batch_sum = 0;
-  size_t slowest = 0;
   int64_t tokens = 0;
+  std::vector<DecodeEngineLoad> loads(engines.size());
   std::vector<double> batches(engines.size());
   for (size_t i = 0; i < engines.size(); ++i) {
-    double ctx = 0, capped = 0;
+    DecodeEngineLoad& e = loads[i];
     for (int64_t id : s.active[i]) {
       const Request& r = c_.requests_[id];
       const double f = share(r);
       const int64_t here = std::min<int64_t>(steps, r.gen - r.generated);  // its steps in this chunk
       const double c = static_cast<double>(r.prompt + r.generated) + here / 2.0;
-      ctx += f * c, capped += f * std::min(c, topk);
-      batches[i] += f;
+      e.sum_context += f * c, e.sum_capped_context += f * std::min(c, topk);
+      e.batch += f;
       tokens += here;
     }
-    const double attn = c_.cost_.decode_attention_layer_time(ctx, capped, static_cast<int64_t>(s.active[i].size()));
-    if (attn > max_attn || i == 0) max_attn = attn, slowest = i;
-    max_batch = std::max(max_batch, batches[i]);
-    batch_sum += batches[i];
+    e.requests = static_cast<int64_t>(s.active[i].size());
+    batches[i] = e.batch;
   }
-  const double mean_batch = batch_sum / static_cast<double>(engines.size());
   const int group_gpus = static_cast<int>(engines.size());
-  const DecodeLayerParts layer =
-      c_.cost_.decode_layer(max_attn, mean_batch, max_batch, group_gpus, c_.nodes_spanned(engines));
-  const double step = mutant("free_decode_step") ? 0.0 : c_.n_layers_ * layer.total();
-  decode_parts_.attention += c_.n_layers_ * layer.attention * steps;
-  decode_parts_.dense += c_.n_layers_ * layer.dense * steps;
-  decode_parts_.experts += c_.n_layers_ * layer.experts * steps;
-  decode_parts_.ep += c_.n_layers_ * layer.ep * steps;
-  decode_parts_.hidden += c_.n_layers_ * layer.hidden * steps;
+  const DecodeStep decode_step = c_.cost_.decode_step(loads, c_.nodes_spanned(engines));
+  const DecodeLayerParts& layer = decode_step.layer;
+  const size_t slowest = decode_step.slowest;
+  const double mean_batch = std::accumulate(batches.begin(), batches.end(), 0.0) / static_cast<double>(engines.size());
+  // A "step" here is one generated token: with MTP a model step yields more than one, and its time is shared.
+  const double layers_per_token = c_.sc_.model.decode_layers_per_token();
+  const double step = mutant("free_decode_step") ? 0.0 : decode_step.token_seconds;
+  decode_parts_.attention += layers_per_token * layer.attention * steps;
+  decode_parts_.dense += layers_per_token * layer.dense * steps;
+  decode_parts_.experts += layers_per_token * layer.experts * steps;
+  decode_parts_.kernels += layers_per_token * layer.kernels * steps;
+  decode_parts_.ep += layers_per_token * layer.ep * steps;
+  decode_parts_.hidden += layers_per_token * layer.hidden * steps;
 
   s.running = true;
   s.steps = steps;
@@ -187,8 +189,11 @@ void Cluster::DecodeGroups::maybe_start_chunk(int group) {
   work.weight_bytes_per_gpu = c_.cost_.weight_bytes_per_gpu(group_gpus);
   for (int64_t id : s.active[slowest])
     work.seqs.push_back(SeqShape{c_.requests_[id].prompt + c_.requests_[id].generated + steps / 2, 1});
-  // DeepEP low-latency kernels: one RDMA copy per routed expert on another node.
-  const double rdma = c_.sc_.model.decode_ep_rdma_bytes_per_token_layer(c_.nodes_spanned(engines));
+  // DeepEP low-latency kernels: one RDMA copy per routed expert on another node, for each of the 1 + mtp_depth
+  // tokens a request carries through n_layers + mtp_depth layers per step, shared by the tokens the step yields.
+  const ModelSpec& m = c_.sc_.model;
+  const double rdma = m.decode_ep_rdma_bytes_per_token_layer(c_.nodes_spanned(engines)) * (1.0 + m.mtp_depth) *
+                      layers_per_token / c_.n_layers_;
   s.pending = 1;
   auto part_done = [this, group] {
     if (units_[group].lost) return;  // lost with a node mid-chunk

@@ -42,7 +42,10 @@ void Cluster::PrefillPipeline::maybe_start(int group) {
   if (gs.current || gs.lost) return;  // the group is computing; the next forward is formed when it finishes
   const auto& engines = c_.pe_units_[group];
   const double scope = c_.sc_.policy.quota_scope == QuotaScope::Forward ? c_.n_layers_ : 1.0;
-  auto predict = [&](int64_t cached, int64_t fresh) { return c_.cost_.attention_layer_time(cached, fresh) * scope; };
+  const int group_gpus = static_cast<int>(engines.size());
+  auto predict = [&](int64_t cached, int64_t fresh) {
+    return c_.cost_.prefill_attention(cached, fresh, group_gpus) * scope;
+  };
 
   auto f = std::make_unique<Forward>();
   f->group = group;
@@ -203,7 +206,7 @@ void Cluster::PrefillPipeline::try_compute(Forward& f) {
   for (size_t i = 0; i < engines.size(); ++i) {
     double attn = 0;
     for (const auto& e : f.batch[i]) {
-      attn += c_.cost_.attention_layer_time(e.cached, e.fresh);
+      attn += c_.cost_.prefill_attention(e.cached, e.fresh, static_cast<int>(engines.size()));
       flops += c_.cost_.attention_layer_flops(e.cached, e.fresh);
       tokens[i] += static_cast<double>(e.fresh);
     }
@@ -212,7 +215,7 @@ void Cluster::PrefillPipeline::try_compute(Forward& f) {
     tokens_total += tokens[i];
   }
   const double mean_tokens = tokens_total / static_cast<double>(engines.size());
-  const double linear = c_.cost_.linear_layer(mean_tokens, static_cast<int>(engines.size())).total();
+  const double linear = c_.cost_.prefill_linear(mean_tokens, static_cast<int>(engines.size()));  // + fixed costs
   const double layer_time = max_attn + linear;
   const int layers = f.layers[stage];
   // Lockstep balance: the stage's time if every engine's attention were the group's mean, against the slowest's.

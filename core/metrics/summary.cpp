@@ -29,7 +29,7 @@ RunSummary summarize(const RequestLog& requests, const TransferTotals& totals, c
   RunSummary s;
   s.bytes = totals;
   s.slo_ttft_limit = slo.ttft, s.slo_tpot_limit = slo.tpot;
-  std::vector<double> ttft, ttst, tpot;
+  std::vector<double> ttft, ttst, tpot, gap;
   double first = 1e300, last = 0, q = 0, a = 0, rd = 0, pf = 0;
   std::set<int> agents;
   double first_agent_start = 1e300, last_agent_start = 0;
@@ -50,7 +50,10 @@ RunSummary summarize(const RequestLog& requests, const TransferTotals& totals, c
     const bool p_ok = r.gen <= 2 || r.t.second_token < 0 ||
                       (r.t.done - r.t.second_token) / static_cast<double>(r.gen - 2) <= kSloTpot;
     ttft_ok += t_ok, tpot_ok += p_ok, both_ok += (t_ok && p_ok);
-    if (r.t.second_token >= 0) ttst.push_back(r.t.second_token - r.t.arrival);
+    if (r.t.second_token >= 0) {
+      ttst.push_back(r.t.second_token - r.t.arrival);
+      gap.push_back(r.t.second_token - r.t.first_token);
+    }
     // TPOT is the decode pace after the second token: TTST already covers the handoff and the first step.
     if (r.gen > 2 && r.t.second_token >= 0)
       tpot.push_back((r.t.done - r.t.second_token) / static_cast<double>(r.gen - 2));
@@ -68,6 +71,7 @@ RunSummary summarize(const RequestLog& requests, const TransferTotals& totals, c
   s.first_arrival = first;
   s.jct = last - first;
   s.ttft = percentiles(ttft), s.ttst = percentiles(ttst), s.tpot = percentiles(tpot);
+  s.second_token_gap = percentiles(gap);
   s.ttft_queue = q / n, s.ttft_allocate = a / n, s.ttft_read = rd / n, s.ttft_prefill = pf / n;
   s.prompt_tokens_per_s = s.jct > 0 ? s.prompt_tokens / s.jct : 0;
   s.generated_tokens_per_s = s.jct > 0 ? s.generated_tokens / s.jct : 0;
@@ -99,6 +103,7 @@ RunSummary run_summary_from_json(const nlohmann::json& r) {
   s.agents = r.at("agents").get<int64_t>();
   s.jct = r.at("jct_s").get<double>();
   s.ttft = pct_from(r.at("ttft_s")), s.ttst = pct_from(r.at("ttst_s")), s.tpot = pct_from(r.at("tpot_s"));
+  if (r.contains("second_token_gap_s")) s.second_token_gap = pct_from(r.at("second_token_gap_s"));  // newer runs
   const auto& br = r.at("ttft_breakdown_s");
   s.ttft_queue = br.at("queue").get<double>(), s.ttft_allocate = br.at("allocate").get<double>();
   s.ttft_read = br.at("read").get<double>(), s.ttft_prefill = br.at("prefill").get<double>();
@@ -131,6 +136,7 @@ nlohmann::json to_json(const RunSummary& s) {
       {"jct_s", s.jct},
       {"ttft_s", pct(s.ttft)},
       {"ttst_s", pct(s.ttst)},
+      {"second_token_gap_s", pct(s.second_token_gap)},
       {"tpot_s", pct(s.tpot)},
       {"ttft_breakdown_s",
        {{"queue", s.ttft_queue}, {"allocate", s.ttft_allocate}, {"read", s.ttft_read}, {"prefill", s.ttft_prefill}}},

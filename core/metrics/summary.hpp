@@ -27,6 +27,9 @@ struct RunSummary {
   int64_t agents = 0;
   double jct = 0;            // last round's end - first arrival (offline: all agents' completion)
   double first_arrival = 0;
+  // TTST is from arrival; second_token_gap from the first token to the second (handoff, DE H2D, joining the decode
+  // batch, the first step): the reading of the paper's Table 3 TTST that fits its numbers (docs/fidelity.md).
+  Percentiles second_token_gap;
   Percentiles ttft, ttst, tpot;  // TPOT = (done - second token) / (gen - 2): decode pace after the handoff
   // Mean TTFT breakdown (seconds): queue (until PE and DE are assigned), allocate (waiting for a read slot
   // and buffer space), read (storage -> buffer), prefill (waiting for and running the forward).

@@ -21,9 +21,11 @@ P = s["basic"]["config"]["deployment"]["prefill_nodes"]; D = s["basic"]["config"
 from checks import check, done
 check(jct["oracle"] <= jct["dualpath"] <= jct["basic"], f"oracle {jct['oracle']:.1f} <= dualpath {jct['dualpath']:.1f} <= basic {jct['basic']:.1f}")
 check(jct["basic"] / jct["dualpath"] <= (P + D) / P, f"basic/dualpath {jct['basic']/jct['dualpath']:.3f} <= (P+D)/P = {(P+D)/P}")
-# The default 1P1D is I/O-bound, so DualPath's two SNICs can approach the (P+D)/P = 2 bound; measured 1.87. A DE
-# read path that carried only half its share would give ~1.4, so 1.7 separates a working DE path from a broken one.
-check(jct["basic"] / jct["dualpath"] >= 1.7, f"dualpath relieves the I/O bound: speed-up {jct['basic']/jct['dualpath']:.3f} >= 1.7")
+# Basic on the default 1P1D is bound by its one SNIC; DualPath's second SNIC takes it most of the way to Oracle's
+# compute bound (measured: 81% of the Basic-to-Oracle gap closed, speed-up 1.46x with the issue-41 step times). A DE
+# read path that carried only half its share would close about half of it, so 0.7 tells a working DE path apart.
+closed = (jct["basic"] - jct["dualpath"]) / (jct["basic"] - jct["oracle"])
+check(closed >= 0.7, f"dualpath relieves the I/O bound: {closed:.3f} of the Basic-to-Oracle gap closed >= 0.7")
 for p in s:
     check(s[p]["complete"] and s[p]["results"]["rounds"] == s[p]["rounds_total"], f"{p}: all {s[p]['rounds_total']} rounds complete")
     worst = max((float(r["utilisation"]) for r in csv.DictReader(open(f"{d}/{p}/links.csv"))), default=0.0)

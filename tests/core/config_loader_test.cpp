@@ -242,6 +242,41 @@ TEST(config_origins, LongestRegisteredPrefixWins) {
   EXPECT_EQ(o.where("/model/n_layers"), "other.json: /model/n_layers");
 }
 
+// The step-time mechanisms of issue 41 (docs/configuration.md): every documented value is accepted, the rest named.
+TEST_F(config_loader, StepMechanismFieldsAcceptDocumentedValuesAndRejectTheRest) {
+  const std::string file = scenario();
+  const Scenario s = load_scenario(file);
+  EXPECT_EQ(s.model.kernels_per_layer, 30);
+  EXPECT_EQ(s.model.decode_micro_batches, 1);
+  EXPECT_DOUBLE_EQ(s.topology.gpu.kernel_overhead, 2.5e-6);
+  EXPECT_DOUBLE_EQ(s.topology.ep_op_latency, 40e-6);
+  EXPECT_EQ(s.model.prefill_attention_efficiency, 0);  // absent: prefill attention runs at attention_efficiency
+  for (const char* ok : {"model.decode_micro_batches=2", "model.decode_micro_batches=1", "model.kernels_per_layer=0",
+                         "model.prefill_attention_efficiency=0.65", "topology.gpu.kernel_overhead=0 s",
+                         "topology.ep_op_latency=0 s", "topology.ep_op_latency=60 us"})
+    EXPECT_EQ(error_of(file, {ok}), "") << ok;
+  EXPECT_EQ(error_of(file, {"model.mtp_depth=1", "model.mtp_accept=0.85"}), "");
+  EXPECT_EQ(error_of(file, {"model.mtp_depth=2", "model.mtp_accept=0"}), "");
+  EXPECT_NE(error_of(file, {"model.decode_micro_batches=3"}).find("decode_micro_batches"), std::string::npos);
+  EXPECT_NE(error_of(file, {"model.decode_micro_batches=2", "model.decode_comm_overlap=0.5"}).find("are the overlap"),
+            std::string::npos);
+  EXPECT_NE(error_of(file, {"model.mtp_depth=1"}).find("mtp_accept"), std::string::npos);  // the rate has no default
+  EXPECT_NE(error_of(file, {"model.mtp_accept=0.8"}).find("mtp_depth is 0"), std::string::npos);
+  EXPECT_NE(error_of(file, {"model.mtp_depth=1", "model.mtp_accept=1.2"}).find("[0, 1]"), std::string::npos);
+  EXPECT_NE(error_of(file, {"topology.gpu.kernel_overhead=-1 us"}).find("kernel_overhead"), std::string::npos);
+  // Without its own figure the all-to-all pays one NIC hop per dispatch and combine, as before the DeepEP floor.
+  std::ifstream in(kData + "/topologies/hopper-8gpu-80g.json");
+  std::string topo((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const size_t at = topo.find("\"ep_op_latency\": \"40 us\",");
+  ASSERT_NE(at, std::string::npos);
+  topo.erase(at, std::string("\"ep_op_latency\": \"40 us\",").size());
+  write("t.json", topo);
+  const std::string bare = write("s2.json", R"({"name": "t", "model": ")" + kData + R"(/models/ds-27b.json", "topology": "t.json",
+      "deployment": {"prefill_nodes": 1, "decode_nodes": 2, "pe_group_gpus": 8, "de_group_gpus": 16, "fetch_period": "50 ms"},
+      "workload": {"mode": "offline", "agents": 4}, "policy": {"name": "basic"}})");
+  EXPECT_DOUBLE_EQ(load_scenario(bare, {"topology.nic_latency=7 us"}).topology.ep_op_latency, 7e-6);
+}
+
 // The routed-expert split: the documented range is accepted (0 overlap, 1 overlap, efficiency 1), the pairs must
 // come together and be consistent, and each error names the key.
 TEST_F(config_loader, RoutedExpertFieldsAcceptDocumentedValuesAndRejectInconsistentOnes) {
@@ -252,7 +287,7 @@ TEST_F(config_loader, RoutedExpertFieldsAcceptDocumentedValuesAndRejectInconsist
   const Scenario s = load_scenario(file);
   EXPECT_EQ(s.model.routed_experts, 72);
   EXPECT_DOUBLE_EQ(s.model.expert_weight_bytes, 24.63e9);
-  EXPECT_DOUBLE_EQ(s.topology.ep_rdma_efficiency, 0.77);
+  EXPECT_DOUBLE_EQ(s.topology.ep_rdma_efficiency, 0.92);
   EXPECT_NE(error_of(file, {"model.decode_comm_overlap=1.5"}).find("[0, 1]"), std::string::npos);
   EXPECT_NE(error_of(file, {"topology.ep_rdma_efficiency=0"}).find("(0, 1]"), std::string::npos);
   EXPECT_NE(error_of(file, {"model.routed_experts=0"}).find("given together"), std::string::npos);

@@ -110,3 +110,72 @@ TEST(CostModel, DecodeOverlapHidesTheShorterOfComputeAndAllToAll) {
   EXPECT_NEAR(p.hidden, 0.5 * std::min(p.compute(), p.ep), 1e-15);
   EXPECT_NEAR(p.total(), p.attention + p.dense + p.experts + p.ep - p.hidden, 1e-15);
 }
+
+// Every kernel of a layer pays the GPU's fixed time, once per micro-batch in decode and once per prefill layer.
+TEST(CostModel, KernelsPayTheFixedTimeOncePerMicroBatch) {
+  ModelSpec m = toy_moe();
+  m.kernels_per_layer = 10;
+  const GpuSpec gpu{1e15, 80e9, 1e12, 3e-6};
+  const CostModel c(m, gpu, EpNetwork{1e9, 0.5, 0});
+  EXPECT_NEAR(c.prefill_layer_overhead(), 30e-6, 1e-15);
+  const DecodeLayerParts one = c.decode_layer(2e-3, 100, 100, 4, 4);
+  EXPECT_NEAR(one.kernels, 30e-6, 1e-15);
+  EXPECT_NEAR(one.total(), one.attention + one.dense + one.experts + 30e-6 + one.ep, 1e-15);  // nothing hidden
+  m.decode_micro_batches = 2;
+  EXPECT_NEAR(CostModel(m, gpu, EpNetwork{1e9, 0.5, 0}).decode_layer(2e-3, 100, 100, 4, 4).kernels, 60e-6, 1e-15);
+}
+
+// Two micro-batches: each half reads the weights and launches its kernels, and its compute runs while the other
+// half's all-to-all is in flight, so a layer takes 2 x max(compute of a half, all-to-all of a half).
+TEST(CostModel, TwoMicroBatchesTakeTwiceTheLongerHalf) {
+  ModelSpec m = toy_moe();
+  m.decode_micro_batches = 2;
+  const CostModel c(m, GpuSpec{1e15, 80e9, 1e12}, EpNetwork{1e9, 0.5, 5e-6});
+  // 4 nodes, 100 requests per GPU, the largest 120: a half sends 60 x 750 B at 0.5 GB/s plus 2 x 5 us.
+  const DecodeLayerParts p = c.decode_layer(2e-3, 100, 120, 4, 4);
+  const double ep_half = 60 * 750 / 0.5e9 + 10e-6;
+  const LinearParts lin_half = c.linear_layer(50, 4);
+  const double compute_half = 1e-3 + lin_half.total();
+  EXPECT_NEAR(p.ep, 2 * ep_half, 1e-15);
+  EXPECT_NEAR(p.dense, 2 * lin_half.dense, 1e-15);  // the replicated weights are read twice
+  EXPECT_NEAR(p.total(), 2 * std::max(compute_half, ep_half), 1e-15);
+  // Weight-bound small batches: two halves read the weights twice and the overlap costs more than it hides.
+  ModelSpec serial = toy_moe();
+  const double one = CostModel(serial, GpuSpec{1e15, 80e9, 1e12}, EpNetwork{1e9, 0.5, 5e-6})
+                         .decode_layer(1e-6, 1, 1, 4, 4).total();
+  EXPECT_GT(c.decode_layer(1e-6, 1, 1, 4, 4).total(), one);
+}
+
+// MTP: a step carries 1 + depth tokens per request through n_layers + depth layers and yields
+// 1 + a + ... + a^depth tokens; the KV is read once for all of a request's queries.
+TEST(CostModel, MultiTokenPredictionSharesAStepOverTheTokensItYields) {
+  ModelSpec m = toy_moe();
+  m.mtp_depth = 1;
+  m.mtp_accept = 0.8;
+  EXPECT_DOUBLE_EQ(m.tokens_per_decode_step(), 1.8);
+  EXPECT_DOUBLE_EQ(m.decode_layers_per_token(), 3 / 1.8);
+  m.mtp_depth = 2;
+  EXPECT_DOUBLE_EQ(m.tokens_per_decode_step(), 1 + 0.8 + 0.64);
+  m.mtp_depth = 1;
+  m.kv_bytes_per_token_layer = 100;
+  m.attn_flops_per_query_key = 1000;
+  const CostModel c(m, GpuSpec{1e12, 80e9, 1e12}, EpNetwork{1e9, 0.5, 0});
+  // 1,000 keys: 1e5 B read once (0.1 us at 1 TB/s); 2 queries x 1e6 FLOP at 0.4 x 1 TFLOP/s = 5 us.
+  EXPECT_NEAR(c.decode_attention_layer_time(1000, 1000, 1), 2 * 1e6 / 0.4e12, 1e-15);
+  const DecodeLayerParts p = c.decode_layer(0, 10, 10, 4, 4);
+  EXPECT_NEAR(p.ep, 20 * 750 / 0.5e9, 1e-15);  // two tokens per request go through the all-to-all
+  EXPECT_NEAR(c.decode_token_time(p), 3 * p.total() / 1.8, 1e-15);
+}
+
+// Prefill attention may run at its own kernels' share of the peak; absent, at the decode one.
+TEST(CostModel, PrefillAttentionHasItsOwnEfficiency) {
+  ModelSpec m;
+  m.n_layers = 1;
+  m.attn_flops_per_query_key = 1000;
+  m.kv_bytes_per_token_layer = 1;
+  m.attention_efficiency = 0.5;
+  const GpuSpec g{1e12, 80e9, 1e15};
+  const double decode_eff = CostModel(m, g).attention_layer_time(0, 100);
+  m.prefill_attention_efficiency = 1;
+  EXPECT_NEAR(CostModel(m, g).attention_layer_time(0, 100), decode_eff / 2, 1e-18);
+}

@@ -1,0 +1,120 @@
+#include "core/cost/public_points.hpp"
+
+#include <cmath>
+#include <sstream>
+
+#include "core/cost/cost_table.hpp"
+#include "core/cost/step_profile.hpp"
+
+namespace dualpath {
+namespace {
+
+// Output tokens/s per node at the batch where one user sees `per_user` tokens/s (bisection on the batch).
+double node_tokens_at_user_speed(const CostModel& cost, const GroupShape& g, double context, double per_user) {
+  double lo = 1, hi = 4096;
+  if (decode_point(cost, g, hi, context).tokens_per_user > per_user) return NAN;
+  for (int i = 0; i < 60; ++i) {
+    const double mid = 0.5 * (lo + hi);
+    (decode_point(cost, g, mid, context).tokens_per_user > per_user ? lo : hi) = mid;
+  }
+  return decode_point(cost, g, lo, context).tokens_per_node;
+}
+
+std::string fixed(double v, int digits) {
+  std::ostringstream o;
+  o.setf(std::ios::fixed);
+  o.precision(digits);
+  o << v;
+  return o.str();
+}
+
+constexpr const char* kDeepEp = "DeepEP README, low-latency kernels (H800 + CX7 400 Gb/s, table of 2025-06-05)";
+constexpr const char* kSglang = "SGLang team, 'Deploying DeepSeek with PD Disaggregation and Large-scale EP on 96 H100 GPUs' (LMSYS, May 2025)";
+constexpr const char* kDay6 = "DeepSeek, Day-6 inference system overview (open-infra-index, Feb 2025)";
+constexpr const char* kProfile = "deepseek-ai/profile-data, as tabled in the SGLang team's May 2025 post";
+constexpr const char* kPaper = "DualPath paper, Table 3 (its own measurement, 2P4D / 0.4 APS)";
+
+}  // namespace
+
+ModelSpec deepseek_v3_as_served(ModelSpec m) {
+  m.sparse_topk = 0;
+  m.indexer_flops_per_query_key = 0;
+  m.indexer_bytes_per_token_layer = 0;
+  m.count_indexer_cache = false;
+  m.kv_bytes_per_token_layer = 1152;
+  m.attention_efficiency = 660.0 / 989.0;
+  m.prefill_attention_efficiency = 0;
+  m.timing = StepTiming::Roofline;
+  m.profile.reset();
+  return m;
+}
+
+bool is_deepseek_v3_family(const ModelSpec& m) {
+  return m.routed_experts == 256 && m.moe_topk == 8 && m.n_layers == 61;
+}
+
+std::vector<PublicPoint> public_points(const ModelSpec& v32, const Topology& t, const ModelSpec* profiled) {
+  std::vector<PublicPoint> out;
+  const EpNetwork net = EpNetwork::of(t);
+  const CostModel bundled(v32, t.gpu, net);
+  const CostModel v3(deepseek_v3_as_served(v32), t.gpu, net);
+
+  const struct {
+    int ep;
+    double us;
+  } deepep[] = {{16, 118 + 195}, {32, 155 + 273}, {64, 173 + 314}, {128, 192 + 369}, {256, 194 + 360}};
+  for (const auto& row : deepep)
+    out.push_back({"deepep_ep" + std::to_string(row.ep),
+                   "decode dispatch + combine, EP" + std::to_string(row.ep) + ", 128 tokens per GPU", kDeepEp, "us",
+                   row.us, bundled.decode_ep_layer_time(128, row.ep / 8) * 1e6, -1, 0.08, ""});
+
+  out.push_back({"day6_decode", "decode output per node at 21 tok/s per user, EP144, KV 4,989 tokens", kDay6, "tok/s/node",
+                 14.8e3, node_tokens_at_user_speed(v3, GroupShape::of(144, 8), 4989, 21), -1, 0.20,
+                 "whether MTP was on is not stated; it does not change the batch the figures imply"});
+  out.push_back({"sglang_decode", "decode output per node, EP72, 256 requests per GPU, 2,000-token inputs", kSglang,
+                 "tok/s/node", 22282, decode_point(v3, GroupShape::of(72, 8), 256, 2000).tokens_per_node, -1, 0.20,
+                 "with SGLang's two-batch overlap; its combine is 2x DeepSeek's (same post)"});
+  out.push_back({"profile_decode", "decode output per node, EP128, 128 requests per GPU, 4,096 tokens", kProfile,
+                 "tok/s/node", 18598, decode_point(v3, GroupShape::of(128, 8), 128, 4096).tokens_per_node, -1, 0.20,
+                 "whether the profile ran MTP is not stated"});
+
+  // The paper's own decode pace, where its agents put >= 13 requests on each decode GPU (Little's law at 0.4 APS).
+  {
+    const GroupShape g = GroupShape::of(32, 8);
+    ModelSpec tbo = v32;
+    tbo.decode_micro_batches = 2;
+    tbo.decode_comm_overlap = 0;
+    const double with_tbo = decode_point(CostModel(tbo, t.gpu, net), g, 14, 32768).step * 1e3;
+    PublicPoint p{"paper_table3_tpot", "TPOT at 14 requests per decode GPU, EP32, 32K context (DS 660B)", kPaper, "ms", 39,
+                  decode_point(bundled, g, 14, 32768).step * 1e3, -1, 0,
+                  "not held: it conflicts with the three decode rates above; two micro-batches "
+                  "(model.decode_micro_batches = 2) give " + fixed(with_tbo, 1) +
+                      " ms here and overshoot those rates by 34-57% (docs/cost-model.md)"};
+    if (profiled && profiled->profile && profiled->profile->decode_for(32))
+      p.profile = decode_point(CostModel(*profiled, t.gpu, net), g, 14, 32768).step * 1e3;
+    out.push_back(p);
+  }
+
+  const GroupShape pe = GroupShape::of(32, 8);
+  out.push_back({"profile_prefill", "prefill input per node, EP32, 16K tokens per GPU, 4K prompts, no hits", kProfile,
+                 "tok/s/node", 62713, prefill_point(v3, pe, t.cnic_bw, 16384, 0, 4096).input_per_node, -1, 0.20, ""});
+  out.push_back({"sglang_prefill_eplb", "prefill input per node, EP32, 4K prompts, simulated perfect EPLB", kSglang,
+                 "tok/s/node", 59337, prefill_point(v3, pe, t.cnic_bw, 16384, 0, 4096).input_per_node, -1, 0.20, ""});
+  out.push_back({"sglang_prefill_4k", "prefill input per node, EP32, 4K prompts", kSglang, "tok/s/node", 50302,
+                 prefill_point(v3, pe, t.cnic_bw, 16384, 0, 4096).input_per_node, -1, 0,
+                 "not held: SGLang's own table puts DeepSeek's profile 25% above it (expert imbalance: perfect EPLB "
+                 "gives +18%)"});
+  out.push_back({"sglang_prefill_1k", "prefill input per node, EP32, 1K prompts", kSglang, "tok/s/node", 57674,
+                 prefill_point(v3, pe, t.cnic_bw, 16384, 0, 1024).input_per_node, -1, 0,
+                 "not held: SGLang's rate barely moves from 1K to 4K prompts (57.7k to 50.3k), as if attention cost "
+                 "little next to fixed per-token costs the model does not have"});
+  const int64_t cached = std::llround(0.563 * 4096);
+  out.push_back({"day6_prefill", "prefill input per node incl. 56.3% cache hits, EP32 (a day's average)", kDay6,
+                 "tok/s/node", 73.7e3, prefill_point(v3, pe, t.cnic_bw, 16384, cached, 4096 - cached).input_per_node, -1,
+                 0,
+                 "not held: a day's average under load; DeepSeek's own profile is 1.95x its rate without hits "
+                 "(62,713 vs 32,206)"});
+  return out;
+}
+
+}  // namespace dualpath
