@@ -171,6 +171,9 @@ DecodeStep CostModel::decode_step(const std::vector<DecodeEngineLoad>& engines, 
   if (profiled()) {
     const DecodeProfile* t = model_.profile->decode_for(group_gpus);
     if (!t) throw InputError(model_.profile->file, "no decode table for groups of " + std::to_string(group_gpus) + " GPUs");
+    // The group steps in lockstep and waits for its most loaded engine: a measured (balanced) table is looked up at
+    // that engine's batch and mean context. Where the group is unbalanced and its mean batch is below one request
+    // per GPU, the roofline reads fewer experts than the table's balanced step did (docs/cost-model.md).
     const DecodeEngineLoad& e = engines[s.slowest];
     const double context = e.batch > 0 ? e.sum_context / e.batch : 0;
     s.token_seconds = t->token_seconds.at(e.batch, context, model_.profile->file,

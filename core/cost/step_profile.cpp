@@ -120,10 +120,15 @@ double ProfileAxisTable::at(double v, const std::string& file, const std::string
 double ProfileGrid::at(double va, double vb, const std::string& file, const std::string& what) const {
   const auto [i, u] = locate(a, va, file, what, a_name);
   const auto [j, w] = locate(b, vb, file, what, b_name);
-  auto v = [&](size_t r, size_t c) { return values[std::min(r, a.size() - 1)][std::min(c, b.size() - 1)]; };
+  auto v = [&](size_t r, size_t c) {
+    const size_t cc = std::min(c, b.size() - 1);
+    const double x = values[std::min(r, a.size() - 1)][cc];
+    return per_b ? x / b[cc] : x;
+  };
   const double lo = v(i, j) + w * (v(i, j + 1) - v(i, j));
   const double hi = v(i + 1, j) + w * (v(i + 1, j + 1) - v(i + 1, j));
-  return lo + u * (hi - lo);
+  const double at = lo + u * (hi - lo);
+  return per_b ? at * vb : at;
 }
 
 const PrefillProfile* StepProfile::prefill_for(int group_gpus) const {
@@ -163,6 +168,7 @@ StepProfile read_step_profile(const std::string& path) {
     PrefillProfile pf;
     pf.group_gpus = read_group(t, where);
     pf.attention = read_grid(t, where, "cached", "fresh", "attention_layer_s", true, false);
+    pf.attention.per_b = true;
     pf.linear.x_name = "tokens";
     pf.linear.x = read_axis(t, where, "tokens", false);
     if (!t.contains("linear_layer_s")) throw InputError(where + "/linear_layer_s", "expected one time per tokens point");

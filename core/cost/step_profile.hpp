@@ -1,8 +1,8 @@
 // Measured step times: the second timing source (model.timing = profile, docs/cost-model.md "Profiles"). A profile
 // holds, per engine-group size, tables a user fills from their own GPUs (or `dualpath analyze cost
 // --write-profile` fills from the roofline):
-//   prefill: one request's attention per layer by (cached, fresh) tokens, and the linear/MoE work per layer by
-//            fresh tokens per GPU (fixed kernel costs included);
+//   prefill: one request's attention per layer by (cached, fresh) tokens (interpolated per fresh token), and the
+//            linear/MoE work per layer by fresh tokens per GPU (fixed kernel costs included);
 //   decode:  seconds per generated token of a whole group by (requests per GPU, context per request).
 // Between grid points the tables are interpolated linearly (bilinearly on two axes). Below an axis's first point
 // the first point's time is used: a forward or step cannot get much cheaper than its smallest measured shape, since
@@ -33,6 +33,9 @@ struct ProfileAxisTable {
 // f(a, b) on a grid: values[i][j] at (a[i], b[j]).
 struct ProfileGrid {
   std::string a_name, b_name;
+  // Interpolate values / b and multiply back (a time per unit of b): prefill attention per fresh token, which is
+  // linear where the time itself is quadratic (causal attention over the fresh tokens).
+  bool per_b = false;
   std::vector<double> a, b;
   std::vector<std::vector<double>> values;
   double at(double va, double vb, const std::string& file, const std::string& what) const;
