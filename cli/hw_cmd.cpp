@@ -28,6 +28,7 @@
 #include "core/sched/policy_registry.hpp"
 #ifdef DUALPATH_HAVE_HW
 #include "hw/calibrate.hpp"
+#include "hw/gpu/gpu_calibrate.hpp"
 #include "hw/node_resources.hpp"
 #include "hw/run_hw.hpp"
 #ifdef DUALPATH_HW_RANKS
@@ -56,6 +57,7 @@ struct HwRunArgs : HwIoArgs {
 struct HwCalArgs : HwIoArgs {
   std::string block_size;
   int blocks = 256;
+  std::string profile;  // --profile FILE: measure a step profile on the GPU instead
 };
 
 void add_io_options(CLI::App* cmd, HwIoArgs& a, const std::string& storage_help) {
@@ -288,8 +290,31 @@ void hw_run(const HwRunArgs& a) {
 #endif
 }
 
+#ifdef DUALPATH_HAVE_HW
+// hw calibrate --scenario S --profile FILE: the step profile of S's model at its group sizes, measured on this GPU
+// (hw/gpu/gpu_calibrate.hpp), for `dualpath run S --set model.timing=profile --set model.profile=FILE`.
+void hw_calibrate_profile(const HwCalArgs& a) {
+  if (a.scenario.empty()) throw InputError("--profile", "needs --scenario (its model, GPU and group sizes)");
+  const Scenario sc = load_scenario(a.scenario, a.overrides, a.overlays);
+  const nlohmann::json m = hw::measure_step_profile(sc.model, sc.topology, sc.deployment.pe_group_gpus,
+                                                    sc.deployment.de_group_gpus);
+  if (!m.value("available", false)) {
+    std::cerr << "dualpath: hw calibrate --profile: no GPU to measure on (" << m.value("reason", std::string("?"))
+              << "); a profile is measured on the GPU it describes, or written from the roofline with dualpath "
+                 "analyze cost --write-profile\n";
+    throw CLI::RuntimeError(kExitFailure);
+  }
+  std::ofstream f(a.profile);
+  f << m["profile"].dump(1) << "\n";
+  if (!f) throw InputError(a.profile, "cannot write the profile");
+  std::cout << "wrote " << a.profile << ": step profile measured on " << m["device"].get<std::string>() << " (use: "
+            << "dualpath run SCENARIO --set model.timing=profile --set model.profile=" << a.profile << ")\n";
+}
+#endif
+
 void hw_calibrate(const HwCalArgs& a) {
 #ifdef DUALPATH_HAVE_HW
+  if (!a.profile.empty()) return hw_calibrate_profile(a);
   hw::CalibrateOptions o;
   o.storage_dir = !a.storage_dir.empty() ? a.storage_dir : std::filesystem::temp_directory_path().string() +
                                                                    "/dualpath-calibrate";
@@ -404,6 +429,9 @@ void register_hw_commands(CLI::App& app) {
   cal->add_option("--out", ca->out, "Write the overlay (measurements + \"set\") to this JSON file");
   cal->add_option("--block-size", ca->block_size, "Block size (default: the scenario's Full Block, else 1 MiB)");
   cal->add_option("--blocks", ca->blocks, "Blocks written and read (default 256)");
+  cal->add_option("--profile", ca->profile,
+                  "Instead: measure a step profile of the scenario's model on this GPU and write it to this file "
+                  "(for model.timing = profile; docs/cost-model.md)");
   cal->callback([ca] { hw_calibrate(*ca); });
 }
 

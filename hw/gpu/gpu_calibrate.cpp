@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "core/cost/cost_model.hpp"
+#include "core/cost/profile_writer.hpp"
 #include "hw/gpu/compute_device.hpp"
 #include "hw/gpu/layer_shapes.hpp"
 #ifdef DUALPATH_HAVE_CUDA
@@ -136,6 +137,53 @@ nlohmann::json calibrate_gpu(const ModelSpec& model, const GpuSpec& gpu, const G
   return out;
 #else
   (void)model, (void)gpu;
+  return {{"available", false}, {"reason", "built without CUDA"}};
+#endif
+}
+
+nlohmann::json measure_step_profile(const ModelSpec& model, const Topology& topology, int pe_group, int de_group,
+                                    const GpuCalibrateOptions& o) {
+  const std::string why = cuda_unusable_reason(o.device);
+  if (!why.empty()) return {{"available", false}, {"reason", why}};
+#ifdef DUALPATH_HAVE_CUDA
+  const CostModel cost(model, topology.gpu, EpNetwork::of(topology));
+  auto timed = [&](const ComputeWork& w, bool attention) {
+    const LayerShapes shapes = layer_shapes(model, w);
+    const auto& gemms = attention ? shapes.attention : shapes.linear;
+    return gemms.empty() ? 0.0 : cuda::time_gemms(o.device, gemms, o.kernel_repeats);
+  };
+  auto work = [&](double linear_tokens, int group) {
+    ComputeWork w;
+    w.layers = 1, w.steps = 1, w.linear_tokens = linear_tokens;
+    w.weight_bytes_per_gpu = cost.weight_bytes_per_gpu(group);
+    return w;
+  };
+  ProfileTimes times;
+  times.prefill_attention = [&](int64_t cached, int64_t fresh, int g) {
+    ComputeWork w = work(0, g);
+    w.seqs.push_back(SeqShape{cached, fresh});
+    return std::max(1e-9, timed(w, true));
+  };
+  times.prefill_linear = [&](double tokens, int g) { return std::max(1e-9, timed(work(tokens, g), false)); };
+  times.decode_token = [&](double batch, double context, int g) {
+    ComputeWork w = work(batch * (1 + model.mtp_depth), g);
+    w.decode = true;
+    w.seqs.assign(static_cast<size_t>(batch), SeqShape{static_cast<int64_t>(context), 1 + model.mtp_depth});
+    const int nodes = (g + topology.gpus_per_node - 1) / topology.gpus_per_node;
+    const double layer = timed(w, true) + timed(w, false) + cost.decode_ep_layer_time(batch * (1 + model.mtp_depth), nodes);
+    return std::max(1e-9, model.decode_layers_per_token() * layer);
+  };
+  const std::string device = cuda::copy_rates(o.device, size_t{1} << 20, 1).device_name;
+  return {{"available", true},
+          {"device", device},
+          {"profile", write_step_profile(model.name + " on " + device + " (measured)",
+                                         "measured by dualpath hw calibrate on " + device +
+                                             ": cuBLAS kernels of the CUDA body per layer; the decode all-to-all from "
+                                             "the cost model (one GPU cannot measure the network)",
+                                         "Measured step times (dualpath hw calibrate --profile).", {pe_group}, {de_group},
+                                         ProfileAxes::coarse(), times)}};
+#else
+  (void)model, (void)topology, (void)pe_group, (void)de_group;
   return {{"available", false}, {"reason", "built without CUDA"}};
 #endif
 }

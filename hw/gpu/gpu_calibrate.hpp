@@ -49,6 +49,14 @@ nlohmann::json fit_overrides(const std::vector<KernelPoint>& points, double peak
 // {"available": false, "reason": "..."}.
 nlohmann::json calibrate_gpu(const ModelSpec& model, const GpuSpec& gpu, const GpuCalibrateOptions& options = {});
 
+// A step profile (core/cost/step_profile.hpp) measured on this GPU with the CUDA body's kernels over the coarse
+// grid (core/cost/profile_writer.hpp): per layer, the attention and linear kernels of layer_shapes at each shape; a
+// decode step is n_layers x (attention + linear) plus the decode all-to-all of the cost model for `de_group` GPUs
+// over `topology` (one GPU cannot measure the network), over the tokens a step yields. {"available": false,
+// "reason"} without a usable device; otherwise {"available": true, "device", "profile": {...}}.
+nlohmann::json measure_step_profile(const ModelSpec& model, const Topology& topology, int pe_group, int de_group,
+                                    const GpuCalibrateOptions& options = {});
+
 // The overlay file (core/config/overlay.hpp) of a successful calibration: {"overlay": 1, "description",
 // "measured", "set": overrides}.
 nlohmann::json gpu_overlay(const nlohmann::json& calibration, const std::string& description);

@@ -199,3 +199,25 @@ set -e
 [ "$rc" -eq 2 ] && grep -q "/workload/stop" "$tmp/stop.err" \
   || { echo "FAIL hw run with workload.stop=slo: exit $rc, expected 2 naming /workload/stop"; cat "$tmp/stop.err"; exit 1; }
 echo "ok   hw run refuses workload.stop = slo: $(head -1 "$tmp/stop.err")"
+
+# hw calibrate --profile measures a step profile on a GPU; where none is usable it says so and writes nothing
+# (exit 1), and without --scenario it names the missing option (exit 2). On a GPU machine it must write a profile
+# that `check` accepts (docs/cost-model.md, "Profiles").
+set +e
+"$bin" hw calibrate --scenario "$root/scenarios/ds660b-2p4d.json" --profile "$tmp/measured.json" > "$tmp/prof.out" 2> "$tmp/prof.err"
+rc=$?
+"$bin" hw calibrate --profile "$tmp/measured2.json" > /dev/null 2> "$tmp/prof2.err"
+rc2=$?
+set -e
+if [ "$rc" -eq 0 ]; then
+  "$bin" check "$root/scenarios/ds660b-2p4d.json" --set model.timing=profile --set model.profile="$tmp/measured.json" > /dev/null \
+    || { echo "FAIL a measured profile is refused by check"; exit 1; }
+  echo "ok   hw calibrate --profile: $(cat "$tmp/prof.out")"
+else
+  [ "$rc" -eq 1 ] && grep -q "no GPU to measure on" "$tmp/prof.err" && [ ! -e "$tmp/measured.json" ] \
+    || { echo "FAIL hw calibrate --profile without a GPU: exit $rc"; cat "$tmp/prof.err"; exit 1; }
+  echo "ok   hw calibrate --profile without a GPU: exit 1, $(head -1 "$tmp/prof.err" | cut -c1-110)..."
+fi
+[ "$rc2" -eq 2 ] && grep -q -- "--profile: needs --scenario" "$tmp/prof2.err" \
+  || { echo "FAIL hw calibrate --profile without --scenario: exit $rc2"; cat "$tmp/prof2.err"; exit 1; }
+echo "ok   hw calibrate --profile without --scenario: exit 2"
