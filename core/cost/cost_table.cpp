@@ -1,6 +1,7 @@
 #include "core/cost/cost_table.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <vector>
 
 namespace dualpath {
@@ -43,6 +44,16 @@ PrefillPoint prefill_point(const CostModel& cost, const GroupShape& group, doubl
     p.input_per_node = p.fresh_per_node * static_cast<double>(cached + fresh) / static_cast<double>(fresh);
   }
   return p;
+}
+
+double node_tokens_at_user_speed(const CostModel& cost, const GroupShape& g, double context, double per_user) {
+  double lo = 1, hi = 4096;
+  if (decode_point(cost, g, hi, context).tokens_per_user > per_user) return NAN;
+  for (int i = 0; i < 60; ++i) {  // bisection on the batch
+    const double mid = 0.5 * (lo + hi);
+    (decode_point(cost, g, mid, context).tokens_per_user > per_user ? lo : hi) = mid;
+  }
+  return decode_point(cost, g, lo, context).tokens_per_node;
 }
 
 }  // namespace dualpath

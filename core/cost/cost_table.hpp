@@ -43,5 +43,8 @@ struct PrefillPoint {
 DecodePoint decode_point(const CostModel& cost, const GroupShape& group, double batch, double context);
 PrefillPoint prefill_point(const CostModel& cost, const GroupShape& group, double cnic_bw, double tokens,
                            int64_t cached, int64_t fresh);
+// Output tokens/s per node at the batch (1..4096 per GPU) where one user sees `per_user` tokens/s; NaN when even
+// 4096 requests per GPU leave a user faster than that. How Day 6's "14.8k per node at 20-22 per user" is read.
+double node_tokens_at_user_speed(const CostModel& cost, const GroupShape& group, double context, double per_user);
 
 }  // namespace dualpath

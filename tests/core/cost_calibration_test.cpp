@@ -32,17 +32,6 @@ ModelSpec day6_v3() { return deepseek_v3_as_served(v32()); }
 constexpr double kDay6Context = 4989, kDay6NodeTokens = 14.8e3;
 const GroupShape kDay6Decode = GroupShape::of(144, 8);
 
-// Output tokens/s per node at the batch where one user sees `per_user` tokens/s (bisection on the batch).
-double node_tokens_at_user_speed(const CostModel& cost, const GroupShape& g, double context, double per_user) {
-  double lo = 1, hi = 4096;
-  if (decode_point(cost, g, hi, context).tokens_per_user > per_user) return NAN;
-  for (int i = 0; i < 60; ++i) {
-    const double mid = 0.5 * (lo + hi);
-    (decode_point(cost, g, mid, context).tokens_per_user > per_user ? lo : hi) = mid;
-  }
-  return decode_point(cost, g, lo, context).tokens_per_node;
-}
-
 }  // namespace
 
 
