@@ -64,7 +64,29 @@ struct Probe {
   bool meets = false;
   std::string ended_by, binds;
   double ttft_window_mean = 0, tpot_mean = 0, ttft_p50 = 0;
+  double at = 0;  // when the stop rule ended the run, seconds
 };
+
+// One line saying why a probe met or missed the SLO, with the measured values (not the limits) and, for a probe
+// every agent finished before steady state, that its verdict only bounds the capacity from below.
+std::string verdict(const Probe& p, double ttft_limit, double tpot_limit) {
+  std::ostringstream m;
+  m << std::setprecision(3);
+  if (p.ended_by == "slo_violated")
+    m << "misses the SLO: the TTFT window mean passed the " << ttft_limit << " s limit at t = " << std::setprecision(4)
+      << p.at << std::setprecision(3) << " s (TTFT p50 " << p.ttft_p50 << " s, TPOT mean " << p.tpot_mean * 1e3
+      << " ms)";
+  else if (!p.meets)
+    m << "misses the SLO: TPOT mean " << p.tpot_mean * 1e3 << " ms over the " << tpot_limit * 1e3 << " ms limit ("
+      << p.ended_by << ", TTFT window mean " << p.ttft_window_mean << " s)";
+  else
+    m << "meets the SLO (" << p.ended_by << ", TTFT window mean " << p.ttft_window_mean << " s, TPOT mean "
+      << p.tpot_mean * 1e3 << " ms)"
+      << (p.ended_by == "all_agents_done" ? "; every agent finished before a steady state: a lower bound, not "
+                                            "evidence that the rate holds (longer workload.duration decides)"
+                                          : "");
+  return m.str();
+}
 
 std::string aps_text(double aps) {
   char buf[32];
@@ -86,6 +108,7 @@ Probe read_probe(const std::string& dir, double aps, double tpot_limit) {
   p.aps = aps;
   p.ended_by = f.stop->ended_by;
   p.ttft_window_mean = f.stop->ttft_window_mean_s;
+  p.at = f.stop->at_s;
   p.tpot_mean = f.results.tpot.mean;
   p.ttft_p50 = f.results.ttft.p50;
   p.binds = f.ttft_binds;
@@ -211,10 +234,8 @@ void capacity(const CapacityArgs& a) {
             return;
           }
           probes[aps] = read_probe(dir, aps, tpot);
-          std::cerr << "capacity: " << policy << " APS " << aps_text(aps) << ": "
-                    << (probes[aps].meets ? "meets" : "misses") << " the SLO (" << probes[aps].ended_by
-                    << ", TTFT window mean " << std::setprecision(3) << probes[aps].ttft_window_mean << " s, TPOT mean "
-                    << probes[aps].tpot_mean * 1e3 << " ms)\n";
+          std::cerr << "capacity: " << policy << " APS " << aps_text(aps) << ": " << verdict(probes[aps], ttft, tpot)
+                    << "\n";
         });
       }
       if (any_failed) break;

@@ -1,4 +1,5 @@
 // dualpath plan SCENARIO (--nodes N | --budget GPUS) [--objective jct|capacity] [--policy P] [--vary KEY=V1,V2]...
+//               [--resolution R] [--slo-ttft T] [--slo-tpot T]
 //               [--jobs J] [--overlay F]... [--set k=v]... [--no-plot] --out DIR
 //               [--shard I/N | --slurm N [--slurm-opt OPTS] [--submit]]
 // Evaluates every P/D split with P + D = N (core/analysis/plan_splits.hpp: EP groups that fit each side, splits
@@ -6,7 +7,8 @@
 // (core/analysis/vary_grid.hpp; --budget gives N per variant from its GPUs per node), and recommends the best:
 // the lowest JCT of an offline scenario (objective jct: one `dualpath run` child per candidate, --jobs at a time),
 // or the highest SLO capacity of an online one (objective capacity: one `dualpath capacity` child per candidate,
-// each with --jobs probes). Explains the choice with the binding resource and the §4.2 bottleneck-free P/D range.
+// each with --jobs probes). Explains the choice with the binding resource and the §4.2 bottleneck-free P/D range, and
+// calls a tie a tie: capacity brackets that overlap, or JCTs within one run's spread (core/analysis/vary_grid.hpp).
 // Candidates already evaluated in DIR (same identity) are reused; each runs in a staging folder renamed onto its
 // own when it succeeds. --shard I/N evaluates only candidates with index % N == I (in the fixed order of variants
 // and splits) and writes no plan; --slurm N writes a Slurm array of N shards and a merge job (docs/slurm.md).
@@ -22,12 +24,14 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "cli/child_runs.hpp"
 #include "cli/commands.hpp"
+#include "core/config/units.hpp"
 #include "cli/output_folder.hpp"
 #include "cli/plot_script.hpp"
 #include "cli/scenario_options.hpp"
@@ -53,6 +57,7 @@ struct PlanArgs {
   std::optional<long long> budget;  // GPUs
   unsigned jobs = 0;
   double resolution = 0.02;
+  std::string slo_ttft, slo_tpot;  // capacity objective: passed to each split's search (default: the scenario's)
   bool no_plot = false;
   std::vector<std::string> overrides, overlays, vary;
   std::string shard;  // "I/N": evaluate only this slice of the candidates (cli/shard.hpp)
@@ -62,6 +67,7 @@ struct PlanArgs {
 struct Outcome {
   bool ok = false;
   double value = NAN;  // JCT (s) or capacity (APS)
+  double lowest_failing = NAN;  // capacity: the bracket's upper end (NaN: no rate failed)
   std::string binds;
 };
 
@@ -100,6 +106,8 @@ Outcome read_outcome(const std::string& dir, const std::string& objective, const
       const auto c = nlohmann::json::parse(in);
       const auto& p = c.at("policies").at(policy);
       o.value = p.at("capacity_aps").get<double>();
+      if (p.contains("lowest_failing_aps") && p.at("lowest_failing_aps").is_number())
+        o.lowest_failing = p.at("lowest_failing_aps").get<double>();
       o.binds = p.value("binds_at_capacity", "");
     }
     o.ok = true;
@@ -134,6 +142,17 @@ void plan(const PlanArgs& a) {
   if (a.budget && *a.budget <= 0) throw InputError("--budget " + std::to_string(*a.budget), "expected a GPU count > 0");
   if (!(a.resolution > 0 && a.resolution < 1))
     throw InputError("--resolution", "expected a fraction in (0, 1), e.g. 0.02, found " + std::to_string(a.resolution));
+  for (const auto& [flag, text] : {std::pair<const char*, const std::string&>{"--slo-ttft", a.slo_ttft},
+                                    {"--slo-tpot", a.slo_tpot}}) {
+    if (text.empty()) continue;
+    if (a.objective != "capacity")
+      throw InputError(flag, "an SLO limit applies to --objective capacity (a JCT plan has no SLO to meet)");
+    try {
+      if (!(units::parse_duration(text) > 0)) throw InputError(std::string(flag) + " " + text, "expected a duration > 0");
+    } catch (const units::UnitError& e) {
+      throw InputError(std::string(flag) + " " + text, e.what());
+    }
+  }
   for (const auto& o : a.overrides) {
     std::string key = o.substr(0, o.find('='));  // dotted or slash-separated (docs/configuration.md)
     if (!key.empty() && key.front() == '/') key.erase(0, 1);
@@ -194,6 +213,8 @@ void plan(const PlanArgs& a) {
                              {"objective", a.objective},
                              {"resolution", a.objective == "capacity" ? nlohmann::json(a.resolution) : nlohmann::json()},
                              {"policy", policy}};
+  if (!a.slo_ttft.empty()) identity["slo_ttft"] = a.slo_ttft;
+  if (!a.slo_tpot.empty()) identity["slo_tpot"] = a.slo_tpot;
   if (!a.vary.empty()) identity["vary"] = a.vary;
   if (a.budget) identity["budget_gpus"] = *a.budget;
   const std::optional<Shard> shard = parse_shard(a.shard);
@@ -236,6 +257,10 @@ void plan(const PlanArgs& a) {
       else
         j.args.insert(j.args.end(), {"--policy", policy, "--jobs", std::to_string(jobs), "--resolution", res_text,
                                      "--no-plot"});
+      if (a.objective == "capacity") {
+        if (!a.slo_ttft.empty()) j.args.insert(j.args.end(), {"--slo-ttft", a.slo_ttft});
+        if (!a.slo_tpot.empty()) j.args.insert(j.args.end(), {"--slo-tpot", a.slo_tpot});
+      }
       for (const auto& f : a.overlays) j.args.insert(j.args.end(), {"--overlay", f});
       std::vector<std::string> sets = a.overrides;
       sets.insert(sets.end(), vp.variant.overrides.begin(), vp.variant.overrides.end());
@@ -296,7 +321,8 @@ void plan(const PlanArgs& a) {
     std::cout << vp.nodes << " nodes; §4.2 bottleneck-free range " << std::setprecision(3) << vp.range.lower
               << " <= P/D <= " << vp.range.upper << (vp.have_range ? "" : " (empty)") << "\n";
     std::cout << std::left << std::setw(8) << "split" << std::setw(10) << "P/D" << std::setw(10) << "in range"
-              << std::setw(14) << "EP groups" << std::setw(16) << unit << "binds\n";
+              << std::setw(14) << "EP groups" << std::setw(lower_better ? 16 : 22)
+              << (lower_better ? unit : std::string("APS < fails at")) << "binds\n";
     std::vector<std::optional<double>> values;
     for (size_t i = 0; i < vp.splits.size(); ++i) {
       const auto& s = vp.splits[i];
@@ -320,6 +346,10 @@ void plan(const PlanArgs& a) {
         e[lower_better ? "jct_s" : "capacity_aps"] = o.value;
         e["binds"] = o.binds;
         val << std::setprecision(lower_better ? 5 : 4) << o.value;
+        if (!lower_better) {
+          e["lowest_failing_aps"] = std::isfinite(o.lowest_failing) ? nlohmann::json(o.lowest_failing) : nlohmann::json();
+          if (std::isfinite(o.lowest_failing)) val << " < " << std::setprecision(4) << o.lowest_failing;
+        }
       }
       out["splits"].push_back(e);
       values.push_back(o.ok ? std::optional<double>(o.value) : std::nullopt);
@@ -327,7 +357,7 @@ void plan(const PlanArgs& a) {
       all_index.emplace_back(vi, i);
       std::cout << std::left << std::setw(8) << split_name(s) << std::setw(10) << std::setprecision(3)
                 << static_cast<double>(s.P) / s.D << std::setw(10) << (inside ? "yes" : "no") << std::setw(14)
-                << groups.str() << std::setw(16) << val.str() << (o.ok ? o.binds : s.why) << "\n";
+                << groups.str() << std::setw(lower_better ? 16 : 22) << val.str() << (o.ok ? o.binds : s.why) << "\n";
     }
     if (!axes.empty()) {
       const auto bt = analysis::best_two(values, lower_better);
@@ -359,16 +389,35 @@ void plan(const PlanArgs& a) {
               << ", binds on " << bo.binds << "; "
               << (b.have_range && analysis::in_range(b.range, b.splits[bi].P, b.splits[bi].D) ? "inside" : "outside")
               << " the §4.2 bottleneck-free range)";
+    bool tie = false;
     if (bt.runner_up) {
       const auto [rv, ri] = all_index[*bt.runner_up];
-      const double margin = margin_of(bo.value, plans[rv].outcomes[ri].value);
+      const Outcome& ro = plans[rv].outcomes[ri];
+      const double margin = margin_of(bo.value, ro.value);
+      tie = lower_better ? !analysis::jct_ahead(bo.value, ro.value)
+                         : !analysis::capacity_ahead(bo.value, ro.lowest_failing);
       rec["runner_up"] = split_name(plans[rv].splits[ri]);
       if (!axes.empty()) rec["runner_up_variant"] = plans[rv].variant.label;
       rec["margin"] = margin;
-      std::cout << ", " << std::setprecision(3) << 100 * margin << "% better than the runner-up "
-                << candidate_name(rv, ri);
+      if (!tie) {
+        std::cout << ", " << std::setprecision(3) << 100 * margin << "% better than the runner-up "
+                  << candidate_name(rv, ri);
+      } else {
+        // Not a winner: the evaluation cannot separate the two (overlapping brackets, or JCTs within one run's
+        // spread). Say what would.
+        std::cout << ")\nbut it is a TIE with " << candidate_name(rv, ri) << ": ";
+        if (lower_better)
+          std::cout << "their JCTs are " << std::setprecision(3) << 100 * margin << "% apart, within the "
+                    << 100 * analysis::kJctTieMargin << "% one run moves under a tiny perturbation";
+        else
+          std::cout << "its capacity " << std::setprecision(5) << bo.value << " APS is below the other's lowest "
+                    << "failing rate " << ro.lowest_failing << " APS, so the brackets overlap; a finer --resolution "
+                    << "(now " << a.resolution << ") or --objective jct on an offline run would separate them";
+        std::cout << "(";
+      }
     }
-    std::cout << "\n";
+    rec["tie"] = tie;
+    std::cout << (tie ? "no winner)" : "") << "\n";
     out["recommendation"] = rec;
   } else {
     std::cout << "\nno split could be evaluated\n";
@@ -396,6 +445,8 @@ void register_plan_command(CLI::App& app) {
   cmd->add_option("--vary", args->vary,
                   "KEY=V1,V2,...: also try each value of a --set path (repeatable; every combination is evaluated)");
   cmd->add_option("--resolution", args->resolution, "Capacity objective: the searches' resolution (default 0.02)");
+  cmd->add_option("--slo-ttft", args->slo_ttft, "Capacity objective: TTFT limit, e.g. \"4 s\" (default: the scenario's slo.ttft)");
+  cmd->add_option("--slo-tpot", args->slo_tpot, "Capacity objective: TPOT limit, e.g. \"50 ms\" (default: the scenario's slo.tpot)");
   add_scenario_options(cmd, args->overrides, args->overlays, "Override a field for every split: path=value");
   cmd->add_option("--out", args->out, "Output folder (plan.json, plan.png, splits/)")->required();
   cmd->add_option("--jobs", args->jobs, "Runs at once (default: the core count)")->check(CLI::Range(1u, 1024u));

@@ -1,5 +1,6 @@
 #include "core/analysis/vary_grid.hpp"
 
+#include <cmath>
 #include <set>
 
 #include "core/config/input_error.hpp"
@@ -95,5 +96,11 @@ BestTwo best_two(const std::vector<std::optional<double>>& values, bool lower_be
   }
   return r;
 }
+
+bool capacity_ahead(double best, double runner_up_lowest_failing) {
+  return std::isfinite(runner_up_lowest_failing) && best >= runner_up_lowest_failing;
+}
+
+bool jct_ahead(double best, double runner_up) { return runner_up >= best * (1 + kJctTieMargin); }
 
 }  // namespace dualpath::analysis

@@ -50,4 +50,13 @@ struct BestTwo {
 // else highest; ties keep the earlier index.
 BestTwo best_two(const std::vector<std::optional<double>>& values, bool lower_better);
 
+// Whether the best of two evaluated candidates is really ahead, or the two are a tie the evaluation cannot separate.
+// Capacity: each value is a bracket [capacity, lowest failing rate); the best is ahead only when its capacity is at
+// or above the runner-up's lowest failing rate (the brackets do not overlap). JCT: the best is ahead when it is
+// faster by at least `kJctTieMargin`, the spread of one run under a 0.02% perturbation of the fetch period
+// (docs/performance.md).
+inline constexpr double kJctTieMargin = 0.01;
+bool capacity_ahead(double best, double runner_up_lowest_failing);
+bool jct_ahead(double best, double runner_up);
+
 }  // namespace dualpath::analysis

@@ -195,7 +195,8 @@ double ObjectReader::quantity(const std::string& key, units::Dimension dimension
   const json& v = require(key);
   if (!v.is_string()) {
     // Bare numbers are refused: "snic_bw": 400 is ambiguous (bits? bytes? Gbps?), and the unit is the check.
-    fail(key, "expected " + units::describe(dimension) + " as a string with a unit, found " + describe_found(v));
+    fail(key, "expected " + units::describe(dimension) + " as a string with a unit, such as " +
+                  units::example_of(dimension) + ", found " + describe_found(v));
   }
   double si = 0;
   try {

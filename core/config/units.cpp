@@ -4,6 +4,7 @@
 #include <array>
 #include <charconv>
 #include <cmath>
+#include <optional>
 #include <utility>
 
 namespace dualpath::units {
@@ -95,6 +96,8 @@ std::string example(Dimension d) {
 
 }  // namespace
 
+std::string example_of(Dimension d) { return example(d); }
+
 std::string describe(Dimension d) {
   switch (d) {
     case Dimension::Bytes: return "a byte size";
@@ -105,7 +108,21 @@ std::string describe(Dimension d) {
   return "a quantity";
 }
 
-Quantity parse_quantity(std::string_view text) {
+namespace {
+
+// The unit a bare number most likely meant, for the hint of a missing unit.
+const char* likely_unit(std::optional<Dimension> d) {
+  if (!d) return "GB";
+  switch (*d) {
+    case Dimension::Bytes: return "GB";
+    case Dimension::Bandwidth: return "Gbps";
+    case Dimension::Duration: return "s";
+    case Dimension::FlopRate: return "TFLOPS";
+  }
+  return "GB";
+}
+
+Quantity parse_quantity_for(std::string_view text, std::optional<Dimension> expected) {
   const std::string_view s = trim(text);
   if (s.empty()) throw UnitError("empty string where a quantity with a unit was expected");
   if (s.front() == '-') throw UnitError(quoted(text) + ": negative quantities are not allowed");
@@ -121,8 +138,8 @@ Quantity parse_quantity(std::string_view text) {
 
   const std::string_view unit = trim(s.substr(static_cast<size_t>(end - s.data())));
   if (unit.empty()) {
-    throw UnitError(quoted(text) + ": missing unit; write e.g. \"" + std::string(s) +
-                    " GB\" (accepted units: " + std::string(kAcceptedUnits) + ")");
+    throw UnitError(quoted(text) + ": missing unit; write e.g. \"" + std::string(s) + " " + likely_unit(expected) +
+                    "\" (accepted units: " + std::string(kAcceptedUnits) + ")");
   }
   const auto [factor, dimension] = resolve_unit(unit, text);
   const double value = number * factor;
@@ -130,10 +147,14 @@ Quantity parse_quantity(std::string_view text) {
   return Quantity{value, dimension};
 }
 
+}  // namespace
+
+Quantity parse_quantity(std::string_view text) { return parse_quantity_for(text, std::nullopt); }
+
 double parse_as(std::string_view text, Dimension expected) {
   Quantity q;
   try {
-    q = parse_quantity(text);
+    q = parse_quantity_for(text, expected);
   } catch (const UnitError& e) {
     throw UnitError("expected " + describe(expected) + " such as " + example(expected) + ", found " + e.what());
   }

@@ -35,6 +35,8 @@ class UnitError : public std::invalid_argument {
 };
 
 // Parses any supported quantity; throws UnitError on garbage, unknown units, negative or non-finite values.
+// Examples of a dimension's values, quoted, for messages: "\"300 ms\" or \"5 s\"".
+std::string example_of(Dimension d);
 Quantity parse_quantity(std::string_view text);
 
 // Parses a quantity and requires the given dimension; the message names what was expected and what was found.

@@ -28,6 +28,13 @@ for name, p in c["policies"].items():
     ok = all(pr["meets_slo"] == (pr["ended_by"] != "slo_violated" and pr["tpot_mean_s"] <= 0.05) for pr in p["probes"])
     check(ok, f"{name}: each probe's verdict follows from how the stop rule ended it and its TPOT")
     check(all(pr["meets_slo"] for pr in p["probes"] if pr["aps"] <= cap), f"{name}: every probe at or below capacity meets")
+# Each probe's line on the terminal says why, with the measured values: a TTFT miss names the limit it passed and
+# when, a meet says how the run ended (and that all_agents_done only bounds the capacity from below).
+err = open(f"{t}/c.err").read()
+check("the TTFT window mean passed the 0.3 s limit at t = " in err, "a TTFT miss says which limit it passed and when")
+check("meets the SLO (" in err, "a meet says how its run ended")
+check(all("lower bound" in l for l in err.splitlines() if "meets the SLO (all_agents_done" in l),
+      "a probe every agent finished before steady state is called a lower bound")
 bc, dc = c["policies"]["basic"]["capacity_aps"], c["policies"]["dualpath"]["capacity_aps"]
 check(dc >= bc, f"dualpath {dc:.4g} >= basic {bc:.4g} APS")
 check(abs(c["policies"]["dualpath"]["ratio_to_basic"] - dc / bc) < 1e-9, "ratio_to_basic is the capacity ratio")

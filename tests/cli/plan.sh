@@ -24,7 +24,7 @@ sc27="$root/scenarios/ds27b-1p1d.json"
   --jobs 2 > "$tmp/g.out" 2>&1 || { cat "$tmp/g.out"; exit 1; }
 # Capacity objective on a tight TTFT SLO so that the searches are short.
 "$bin" plan "$sc27" --nodes 3 --objective capacity --policy basic --resolution 0.1 --set workload.mode=online \
-  --set workload.aps=0.5 --set workload.duration=300s --set slo.ttft=0.3s --out "$tmp/cap" --jobs 2 > "$tmp/cap.out" 2>&1 \
+  --set workload.aps=0.5 --set workload.duration=300s --slo-ttft 0.3s --out "$tmp/cap" --jobs 2 > "$tmp/cap.out" 2>&1 \
   || { cat "$tmp/cap.out"; exit 1; }
 PYTHONPATH="$root/tests/cli" python3 - "$tmp" <<'PY'
 import json, sys
@@ -78,6 +78,16 @@ c = json.load(open(f"{t}/cap/plan.json"))
 cs = {f"{s['P']}P{s['D']}D": s for s in c["splits"]}
 check(all(s["capacity_aps"] > 0 for s in cs.values()), "capacity objective: both splits have a capacity")
 check(c["recommendation"]["split"] == max(cs, key=lambda k: cs[k]["capacity_aps"]), "recommends the highest capacity")
+check(all(s["lowest_failing_aps"] is None or s["lowest_failing_aps"] > s["capacity_aps"] for s in cs.values()),
+      "each split's capacity comes with its bracket (the lowest failing rate above it)")
+# A tie is a tie (issue 42): the best is a winner only when its capacity is at or above the runner-up's lowest
+# failing rate; JCTs within 1% are a tie too.
+rc = c["recommendation"]; ru = cs[rc["runner_up"]]
+check(rc["tie"] == (ru["lowest_failing_aps"] is None or cs[rc["split"]]["capacity_aps"] < ru["lowest_failing_aps"]),
+      f"capacity: tie = {rc['tie']} follows from the brackets")
+check(("TIE" in open(f"{t}/cap.out").read()) == rc["tie"], "the terminal says TIE exactly when plan.json does")
+check(json.load(open(f"{t}/cap/plan.json"))["identity"]["slo_ttft"] == "0.3s", "--slo-ttft is part of the plan's identity")
+check(r["tie"] == (r["margin"] < 0.01), f"jct: tie = {r['tie']} follows from the {100 * r['margin']:.2f}% margin")
 done()
 PY
 [ $? -eq 0 ] || exit 1
@@ -93,6 +103,10 @@ bad "jct on an online scenario" "objective jct needs an offline scenario" "$root
   --nodes 6 --out "$tmp/b4"
 bad "unknown policy" "--policy nope" "$sc27" --nodes 3 --policy nope --out "$tmp/b5"
 bad "no cluster size" "expected the cluster size: --nodes N or --budget GPUS" "$sc27" --out "$tmp/b7"
+bad "an SLO on a JCT plan" "--slo-ttft: an SLO limit applies to --objective capacity" "$sc27" --nodes 3 --slo-ttft 4s \
+  --out "$tmp/b8"
+bad "an SLO without a unit" 'write e.g. "4 s"' "$root/scenarios/ds660b-2p4d-online.json" --nodes 6 \
+  --objective capacity --slo-ttft 4 --out "$tmp/b9"
 bad "a budget under two nodes" "--budget 12: expected at least 2 nodes' worth of GPUs" "$sc27" --budget 12 --out "$tmp/b8"
 bad "both --nodes and --budget" "excludes" "$sc27" --nodes 3 --budget 24 --out "$tmp/b9"
 bad "--vary without values" "--vary topology.snic_bw: expected KEY=V1,V2" "$sc27" --nodes 3 --vary topology.snic_bw \

@@ -116,3 +116,12 @@ TEST(config_units, MissingUnitSaysSo) {
   EXPECT_NE(error_of([] { u::parse_bytes("656"); }).find("missing unit"), std::string::npos);
   EXPECT_NE(error_of([] { u::parse_bytes("656 XB"); }).find("unknown unit \"XB\""), std::string::npos);
 }
+
+// A bare number gets a hint in the unit of the kind expected (a duration is not told to write "4 GB").
+TEST(config_units, MissingUnitHintMatchesTheExpectedKind) {
+  EXPECT_NE(error_of([] { u::parse_duration("4"); }).find("write e.g. \"4 s\""), std::string::npos);
+  EXPECT_NE(error_of([] { u::parse_bandwidth("200"); }).find("write e.g. \"200 Gbps\""), std::string::npos);
+  EXPECT_NE(error_of([] { u::parse_bytes("656"); }).find("write e.g. \"656 GB\""), std::string::npos);
+  const std::string m = error_of([] { u::parse_duration("4"); });
+  EXPECT_NE(m.find("expected a duration such as"), std::string::npos) << m;
+}

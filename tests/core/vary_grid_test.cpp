@@ -1,6 +1,8 @@
 // The --vary grid of sweep and plan, plan's GPU budget and best/runner-up choice (core/analysis/vary_grid.hpp).
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include <optional>
 #include <string>
 #include <vector>
@@ -77,4 +79,16 @@ TEST(VaryGrid, BestTwoSkipsMissingValuesAndFollowsTheObjective) {
   EXPECT_EQ(one.best, 1u);
   EXPECT_FALSE(one.runner_up.has_value());
   EXPECT_FALSE(best_two({std::nullopt}, false).best.has_value());
+}
+
+// Issue 42: splits whose capacity brackets overlap are a tie, not a winner; JCTs within 1% are too.
+TEST(VaryGrid, OverlappingBracketsAndCloseJctsAreTies) {
+  // 1P3D and 2P2D at 5% resolution: the same probe rate, 2.33306 APS, failing at 2.4497: a tie.
+  EXPECT_FALSE(capacity_ahead(2.33306, 2.4497));
+  EXPECT_TRUE(capacity_ahead(2.4497, 2.4497));   // the best's lowest passing rate is the other's failing one
+  EXPECT_TRUE(capacity_ahead(1.2, 1.1));
+  EXPECT_FALSE(capacity_ahead(1.2, NAN));         // a runner-up that never failed has no upper bracket
+  EXPECT_FALSE(jct_ahead(1000, 1005));            // 0.5% faster: within one run's spread
+  EXPECT_TRUE(jct_ahead(1000, 1010));
+  EXPECT_TRUE(jct_ahead(1000, 1500));
 }
