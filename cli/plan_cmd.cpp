@@ -405,7 +405,7 @@ void plan(const PlanArgs& a) {
       } else {
         // Not a winner: the evaluation cannot separate the two (overlapping brackets, or JCTs within one run's
         // spread). Say what would.
-        std::cout << ")\nbut it is a TIE with " << candidate_name(rv, ri) << ": ";
+        std::cout << "\nbut it is a TIE with " << candidate_name(rv, ri) << ", not a winner: ";
         if (lower_better)
           std::cout << "their JCTs are " << std::setprecision(3) << 100 * margin << "% apart, within the "
                     << 100 * analysis::kJctTieMargin << "% one run moves under a tiny perturbation";
@@ -413,11 +413,10 @@ void plan(const PlanArgs& a) {
           std::cout << "its capacity " << std::setprecision(5) << bo.value << " APS is below the other's lowest "
                     << "failing rate " << ro.lowest_failing << " APS, so the brackets overlap; a finer --resolution "
                     << "(now " << a.resolution << ") or --objective jct on an offline run would separate them";
-        std::cout << "(";
       }
     }
     rec["tie"] = tie;
-    std::cout << (tie ? "no winner)" : "") << "\n";
+    std::cout << "\n";
     out["recommendation"] = rec;
   } else {
     std::cout << "\nno split could be evaluated\n";
