@@ -144,10 +144,10 @@ void Cluster::DecodeGroups::maybe_start_chunk(int group) {
   // less what micro-batch overlap hides (CostModel::decode_layer); a one-engine (data-parallel) group has no EP.
   const double topk = c_.sc_.model.sparse_topk > 0 ? c_.sc_.model.sparse_topk : 1e300;
   int64_t tokens = 0;
-  std::vector<DecodeEngineLoad> loads(engines.size());
+  loads_.assign(engines.size(), DecodeEngineLoad{});
   std::vector<double> batches(engines.size());
   for (size_t i = 0; i < engines.size(); ++i) {
-    DecodeEngineLoad& e = loads[i];
+    DecodeEngineLoad& e = loads_[i];
     for (int64_t id : s.active[i]) {
       const Request& r = c_.requests_[id];
       const double f = share(r);
@@ -161,7 +161,7 @@ void Cluster::DecodeGroups::maybe_start_chunk(int group) {
     batches[i] = e.batch;
   }
   const int group_gpus = static_cast<int>(engines.size());
-  const DecodeStep decode_step = c_.cost_.decode_step(loads, c_.nodes_spanned(engines));
+  const DecodeStep decode_step = c_.cost_.decode_step(loads_, c_.nodes_spanned(engines));
   const DecodeLayerParts& layer = decode_step.layer;
   const size_t slowest = decode_step.slowest;
   const double mean_batch = std::accumulate(batches.begin(), batches.end(), 0.0) / static_cast<double>(engines.size());

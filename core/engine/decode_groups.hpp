@@ -77,6 +77,7 @@ class Cluster::DecodeGroups {
   std::vector<GroupState> units_;  // per lockstep unit (Cluster::de_units)
   double de_busy_ = 0;
   DecodeLayerParts decode_parts_;
+  std::vector<DecodeEngineLoad> loads_;  // per-chunk scratch: each engine's share of the step (no allocation per chunk)
 };
 
 }  // namespace dualpath
