@@ -10,7 +10,7 @@
 // each with --jobs probes). Explains the choice with the binding resource and the §4.2 bottleneck-free P/D range, and
 // calls a tie a tie: capacity brackets that overlap, or JCTs within one run's spread (core/analysis/vary_grid.hpp).
 // Candidates already evaluated in DIR (same identity) are reused; each runs in a staging folder renamed onto its
-// own when it succeeds. --shard I/N evaluates only candidates with index % N == I (in the fixed order of variants
+// own when it succeeds (a capacity search in SPLIT.partial, whose finished probes an interrupted plan keeps). --shard I/N evaluates only candidates with index % N == I (in the fixed order of variants
 // and splits) and writes no plan; --slurm N writes a Slurm array of N shards and a merge job (docs/slurm.md).
 // Writes DIR/plan.json and DIR/plan.png (analysis/plot_plan.py). Exit 0, 1 when a candidate failed, 2 on bad input.
 #include <algorithm>
@@ -249,7 +249,10 @@ void plan(const PlanArgs& a) {
         continue;
       }
       fs::create_directories(vp.folder);
-      staging.push_back(staging_folder(dir));
+      // A capacity search keeps each finished probe (it is resumable at probe level), so it works in one fixed
+      // folder per split: an interrupted plan, rerun, redoes only the probe that was running. A JCT run is one
+      // child, staged per process so that concurrent shards never share a folder.
+      staging.push_back(a.objective == "capacity" ? dir + ".partial" : staging_folder(dir));
       fs::create_directories(staging.back());
       ChildJob j;
       j.args = {a.objective == "jct" ? "run" : "capacity", a.scenario, "--out", staging.back()};

@@ -4,7 +4,7 @@
 # the one its own `dualpath run` gives, a rerun reuses the splits; DS 660B on 6 nodes marks the one-node sides as
 # infeasible without running them; the capacity objective runs `capacity` per split; --vary evaluates every split
 # of every variant and recommends per variant and overall; --budget gives each variant as many nodes as its GPUs per
-# node make; bad input gets exit 2.
+# node make; an interrupted capacity plan keeps the finished probes of the split it was in; bad input gets exit 2.
 # Usage: plan.sh <dualpath-binary> <repo-root>
 set -u
 bin="$1"; root="$2"
@@ -102,6 +102,28 @@ bad "capacity on an offline scenario" "objective capacity needs an online scenar
 bad "jct on an online scenario" "objective jct needs an offline scenario" "$root/scenarios/ds660b-2p4d-online.json" \
   --nodes 6 --out "$tmp/b4"
 bad "unknown policy" "--policy nope" "$sc27" --nodes 3 --policy nope --out "$tmp/b5"
+# An interrupted capacity plan keeps every finished probe of the split it was in (issue 42): kill the whole
+# process group once a probe has finished, rerun, and the split's search reuses all of them.
+resume=(plan "$sc27" --nodes 3 --objective capacity --policy basic --resolution 0.1 --set workload.mode=online
+        --set workload.aps=0.5 --set workload.duration=300s --slo-ttft 0.3s --no-plot --jobs 1 --out "$tmp/r")
+setsid "$bin" "${resume[@]}" > "$tmp/r1.out" 2>&1 &
+pg=$!
+for _ in $(seq 600); do
+  done_probes=$(find "$tmp/r/splits" -path '*.partial/probes/basic/aps=*' -not -path '*.staging-*' -name summary.json 2>/dev/null | wc -l)
+  [ "$done_probes" -ge 1 ] && break
+  sleep 0.1
+done
+kill -TERM -- -"$pg" 2>/dev/null; wait "$pg" 2>/dev/null  # TERM: a background job ignores INT
+kept=$(find "$tmp/r/splits" -path '*.partial/probes/basic/aps=*' -not -path '*.staging-*' -name summary.json | wc -l)
+"$bin" "${resume[@]}" > "$tmp/r2.out" 2>&1 || { echo "FAIL the resumed plan failed"; cat "$tmp/r2.out"; exit 1; }
+reused=$(python3 -c "
+import glob, json, sys
+print(sum(json.load(open(f))['policies']['basic']['probes_reused'] for f in glob.glob(sys.argv[1] + '/splits/*/capacity.json')))" "$tmp/r")
+if [ "$kept" -ge 1 ] && [ "$reused" -ge "$kept" ]; then
+  echo "ok   interrupted after $kept finished probe(s): the resumed plan reused $reused"
+else
+  echo "FAIL interrupted after $kept finished probe(s), the resumed plan reused $reused"; fail=1
+fi
 bad "no cluster size" "expected the cluster size: --nodes N or --budget GPUS" "$sc27" --out "$tmp/b7"
 bad "an SLO on a JCT plan" "--slo-ttft: an SLO limit applies to --objective capacity" "$sc27" --nodes 3 --slo-ttft 4s \
   --out "$tmp/b8"
