@@ -85,8 +85,8 @@ ProfileGrid read_grid(const json& j, const std::string& where, const char* a, co
 
 void check_keys(const json& j, const std::string& where, std::initializer_list<const char*> allowed) {
   if (!j.is_object()) throw InputError(where, "expected an object, found " + describe_found(j));
-  for (const auto& [k, v] : j.items()) {
-    (void)v;
+  for (const auto& item : j.items()) {
+    const std::string k = item.key();  // a named copy: clang 14 cannot capture a structured binding
     if (std::none_of(allowed.begin(), allowed.end(), [&](const char* a) { return k == a; })) {
       std::string list;
       for (const char* a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
