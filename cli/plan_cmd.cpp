@@ -14,6 +14,7 @@
 // and splits) and writes no plan; --slurm N writes a Slurm array of N shards and a merge job (docs/slurm.md).
 // Writes DIR/plan.json and DIR/plan.png (analysis/plot_plan.py). Exit 0, 1 when a candidate failed, 2 on bad input.
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -284,17 +285,43 @@ void plan(const PlanArgs& a) {
   if (!cj.empty()) {
     std::cerr << "plan: evaluating " << cj.size() << " candidate(s) by " << a.objective << "\n";
     // Capacity searches run their own probes in parallel, so they go one at a time.
-    run_child_jobs(cj, a.objective == "jct" ? jobs : 1, [](size_t) {}, [&](size_t k, int code) {
+    // Progress: each candidate as it starts and ends, with its bracket, its time and an estimate of the time left
+    // (the mean time per finished candidate times those not finished, over the parallel slots).
+    const auto started = std::chrono::steady_clock::now();
+    const unsigned slots = a.objective == "jct" ? jobs : 1;
+    size_t finished = 0;
+    auto since = [](std::chrono::steady_clock::time_point t) {
+      return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+    };
+    std::vector<std::chrono::steady_clock::time_point> start_of(cj.size());
+    run_child_jobs(cj, slots, [&](size_t k) {
+      start_of[k] = std::chrono::steady_clock::now();
+      const auto [vi, i] = which[k];
+      std::cerr << "plan: " << candidate_name(vi, i) << " (" << k + 1 << " of " << cj.size() << ") started; its log: "
+                << cj[k].log_path << "\n";
+    }, [&](size_t k, int code) {
       const auto [vi, i] = which[k];
       auto& vp = plans[vi];
       const std::string dir = vp.folder + "/" + split_name(vp.splits[i]);
       vp.outcomes[i] = code == 0 && publish_folder(staging[k], dir) ? read_outcome(dir, a.objective, policy) : Outcome{};
+      ++finished;
+      const double left = since(started) / static_cast<double>(finished) * static_cast<double>(cj.size() - finished) /
+                          std::min<double>(slots, static_cast<double>(std::max<size_t>(1, cj.size() - finished)));
+      std::ostringstream eta;
+      eta << std::fixed << std::setprecision(0) << since(start_of[k]) << " s; " << finished << " of " << cj.size()
+          << " done" << (finished < cj.size() ? ", about " + std::to_string(std::lround(left)) + " s left" : "");
       if (!vp.outcomes[i].ok) {
         any_failed = true;
         std::cerr << "plan: " << candidate_name(vi, i) << " failed (exit " << code
                   << "): " << log_tail(cj[k].log_path, 300) << "\n";
+      } else if (a.objective == "jct") {
+        std::cerr << "plan: " << candidate_name(vi, i) << ": JCT " << vp.outcomes[i].value << " s (" << eta.str()
+                  << ")\n";
       } else {
-        std::cerr << "plan: " << candidate_name(vi, i) << ": " << vp.outcomes[i].value << "\n";
+        std::cerr << "plan: " << candidate_name(vi, i) << ": capacity " << vp.outcomes[i].value << " APS"
+                  << (std::isfinite(vp.outcomes[i].lowest_failing)
+                          ? ", fails at " + std::to_string(vp.outcomes[i].lowest_failing) : std::string())
+                  << " (" << eta.str() << ")\n";
       }
     });
   }

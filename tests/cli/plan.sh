@@ -43,6 +43,9 @@ d = json.load(open(f"{t}/direct/summary.json"))["results"]["jct_s"]
 check(abs(d - sp["2P1D"]["jct_s"]) < 1e-9 * d, "2P1D's JCT equals a direct run of 2P1D")
 check("evaluating" not in open(f"{t}/again.out").read() and json.load(open(f"{t}/p/plan.json"))["recommendation"] == r,
       "a rerun reuses both splits and recommends the same")
+po = open(f"{t}/p.out").read()
+check("(1 of 2) started" in po and "1 of 2 done, about" in po and "2 of 2 done)" in po,
+      "progress: each candidate as it starts and ends, with the time left")
 check(p["analytic_pd_range"]["lower"] is not None and all("in_analytic_range" in s for s in p["splits"]),
       "each split is placed against the §4.2 range")
 import os
