@@ -25,6 +25,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli/capacity_probe.hpp"
 #include "cli/child_runs.hpp"
 #include "cli/commands.hpp"
 #include "cli/output_folder.hpp"
@@ -58,73 +59,10 @@ struct CapacityArgs {
   SlurmArgs slurm;
 };
 
-// A probe's verdict from its summary.json.
-struct Probe {
-  double aps = 0;
-  bool meets = false;
-  std::string ended_by, binds;
-  double ttft_window_mean = 0, tpot_mean = 0, ttft_p50 = 0;
-  double at = 0;  // when the stop rule ended the run, seconds
-};
-
-// One line saying why a probe met or missed the SLO, with the measured values (not the limits) and, for a probe
-// every agent finished before steady state, that its verdict only bounds the capacity from below.
-std::string verdict(const Probe& p, double ttft_limit, double tpot_limit) {
-  std::ostringstream m;
-  m << std::setprecision(3);
-  if (p.ended_by == "slo_violated")
-    m << "misses the SLO: the TTFT window mean passed the " << ttft_limit << " s limit at t = " << std::setprecision(4)
-      << p.at << std::setprecision(3) << " s (TTFT p50 " << p.ttft_p50 << " s, TPOT mean " << p.tpot_mean * 1e3
-      << " ms)";
-  else if (!p.meets)
-    m << "misses the SLO: TPOT mean " << p.tpot_mean * 1e3 << " ms over the " << tpot_limit * 1e3 << " ms limit ("
-      << p.ended_by << ", TTFT window mean " << p.ttft_window_mean << " s)";
-  else
-    m << "meets the SLO (" << p.ended_by << ", TTFT window mean " << p.ttft_window_mean << " s, TPOT mean "
-      << p.tpot_mean * 1e3 << " ms)"
-      << (p.ended_by == "all_agents_done" ? "; every agent finished before a steady state: a lower bound, not "
-                                            "evidence that the rate holds (longer workload.duration decides)"
-                                          : "");
-  return m.str();
-}
-
-std::string aps_text(double aps) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.6g", aps);
-  return buf;
-}
-
 std::string ratio_text(double r) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.2fx", r);
   return buf;
-}
-
-Probe read_probe(const std::string& dir, double aps, double tpot_limit) {
-  const RunFile f = read_run_file(dir + "/summary.json");
-  if (!f.stop || !f.has_waits)
-    throw std::runtime_error(dir + "/summary.json: a capacity probe's summary has no stop rule or wait report");
-  Probe p;
-  p.aps = aps;
-  p.ended_by = f.stop->ended_by;
-  p.ttft_window_mean = f.stop->ttft_window_mean_s;
-  p.at = f.stop->at_s;
-  p.tpot_mean = f.results.tpot.mean;
-  p.ttft_p50 = f.results.ttft.p50;
-  p.binds = f.ttft_binds;
-  p.meets = p.ended_by != "slo_violated" && p.tpot_mean <= tpot_limit;
-  return p;
-}
-
-double positive_duration(const std::string& flag, const std::string& text) {
-  double v = 0;
-  try {
-    v = units::parse_duration(text);
-  } catch (const units::UnitError& e) {
-    throw InputError(flag + " " + text, e.what());
-  }
-  if (!(v > 0)) throw InputError(flag + " " + text, "expected a duration > 0, e.g. \"4 s\" or \"50 ms\"");
-  return v;
 }
 
 void capacity(const CapacityArgs& a) {
@@ -186,7 +124,6 @@ void capacity(const CapacityArgs& a) {
     // a probe that two shards ran is kept once. All shards and the merge must use the same --jobs, which sets
     // the size of each probe set and so the search's path.
     for (auto loads = search.next(); !loads.empty() && !any_failed; loads = search.next()) {
-      auto probe_dir = [&](double aps) { return a.out + "/probes/" + policy + "/aps=" + aps_text(aps); };
       for (int pass = shard ? 0 : 1; pass < 2 && !any_failed; ++pass) {
         std::vector<ChildJob> cj;
         std::vector<double> pending;
@@ -194,7 +131,7 @@ void capacity(const CapacityArgs& a) {
         for (size_t k = 0; k < loads.size(); ++k) {
           const double aps = loads[k];
           if (probes.count(aps)) continue;
-          const std::string dir = probe_dir(aps);
+          const std::string dir = probe_dir(a.out, policy, aps);
           if (fs::exists(dir + "/summary.json")) {  // cached by an earlier search with the same identity, or a shard
             try {
               probes[aps] = read_probe(dir, aps, tpot);
@@ -208,16 +145,7 @@ void capacity(const CapacityArgs& a) {
           fs::create_directories(fs::path(dir).parent_path());
           staging.push_back(staging_folder(dir));
           fs::create_directories(staging.back());
-          ChildJob j;
-          j.args = {"run", a.scenario, "--quiet", "--out", staging.back()};
-          for (const auto& f : a.overlays) j.args.insert(j.args.end(), {"--overlay", f});
-          for (const auto& o : a.overrides) j.args.insert(j.args.end(), {"--set", o});
-          const std::vector<std::string> probe_set = {"policy.name=" + policy, "workload.stop=slo",
-                                                      "workload.aps=" + aps_text(aps),
-                                                      "slo.ttft=" + aps_text(ttft) + " s", "slo.tpot=" + aps_text(tpot) + " s"};
-          for (const std::string& o : probe_set) j.args.insert(j.args.end(), {"--set", o});
-          j.log_path = staging.back() + "/run.log";
-          cj.push_back(std::move(j));
+          cj.push_back(probe_job({a.scenario, a.overlays, a.overrides, policy, ttft, tpot}, aps, staging.back()));
           pending.push_back(aps);
         }
         if (cj.empty()) continue;
@@ -226,7 +154,7 @@ void capacity(const CapacityArgs& a) {
         std::cerr << "\n";
         run_child_jobs(cj, jobs, [](size_t) {}, [&](size_t k, int code) {
           const double aps = pending[k];
-          const std::string dir = probe_dir(aps);
+          const std::string dir = probe_dir(a.out, policy, aps);
           if (code != 0 || !publish_folder(staging[k], dir)) {
             std::cerr << "capacity: probe " << dir << " failed (exit " << code << "): " << log_tail(cj[k].log_path, 300)
                       << "\n";

@@ -17,14 +17,21 @@ struct CapacitySearchSpec {
   double min_load = 1e-3;    // below this, the capacity is reported as 0
   int parallel = 1;          // probes proposed per round
   int max_probes = 60;
+  // First loads to probe, most informative first, instead of the start and its doublings (e.g. a neighbouring
+  // split's bracket, `dualpath plan`); empty = none.
+  std::vector<double> seeds;
+  // Factor of the first step out of a one-sided search (everything met, or everything failed so far); each
+  // further step squares it, up to 2 (a seeded search starts near its answer and gallops out when it is not).
+  double growth = 2;
 };
 
 class CapacitySearch {
  public:
   explicit CapacitySearch(CapacitySearchSpec spec);
 
-  // Loads to probe next (at most `parallel`, none already probed); empty when the search is over.
-  std::vector<double> next() const;
+  // Loads to probe next (at most `parallel`, or `k`, none already probed); empty when the search is over.
+  std::vector<double> next() const { return next(spec_.parallel); }
+  std::vector<double> next(int k) const;
   void record(double load, bool meets);
 
   bool done() const { return next().empty(); }
@@ -34,6 +41,8 @@ class CapacitySearch {
   const std::map<double, bool>& probes() const { return probes_; }
   // True when the search stopped without bracketing to the resolution (max_probes, or nothing meets min_load).
   bool gave_up() const;
+  // True once a load has met the SLO and a higher one has not: the answer lies in [capacity, lowest failing).
+  bool bracketed() const;
 
  private:
   std::optional<double> pass() const;  // highest passing below the lowest failing

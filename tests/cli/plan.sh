@@ -2,9 +2,11 @@
 # `dualpath plan` (docs/capacity.md, "Plan") on DS 27B with 3 nodes (128 agents, offline, objective jct): every
 # split is evaluated, the recommendation is the lowest JCT with its margin over the runner-up, each split's JCT is
 # the one its own `dualpath run` gives, a rerun reuses the splits; DS 660B on 6 nodes marks the one-node sides as
-# infeasible without running them; the capacity objective runs `capacity` per split; --vary evaluates every split
-# of every variant and recommends per variant and overall; --budget gives each variant as many nodes as its GPUs per
-# node make; an interrupted capacity plan keeps the finished probes of the split it was in; bad input gets exit 2.
+# infeasible without running them; the capacity objective searches every split together (a split that cannot be
+# the best is dropped with an upper bound, ties are called); --vary evaluates every split of every variant and
+# recommends per variant and overall (--vary policy.name gives each variant its policy); --budget gives each
+# variant as many nodes as its GPUs per node make; a capacity plan killed at a random moment and rerun runs no
+# finished probe twice and gives the uninterrupted plan's answer; bad input gets exit 2.
 # Usage: plan.sh <dualpath-binary> <repo-root>
 set -u
 bin="$1"; root="$2"
@@ -22,10 +24,19 @@ sc27="$root/scenarios/ds27b-1p1d.json"
   --set deployment.decode_nodes=1 --quiet --out "$tmp/direct200" || exit 1
 "$bin" plan "$sc27" --budget 24 --set workload.agents=64 --vary topology.gpus_per_node=4,8 --no-plot --out "$tmp/g" \
   --jobs 2 > "$tmp/g.out" 2>&1 || { cat "$tmp/g.out"; exit 1; }
+# Policies as a variant: each variant's splits run its own policy.
+"$bin" plan "$sc27" --nodes 3 --set workload.agents=64 --vary policy.name=basic,dualpath --no-plot --out "$tmp/pv" \
+  --jobs 2 > "$tmp/pv.out" 2>&1 || { cat "$tmp/pv.out"; exit 1; }
+"$bin" run "$sc27" --set workload.agents=64 --set deployment.prefill_nodes=2 --set deployment.decode_nodes=1 \
+  --policy basic --quiet --out "$tmp/direct_basic" || exit 1
 # Capacity objective on a tight TTFT SLO so that the searches are short.
 "$bin" plan "$sc27" --nodes 3 --objective capacity --policy basic --resolution 0.1 --set workload.mode=online \
   --set workload.aps=0.5 --set workload.duration=300s --slo-ttft 0.3s --out "$tmp/cap" --jobs 2 > "$tmp/cap.out" 2>&1 \
   || { cat "$tmp/cap.out"; exit 1; }
+# A tie by construction: the same SNIC bandwidth written two ways makes two variants of equal capacity.
+"$bin" plan "$sc27" --nodes 3 --objective capacity --policy basic --resolution 0.1 --set workload.mode=online \
+  --set workload.aps=0.5 --set workload.duration=300s --slo-ttft 0.3s --vary "topology.snic_bw=400 Gbps,50 GB/s" \
+  --no-plot --out "$tmp/tie" --jobs 2 > "$tmp/tie.out" 2>&1 || { cat "$tmp/tie.out"; exit 1; }
 PYTHONPATH="$root/tests/cli" python3 - "$tmp" <<'PY'
 import json, sys
 from checks import check, done
@@ -66,6 +77,10 @@ d200 = json.load(open(f"{t}/direct200/summary.json"))["results"]["jct_s"]
 check(abs(d200 - vs[("topology.snic_bw=200 Gbps", "2P1D")]) < 1e-9 * d200,
       "the 200 Gbps 2P1D candidate equals a direct run with that SNIC and split")
 check(os.path.isdir(f"{t}/v/splits/0-topology.snic_bw=200_Gbps/2P1D"), "each variant runs in its own folder")
+pv = {(s["variant"], f"{s['P']}P{s['D']}D"): s["jct_s"] for s in json.load(open(f"{t}/pv/plan.json"))["splits"]}
+db = json.load(open(f"{t}/direct_basic/summary.json"))["results"]["jct_s"]
+check(abs(pv[("policy.name=basic", "2P1D")] - db) < 1e-9 * db and pv[("policy.name=dualpath", "2P1D")] != db,
+      "--vary policy.name: the basic variant's 2P1D equals a direct Basic run, the DualPath variant's differs")
 g = json.load(open(f"{t}/g/plan.json"))
 nodes = {var["label"]: var["nodes"] for var in g["variants"]}
 check(nodes == {"topology.gpus_per_node=4": 6, "topology.gpus_per_node=8": 3} and g["budget_gpus"] == 24,
@@ -79,16 +94,33 @@ check(g["recommendation"]["split"] == f"{gb['P']}P{gb['D']}D" and g["recommendat
 check(not os.path.exists(f"{t}/g/plan.png"), "--no-plot draws nothing")
 c = json.load(open(f"{t}/cap/plan.json"))
 cs = {f"{s['P']}P{s['D']}D": s for s in c["splits"]}
-check(all(s["capacity_aps"] > 0 for s in cs.values()), "capacity objective: both splits have a capacity")
-check(c["recommendation"]["split"] == max(cs, key=lambda k: cs[k]["capacity_aps"]), "recommends the highest capacity")
-check(all(s["lowest_failing_aps"] is None or s["lowest_failing_aps"] > s["capacity_aps"] for s in cs.values()),
-      "each split's capacity comes with its bracket (the lowest failing rate above it)")
-# A tie is a tie (issue 42): the best is a winner only when its capacity is at or above the runner-up's lowest
+rc = c["recommendation"]
+best = cs[rc["split"]]
+check(best["capacity_aps"] > 0 and best["search"] == "done", "capacity objective: the best split's search is done")
+check(all(s["search"] in ("done", "dropped") for s in cs.values()), "every split's search ends done or dropped")
+check(all(s["capacity_aps"] is None or s["capacity_aps"] <= best["capacity_aps"] for s in cs.values()),
+      "recommends the highest capacity")
+check(all(s["lowest_failing_aps"] is None or s["capacity_aps"] is None or s["lowest_failing_aps"] > s["capacity_aps"]
+          for s in cs.values()), "each split's capacity comes with its bracket (the lowest failing rate above it)")
+check(all(s["lowest_failing_aps"] <= best["capacity_aps"] for s in cs.values() if s["search"] == "dropped"),
+      "a dropped split fails at or below the best's capacity (an upper bound that rules it out)")
+# A tie is a tie (issue 42): the best is a winner only when its capacity is at or above every other split's lowest
 # failing rate; JCTs within 1% are a tie too.
-rc = c["recommendation"]; ru = cs[rc["runner_up"]]
-check(rc["tie"] == (ru["lowest_failing_aps"] is None or cs[rc["split"]]["capacity_aps"] < ru["lowest_failing_aps"]),
+others = [s for k, s in cs.items() if k != rc["split"]]
+check(rc["tie"] == any(s["lowest_failing_aps"] is None or best["capacity_aps"] < s["lowest_failing_aps"] for s in others),
       f"capacity: tie = {rc['tie']} follows from the brackets")
 check(("TIE" in open(f"{t}/cap.out").read()) == rc["tie"], "the terminal says TIE exactly when plan.json does")
+tp = json.load(open(f"{t}/tie/plan.json"))
+tr = tp["recommendation"]
+tc = {(s["variant"], f"{s['P']}P{s['D']}D"): s for s in tp["splits"] if s["feasible"]}
+same = tc[("topology.snic_bw=400 Gbps", tr["split"])], tc[("topology.snic_bw=50 GB/s", tr["split"])]
+check(same[0]["capacity_aps"] == same[1]["capacity_aps"] and same[0]["lowest_failing_aps"] == same[1]["lowest_failing_aps"],
+      "equal variants get equal brackets (the second seeded from the first)")
+check(tr["tie"] and len(tr["tied_with"]) == 1 and tr["split"] in tr["tied_with"][0],
+      f"two splits of equal capacity are a TIE, not a winner: {tr['variant']} {tr['split']} with {tr['tied_with']}")
+to = open(f"{t}/tie.out").read()
+check("but it is a TIE with" in to and "a finer --resolution" in to and "% better than" not in to,
+      "the terminal calls the tie and says what would separate it")
 check(json.load(open(f"{t}/cap/plan.json"))["identity"]["slo_ttft"] == "0.3s", "--slo-ttft is part of the plan's identity")
 check(r["tie"] == (r["margin"] < 0.01), f"jct: tie = {r['tie']} follows from the {100 * r['margin']:.2f}% margin")
 done()
@@ -105,28 +137,40 @@ bad "capacity on an offline scenario" "objective capacity needs an online scenar
 bad "jct on an online scenario" "objective jct needs an offline scenario" "$root/scenarios/ds660b-2p4d-online.json" \
   --nodes 6 --out "$tmp/b4"
 bad "unknown policy" "--policy nope" "$sc27" --nodes 3 --policy nope --out "$tmp/b5"
+bad "--policy and --vary policy.name" "--vary policy.name: --policy fixes every split's policy" "$sc27" --nodes 3 \
+  --policy basic --vary policy.name=basic,dualpath --out "$tmp/b6"
 # An interrupted capacity plan keeps every finished probe of the split it was in (issue 42): kill the whole
 # process group once a probe has finished, rerun, and the split's search reuses all of them.
+# An interrupted capacity plan keeps every finished probe (issue 42): kill the whole process group at a random
+# moment once a probe has finished, rerun, and the search replays the same rounds, reusing every finished probe
+# and ending with the uninterrupted plan's answer ($tmp/cap: the same command).
 resume=(plan "$sc27" --nodes 3 --objective capacity --policy basic --resolution 0.1 --set workload.mode=online
-        --set workload.aps=0.5 --set workload.duration=300s --slo-ttft 0.3s --no-plot --jobs 1 --out "$tmp/r")
+        --set workload.aps=0.5 --set workload.duration=300s --slo-ttft 0.3s --jobs 2 --out "$tmp/r")
 setsid "$bin" "${resume[@]}" > "$tmp/r1.out" 2>&1 &
 pg=$!
+wait_more=$(( RANDOM % 4 ))  # finished probes to wait for beyond the first: a random moment in the search
 for _ in $(seq 600); do
-  done_probes=$(find "$tmp/r/splits" -path '*.partial/probes/basic/aps=*' -not -path '*.staging-*' -name summary.json 2>/dev/null | wc -l)
-  [ "$done_probes" -ge 1 ] && break
-  sleep 0.1
+  done_probes=$(find "$tmp/r/splits" -path '*/probes/basic/aps=*' -not -path '*.staging-*' -name summary.json 2>/dev/null | wc -l)
+  [ "$done_probes" -ge $(( 1 + wait_more )) ] && break
+  sleep 0.05
 done
 kill -TERM -- -"$pg" 2>/dev/null; wait "$pg" 2>/dev/null  # TERM: a background job ignores INT
-kept=$(find "$tmp/r/splits" -path '*.partial/probes/basic/aps=*' -not -path '*.staging-*' -name summary.json | wc -l)
+kept=$(find "$tmp/r/splits" -path '*/probes/basic/aps=*' -not -path '*.staging-*' -name summary.json | wc -l)
 "$bin" "${resume[@]}" > "$tmp/r2.out" 2>&1 || { echo "FAIL the resumed plan failed"; cat "$tmp/r2.out"; exit 1; }
-reused=$(python3 -c "
+PYTHONPATH="$root/tests/cli" python3 - "$tmp" "$kept" <<'PY' || fail=1
 import glob, json, sys
-print(sum(json.load(open(f))['policies']['basic']['probes_reused'] for f in glob.glob(sys.argv[1] + '/splits/*/capacity.json')))" "$tmp/r")
-if [ "$kept" -ge 1 ] && [ "$reused" -ge "$kept" ]; then
-  echo "ok   interrupted after $kept finished probe(s): the resumed plan reused $reused"
-else
-  echo "FAIL interrupted after $kept finished probe(s), the resumed plan reused $reused"; fail=1
-fi
+from checks import check, done
+t, kept = sys.argv[1], int(sys.argv[2])
+caps = [json.load(open(f))["policies"]["basic"] for f in glob.glob(f"{t}/r/splits/*/capacity.json")]
+reused = sum(c["probes_reused"] for c in caps)
+ran = open(f"{t}/r2.out").read().count(" APS meets the SLO") + open(f"{t}/r2.out").read().count(" APS misses the SLO")
+check(kept >= 1 and reused >= kept, f"interrupted after {kept} finished probe(s): the rerun reused {reused}")
+check(reused + ran == sum(len(c["probes"]) for c in caps), f"the rerun ran only the {ran} probe(s) not finished")
+a, b = json.load(open(f"{t}/cap/plan.json")), json.load(open(f"{t}/r/plan.json"))
+check(a["splits"] == b["splits"] and a["recommendation"] == b["recommendation"],
+      "the resumed plan's splits and recommendation equal the uninterrupted plan's")
+done()
+PY
 bad "no cluster size" "expected the cluster size: --nodes N or --budget GPUS" "$sc27" --out "$tmp/b7"
 bad "an SLO on a JCT plan" "--slo-ttft: an SLO limit applies to --objective capacity" "$sc27" --nodes 3 --slo-ttft 4s \
   --out "$tmp/b8"

@@ -2,7 +2,7 @@
 # --shard I/N on sweep, plan and capacity (issue 21), without Slurm: N shards then the same command without
 # --shard give the same results as one process (sweep.csv and plan.json byte for byte; capacity.json but for its
 # count of reused probes); a shard killed midway leaves nothing that counts, and the merge runs only what is
-# missing; bad --shard values get exit 2. Usage: shard.sh <dualpath-binary> <repo-root>
+# missing; a sharded capacity plan's merge runs no probe; bad --shard values get exit 2. Usage: shard.sh <dualpath-binary> <repo-root>
 set -euo pipefail
 bin=$1
 root=$2
@@ -45,6 +45,22 @@ for j in (a, b):
     for p in j["policies"].values():
         p.pop("probes_reused")
 sys.exit(0 if a == b else 1)
+PY
+
+# A capacity plan in two shards: each searches its own split to the resolution; the merge takes both as they
+# are (no probe run) and recommends from their brackets.
+cplan=(plan "$root/scenarios/ds27b-1p1d.json" --nodes 3 --objective capacity --policy basic --resolution 0.2
+       --set workload.mode=online --set workload.aps=0.5 --set workload.duration=300s --slo-ttft 0.3s --no-plot --jobs 2)
+for i in 0 1; do "$bin" "${cplan[@]}" --out "$tmp/cp" --shard "$i/2" > /dev/null 2>&1 || fail "capacity plan shard $i"; done
+"$bin" "${cplan[@]}" --out "$tmp/cp" > "$tmp/cpm.out" 2>&1 || fail "capacity plan merge: $(cat "$tmp/cpm.out")"
+grep -q "probing" "$tmp/cpm.out" && fail "the capacity plan merge ran probes: $(cat "$tmp/cpm.out")"
+python3 - "$tmp/cp/plan.json" <<'PY' || fail "the merged capacity plan"
+import json, sys
+p = json.load(open(sys.argv[1]))
+s = [x for x in p["splits"] if x["feasible"]]
+ok = len(s) == 2 and all(x["search"] == "done" and x["lowest_failing_aps"] <= 1.2 * x["capacity_aps"] for x in s)
+best = max(s, key=lambda x: x["capacity_aps"])
+sys.exit(0 if ok and p["recommendation"]["split"] == f"{best['P']}P{best['D']}D" else 1)
 PY
 
 expect_bad() {  # expect_bad ARGS... : exit 2 with one line naming --shard or --jobs

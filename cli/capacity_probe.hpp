@@ -1,0 +1,50 @@
+// One SLO capacity probe: a `dualpath run` child of an online scenario at one arrival rate with the paper's stop
+// rule (workload.stop = slo), and its verdict read back from summary.json. Shared by `dualpath capacity` (one
+// search per policy) and `dualpath plan --objective capacity` (one joint search over the P/D splits).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "cli/child_runs.hpp"
+
+namespace dualpath::cli {
+
+struct Probe {
+  double aps = 0;
+  bool meets = false;
+  std::string ended_by, binds;
+  double ttft_window_mean = 0, tpot_mean = 0, ttft_p50 = 0;
+  double at = 0;      // when the stop rule ended the run, seconds
+  double wall_s = 0;  // the child's wall time (perf.json; 0 if absent)
+  // Every agent finished before the stop rule saw a steady state: a pass that only bounds the capacity from below.
+  bool lower_bound() const { return meets && ended_by == "all_agents_done"; }
+};
+
+// The probe in `dir` (its summary.json; std::runtime_error when it is not a capacity probe's).
+Probe read_probe(const std::string& dir, double aps, double tpot_limit);
+
+// One line saying why a probe met or missed the SLO, with the measured values (not the limits) and, for a probe
+// every agent finished before steady state, that its verdict only bounds the capacity from below.
+std::string verdict(const Probe& p, double ttft_limit, double tpot_limit);
+
+// "%.6g": the APS text in probe folder names and messages.
+std::string aps_text(double aps);
+
+// The probe's folder under a search folder: DIR/probes/<policy>/aps=<A>.
+std::string probe_dir(const std::string& dir, const std::string& policy, double aps);
+
+struct ProbeRun {
+  std::string scenario;
+  std::vector<std::string> overlays, overrides;  // the user's and the caller's --set list, before the probe's own
+  std::string policy;
+  double ttft = 0, tpot = 0;  // SLO limits, seconds
+};
+
+// The `dualpath run` child of a probe at `aps`, writing into `out` (its log in out/run.log).
+ChildJob probe_job(const ProbeRun& r, double aps, const std::string& out);
+
+// A duration option > 0 (e.g. --slo-ttft): InputError naming the flag with an example otherwise.
+double positive_duration(const std::string& flag, const std::string& text);
+
+}  // namespace dualpath::cli

@@ -1,0 +1,195 @@
+#include "cli/plan_capacity.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <sstream>
+
+#include "cli/capacity_probe.hpp"
+#include "cli/child_runs.hpp"
+#include "cli/shard.hpp"
+#include "core/analysis/joint_capacity_search.hpp"
+
+namespace dualpath::cli {
+namespace {
+
+namespace fs = std::filesystem;
+using analysis::JointCapacitySearch;
+
+std::string bracket_text(const JointCapacitySearch& s, size_t c) {
+  std::ostringstream o;
+  const auto fail = s.lowest_failing(c);
+  if (s.capacity(c) > 0 && fail) o << "[" << aps_text(s.capacity(c)) << ", " << aps_text(*fail) << ") APS";
+  else if (fail) o << "below " << aps_text(*fail) << " APS";
+  else o << "at least " << aps_text(s.capacity(c)) << " APS";
+  return o.str();
+}
+
+// A split's finished search from an earlier plan with the same identity (a rerun, or a shard): its probes.
+std::map<double, Probe> finished_search(const CapacityPlanSpec& spec, const CapacityCandidate& c) {
+  std::map<double, Probe> out;
+  try {
+    std::ifstream in(c.dir + "/capacity.json");
+    if (!in) return out;
+    const auto j = nlohmann::json::parse(in);
+    if (j.at("identity") != spec.identity) return out;
+    for (const auto& e : j.at("policies").at(c.policy).at("probes")) {
+      Probe p;
+      p.aps = e.at("aps").get<double>();
+      p.meets = e.at("meets_slo").get<bool>();
+      p.ended_by = e.at("ended_by").get<std::string>();
+      p.binds = e.at("binds").get<std::string>();
+      p.ttft_window_mean = e.at("ttft_window_mean_s").get<double>();
+      p.ttft_p50 = e.at("ttft_p50_s").get<double>();
+      p.tpot_mean = e.at("tpot_mean_s").get<double>();
+      out[p.aps] = p;
+    }
+  } catch (const std::exception&) {
+    out.clear();  // unreadable or of another plan: searched again (its probe folders are still reused)
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<CapacityResult> search_capacities(const CapacityPlanSpec& spec, const std::vector<CapacityCandidate>& c) {
+  const size_t n = c.size();
+  analysis::JointSearchSpec js;
+  js.start = spec.start;
+  js.resolution = spec.resolution;
+  js.joint = spec.joint;
+  std::vector<analysis::JointCandidate> jc;
+  for (const auto& k : c) jc.push_back({k.group, k.prior});
+  JointCapacitySearch search(js, jc);
+  std::vector<std::map<double, Probe>> probes(n);
+  std::vector<size_t> reused(n, 0);
+  for (size_t k = 0; k < n; ++k) {
+    probes[k] = finished_search(spec, c[k]);
+    for (const auto& [aps, p] : probes[k]) search.record(k, aps, p.meets);
+    reused[k] = probes[k].size();
+  }
+
+  const unsigned slots = std::max(1u, spec.slots);
+  const auto t0 = std::chrono::steady_clock::now();
+  size_t run = 0;
+  int round = 0;
+  bool failed = false;
+  std::vector<bool> was_final(n);
+  for (size_t k = 0; k < n; ++k) was_final[k] = search.final(k);
+  for (auto next = search.next(static_cast<int>(slots)); !next.empty() && !failed;
+       next = search.next(static_cast<int>(slots))) {
+    ++round;
+    std::vector<ChildJob> jobs;
+    std::vector<analysis::JointProbe> pending;
+    std::vector<std::string> staging;
+    for (const auto& p : next) {
+      const CapacityCandidate& k = c[p.candidate];
+      const std::string dir = probe_dir(k.dir, k.policy, p.load);
+      if (fs::exists(dir + "/summary.json")) {  // finished by an interrupted run of this plan
+        try {
+          probes[p.candidate][p.load] = read_probe(dir, p.load, spec.tpot);
+          ++reused[p.candidate];
+          continue;
+        } catch (const std::exception&) {
+          fs::remove_all(dir);  // unreadable: run it again
+        }
+      }
+      fs::create_directories(fs::path(dir).parent_path());
+      staging.push_back(staging_folder(dir));
+      fs::create_directories(staging.back());
+      jobs.push_back(probe_job({spec.scenario, spec.overlays, k.sets, k.policy, spec.ttft, spec.tpot}, p.load,
+                               staging.back()));
+      pending.push_back(p);
+    }
+    if (!jobs.empty()) {
+      std::cerr << "plan: round " << round << ": probing";
+      for (const auto& p : pending) std::cerr << " " << c[p.candidate].name << " at " << aps_text(p.load) << " APS";
+      std::cerr << "\n";
+      run_child_jobs(jobs, slots, [](size_t) {}, [&](size_t i, int code) {
+        const auto& p = pending[i];
+        const CapacityCandidate& k = c[p.candidate];
+        const std::string dir = probe_dir(k.dir, k.policy, p.load);
+        if (code != 0 || !publish_folder(staging[i], dir)) {
+          std::cerr << "plan: " << k.name << ": probe " << dir << " failed (exit " << code
+                    << "): " << log_tail(jobs[i].log_path, 300) << "\n";
+          failed = true;
+          return;
+        }
+        probes[p.candidate][p.load] = read_probe(dir, p.load, spec.tpot);
+        ++run;
+        std::cerr << "plan: " << k.name << " at " << aps_text(p.load) << " APS "
+                  << verdict(probes[p.candidate][p.load], spec.ttft, spec.tpot) << "\n";
+      });
+    }
+    if (failed) break;
+    for (const auto& p : next) search.record(p.candidate, p.load, probes[p.candidate].at(p.load).meets);
+    // What this round settled, and an estimate of the time left: the probes still to run at the mean time per
+    // probe so far, over the slots.
+    for (size_t k = 0; k < n; ++k) {
+      if (was_final[k] || !search.final(k)) continue;
+      was_final[k] = true;
+      std::cerr << "plan: " << c[k].name << ": " << state_name(search.state(k)) << ", capacity "
+                << bracket_text(search, k);
+      if (const auto by = search.dropped_below(k))
+        std::cerr << " (at or below " << c[*by].name << "'s " << aps_text(search.capacity(*by))
+                  << " APS: it cannot be the best)";
+      std::cerr << ", " << search.probes(k) << " probe(s)\n";
+    }
+    if (run > 0) {
+      const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      const int left = search.probes_left_estimate();
+      std::cerr << "plan: " << run << " probe(s) run in " << std::lround(elapsed) << " s";
+      if (left > 0)
+        std::cerr << "; about " << std::lround(elapsed / static_cast<double>(run) * left) << " s left ("
+                  << left << " probe(s), a rough count)";
+      std::cerr << "\n";
+    }
+  }
+
+  std::vector<CapacityResult> out(n);
+  for (size_t k = 0; k < n; ++k) {
+    CapacityResult& r = out[k];
+    r.ok = !failed && search.final(k);
+    r.capacity = search.capacity(k);
+    r.lowest_failing = search.lowest_failing(k);
+    r.state = state_name(search.state(k));
+    if (search.state(k) == JointCapacitySearch::State::Dropped) r.dropped_below = search.dropped_below(k);
+    r.probes = search.probes(k);
+    r.reused = reused[k];
+    if (const auto it = probes[k].find(r.capacity); it != probes[k].end()) {
+      r.binds = it->second.binds;
+      r.lower_bound = it->second.lower_bound();
+    }
+    if (!r.ok) continue;
+    nlohmann::json pj = {{"capacity_aps", r.capacity},
+                         {"lowest_failing_aps", r.lowest_failing ? nlohmann::json(*r.lowest_failing) : nlohmann::json()},
+                         {"search", r.state},
+                         {"gave_up", r.state == "gave up"},
+                         {"lower_bound", r.lower_bound},
+                         {"probes_reused", r.reused},
+                         {"probes", nlohmann::json::array()}};
+    if (r.dropped_below) pj["dropped_below"] = c[*r.dropped_below].name;
+    if (!r.binds.empty()) pj["binds_at_capacity"] = r.binds;
+    for (const auto& [aps, p] : probes[k])
+      pj["probes"].push_back({{"aps", aps},
+                              {"meets_slo", p.meets},
+                              {"ended_by", p.ended_by},
+                              {"ttft_window_mean_s", p.ttft_window_mean},
+                              {"ttft_p50_s", p.ttft_p50},
+                              {"tpot_mean_s", p.tpot_mean},
+                              {"binds", p.binds}});
+    fs::create_directories(c[k].dir);
+    write_json_atomically(c[k].dir + "/capacity.json",
+                          {{"identity", spec.identity},
+                           {"resolution", spec.resolution},
+                           {"slo", {{"ttft_s", spec.ttft}, {"tpot_s", spec.tpot}}},
+                           {"policies", {{c[k].policy, pj}}}});
+  }
+  return out;
+}
+
+}  // namespace dualpath::cli

@@ -1,0 +1,60 @@
+// What `dualpath plan` found, for the terminal and for plan.json: each variant's splits with their JCT or capacity
+// bracket and binding resource, the best per variant, and the recommendation overall, called a TIE when the
+// evaluation cannot separate it from another split (overlapping capacity brackets, or JCTs within one run's
+// spread: core/analysis/vary_grid.hpp).
+#pragma once
+
+#include <cmath>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/analysis/bandwidth_model.hpp"
+#include "core/analysis/plan_splits.hpp"
+#include "core/analysis/vary_grid.hpp"
+
+namespace dualpath::cli {
+
+struct Outcome {
+  bool ok = false;
+  double value = NAN;  // JCT (s) or capacity (APS); NaN for a dropped split that met the SLO nowhere
+  double lowest_failing = NAN;  // capacity: the bracket's upper end (NaN: no rate failed)
+  std::string binds;
+  std::string search;        // capacity: "done", "dropped" (it cannot be the best) or "gave up"
+  std::string dropped_below; // capacity, dropped: the split whose capacity is at or above its lowest failing rate
+  bool lower_bound = false;  // capacity: the probe at the capacity ended with every agent finished
+  size_t probes = 0;
+};
+
+// One cluster variant (a combination of --vary values) and the splits evaluated for it.
+struct VariantPlan {
+  analysis::Variant variant;
+  std::string folder;  // DIR/splits[/<variant folder>]
+  int nodes = 0;
+  std::vector<analysis::PdSplit> splits;
+  std::vector<Outcome> outcomes;
+  analysis::BandwidthRange range;
+  bool have_range = false;
+  std::string policy;        // the variant's (--policy, or the scenario's policy.name, which --vary may set)
+  bool dual_path = true;     // its policy reads through DE SNICs too (the §4.2 read rate of each split)
+  analysis::BandwidthParams bandwidth;
+};
+
+std::string split_name(const analysis::PdSplit& s);  // "2P4D"
+
+struct PlanReport {
+  std::string objective;   // "jct" | "capacity"
+  std::string title;       // the first line printed
+  bool varied = false;     // --vary was given (variant labels are printed)
+  double resolution = 0;   // capacity searches' (what a finer one would be)
+  nlohmann::json identity;
+  std::optional<long long> budget;  // GPUs
+};
+
+// Prints the tables and the recommendation on stdout and returns plan.json's content; `has_best` is set when some
+// split could be evaluated.
+nlohmann::json report_plan(const PlanReport& r, const std::vector<VariantPlan>& plans, bool& has_best);
+
+}  // namespace dualpath::cli
