@@ -1,7 +1,8 @@
-// dualpath claims [--only 1,3] [--out DIR] [--jobs N] [--scenarios DIR] [--sim-set k=v]... [--verbose]
+// dualpath claims [--only 1,3] [--out DIR] [--jobs N] [--scenarios DIR] [--sim-set k=v]... [--verbose] [--junit F]
 // Re-checks the bandwidth claims of issue 5 (docs/claims.md) on small scenarios (scenarios/claims/): runs the
 // simulations it needs as child processes, compares them with the §4.2 model (core/analysis/bandwidth_model.hpp),
-// prints a table (claim, check, expected, measured, PASS/FAIL) and exits 1 when any check fails.
+// prints a table (claim, check, expected, measured, PASS/FAIL) and exits 1 when any check fails. --junit FILE also
+// writes the checks as JUnit XML (core/metrics/junit_report.hpp): one test case per check, docs/ci.md.
 //
 // Steady-state utilisation comes from each run's links.csv over the window [25%, 75%] of its simulated time
 // (steady.json stops at 40 s: the window is [10 s, 30 s]), which leaves out the ramp-up (the agents' first
@@ -27,6 +28,7 @@
 #include "core/analysis/claims.hpp"
 #include "core/config/input_error.hpp"
 #include "core/config/loader.hpp"
+#include "core/metrics/junit_report.hpp"
 
 namespace dualpath::cli {
 namespace {
@@ -97,7 +99,25 @@ struct ClaimsArgs {
   std::vector<std::string> sim_sets;
   unsigned jobs = 0;
   bool verbose = false;
+  std::string junit;  // JUnit XML report path ("" = none)
 };
+
+// One JUnit test case per check, grouped by claim: the claim and check as its name, expected and measured in its
+// message.
+void write_claims_junit(const std::string& path, const std::vector<ClaimRow>& rows) {
+  std::vector<JunitSuite> suites;
+  for (const auto& r : rows) {
+    const std::string suite = "claims.claim" + r.claim;
+    if (suites.empty() || suites.back().name != suite) suites.push_back({suite, {}});
+    JunitCase c;
+    c.classname = suite;
+    c.name = r.check;
+    c.failed = !r.pass;
+    c.message = "measured " + r.measured + ", expected " + r.expected;
+    suites.back().cases.push_back(std::move(c));
+  }
+  write_junit(path, suites);
+}
 
 void claims(const ClaimsArgs& a) {
   std::set<int> which;
@@ -130,6 +150,7 @@ void claims(const ClaimsArgs& a) {
     for (const auto& s : a.sim_sets) std::cout << " " << s;
     std::cout << " (the analytic model without)\n";
   }
+  if (!a.junit.empty()) write_claims_junit(a.junit, c.rows());
   if (!print(c.rows(), c.details())) throw CLI::RuntimeError(kExitFailure);
 }
 
@@ -146,6 +167,7 @@ void register_claims_command(CLI::App& app) {
       ->allow_extra_args(false);
   cmd->add_option("--jobs", args->jobs, "Simulations at once (default: the core count)")->check(CLI::Range(1u, 1024u));
   cmd->add_flag("--verbose", args->verbose, "Print every link of claim 1");
+  cmd->add_option("--junit", args->junit, "Also write the checks as a JUnit XML report (one test case per check)");
   cmd->callback([args] { claims(*args); });
 }
 

@@ -1,8 +1,12 @@
-// dualpath validate SIM_DIR HW_DIR [--tol METRIC=FRACTION]... [--only METRIC,...] [--json FILE]
-// Compares a simulated run with a measured (hardware) run, metric by metric (core/metrics/compare.hpp): two run
-// folders, or two folders of per-policy subfolders matched by name. Prints one table per policy.
+// dualpath validate RUN REFERENCE [--gate] [--tol METRIC=FRACTION]... [--only METRIC,...] [--json FILE]
+//                   [--junit FILE] [--allow-other-scenario]
+// Compares a run with a reference, metric by metric (core/metrics/compare.hpp): two run folders, or two folders
+// of per-policy subfolders matched by name. Two uses: a simulated run against a measured (hardware) one
+// (docs/validation.md), and, with --gate, a new run against a committed baseline, where only a move the worse way
+// beyond a tolerance fails (docs/ci.md). Runs of different scenarios (name or workload) are refused unless
+// --allow-other-scenario; the versions that produced both runs (perf.json) are printed. Prints one table per policy
+// (with --gate, one line per metric that moved beyond its tolerance); --json and --junit write the comparison.
 // Exit code 0 when every checked metric is within tolerance, 1 when any is beyond, 2 on bad input.
-// Reference: docs/validation.md.
 #include <cmath>
 #include <fstream>
 #include <iomanip>
@@ -19,18 +23,50 @@
 #include "core/config/input_error.hpp"
 #include "core/config/json_file.hpp"
 #include "core/metrics/compare.hpp"
+#include "core/metrics/junit_report.hpp"
 #include "core/metrics/run_folders.hpp"
 
 namespace dualpath::cli {
 namespace {
 
 struct ValidateArgs {
-  std::string sim_dir;
-  std::string measured_dir;
+  std::string sim_dir;       // the run under test (a simulation, or a new build's run)
+  std::string measured_dir;  // what it is checked against (a measured run, or a baseline)
   std::vector<std::string> tolerances;
   std::vector<std::string> only;
-  std::string json_out;
+  std::string json_out, junit_out;
+  bool gate = false, allow_other_scenario = false;
 };
+
+// The question a run answers: its scenario's name and workload (what is served). A gate compares a changed system
+// (topology, policy parameters, model, code) on the same question; another question is refused.
+nlohmann::json scenario_identity(const nlohmann::json& summary) {
+  const auto* c = summary.contains("config") ? &summary["config"] : nullptr;
+  if (!c || !c->is_object() || !c->contains("name")) return nullptr;
+  return {{"name", (*c)["name"]}, {"workload", c->value("workload", nlohmann::json())}};
+}
+
+// The version recorded beside a summary (perf.json's "version"), or "unknown".
+std::string run_version(const std::string& summary_path) {
+  const std::string perf = summary_path.substr(0, summary_path.rfind('/') + 1) + "perf.json";
+  try {
+    std::ifstream in(perf);
+    if (in) return nlohmann::json::parse(in).value("version", "unknown");
+  } catch (const std::exception&) {
+  }
+  return "unknown";
+}
+
+// The keys in which two identities differ, e.g. "name" or "workload.agents".
+std::string identity_difference(const nlohmann::json& a, const nlohmann::json& b) {
+  if (a["name"] != b["name"]) return "scenario " + a["name"].dump() + " vs " + b["name"].dump();
+  for (const auto& [k, v] : a["workload"].items())
+    if (!b["workload"].contains(k) || b["workload"][k] != v)
+      return "workload." + k + " " + v.dump() + " vs " + (b["workload"].contains(k) ? b["workload"][k].dump() : "absent");
+  for (const auto& [k, v] : b["workload"].items())
+    if (!a["workload"].contains(k)) return "workload." + k + " absent vs " + v.dump();
+  return "";
+}
 
 struct PairResult {
   RunPair pair;
@@ -49,12 +85,15 @@ std::string percent(double fraction) {
   return o.str();
 }
 
-void print_table(const PairResult& r) {
+// The two runs' names: a simulation against a measurement, or, in a gate, a new run against its baseline.
+void print_table(const PairResult& r, bool gate) {
   const auto& c = r.comparison;
-  std::cout << "policy " << c.policy << ": simulated " << r.pair.sim_summary << " vs measured "
+  const char* run = gate ? "new" : "simulated";
+  const char* ref = gate ? "baseline" : "measured";
+  std::cout << "policy " << c.policy << ": " << run << " " << r.pair.sim_summary << " vs " << ref << " "
             << r.pair.measured_summary << "\n";
   std::cout << std::left << std::setw(30) << "metric" << std::setw(9) << "unit" << std::right << std::setw(14)
-            << "simulated" << std::setw(14) << "measured" << std::setw(16) << "rel. error" << std::setw(14)
+            << run << std::setw(14) << ref << std::setw(16) << "rel. error" << std::setw(14)
             << "tolerance" << "  result\n";
   for (const auto& m : c.metrics) {
     // Measured 0 has no relative error: show the absolute difference and the tolerance as an absolute bound.
@@ -70,6 +109,7 @@ void print_table(const PairResult& r) {
 
 void validate(const ValidateArgs& a) {
   CompareOptions options;
+  options.one_sided = a.gate;
   for (const auto& t : a.tolerances) options.tolerances.push_back(parse_tolerance(t, "--tol " + t));
   for (const auto& o : a.only) {
     const auto names = name_list(o, "--only");
@@ -81,19 +121,36 @@ void validate(const ValidateArgs& a) {
   // Everything is read and compared before anything is printed, so bad input leaves stdout empty.
   const RunPairing pairing = pair_run_folders(a.sim_dir, a.measured_dir);
   std::vector<PairResult> results;
+  std::vector<std::string> identity_notes;
   for (const auto& p : pairing.pairs) {
     const auto sim = read_json_file(p.sim_summary, "summary");
     const auto measured = read_json_file(p.measured_summary, "summary");
+    const auto ia = scenario_identity(sim), ib = scenario_identity(measured);
+    if (ia.is_null() || ib.is_null()) {
+      identity_notes.push_back((ia.is_null() ? p.sim_summary : p.measured_summary) +
+                               " records no scenario (/config/name): the question of the two runs is not checked");
+    } else if (const std::string d = identity_difference(ia, ib); !d.empty()) {
+      if (!a.allow_other_scenario)
+        throw InputError(p.sim_summary, "answers another question than " + p.measured_summary + " (" + d +
+                                            "); compare runs of the same scenario and workload, or give "
+                                            "--allow-other-scenario");
+      identity_notes.push_back("comparing runs of different scenarios (" + d + "), as --allow-other-scenario asks");
+    }
     results.push_back({p, compare_summaries(sim, p.sim_summary, measured, p.measured_summary, options)});
   }
 
   for (const auto& n : pairing.notes) std::cerr << "validate: note: " << n << "\n";
+  for (const auto& n : identity_notes) std::cerr << "validate: note: " << n << "\n";
+  if (!results.empty())
+    std::cout << "versions: " << run_version(results[0].pair.sim_summary) << " (" << a.sim_dir << ") against "
+              << run_version(results[0].pair.measured_summary) << " (" << a.measured_dir << ")"
+              << (a.gate ? "; gate: only a move the worse way beyond a tolerance fails" : "") << "\n\n";
   size_t checked = 0, failed = 0;
   std::vector<std::string> failures;
   nlohmann::json runs = nlohmann::json::array();
   for (size_t i = 0; i < results.size(); ++i) {
     if (i > 0) std::cout << "\n";
-    print_table(results[i]);
+    print_table(results[i], a.gate);
     const auto& c = results[i].comparison;
     nlohmann::json metrics = nlohmann::json::array();
     for (const auto& m : c.metrics) {
@@ -111,6 +168,35 @@ void validate(const ValidateArgs& a) {
                     {"ok", c.ok()},
                     {"metrics", metrics}});
   }
+  if (a.gate) {  // one line per metric that moved beyond its tolerance, for a CI log
+    for (const auto& r : results)
+      for (const auto& m : r.comparison.metrics)
+        if (!m.ok)
+          std::cout << "\nREGRESSION " << m.metric << " (" << r.comparison.policy << "): " << short_num(m.measured)
+                    << " -> " << short_num(m.sim) << " " << m.unit
+                    << (m.rel_error ? " (" + percent(*m.rel_error) + ")" : std::string()) << ", tolerance "
+                    << percent(m.tolerance).substr(1);
+    std::cout << "\n";
+  }
+  if (!a.junit_out.empty()) {
+    std::vector<JunitSuite> suites;
+    for (const auto& r : results) {
+      JunitSuite suite{"validate." + r.comparison.policy, {}};
+      for (const auto& m : r.comparison.metrics) {
+        JunitCase c;
+        c.classname = suite.name;
+        c.name = m.metric;
+        c.failed = !m.ok;
+        c.message = m.metric + ": " + short_num(m.sim) + " " + m.unit + " against " + short_num(m.measured) + " " +
+                    m.unit + (m.rel_error ? ", relative error " + percent(*m.rel_error) : ", absolute error " +
+                    short_num(m.abs_error)) + ", tolerance " + percent(m.tolerance).substr(1) +
+                    (a.gate ? " (the worse way only)" : "");
+        suite.cases.push_back(std::move(c));
+      }
+      suites.push_back(std::move(suite));
+    }
+    write_junit(a.junit_out, suites);
+  }
   std::cout << "\nvalidate: " << checked - failed << " of " << checked << " metrics within tolerance";
   if (failed > 0) {
     std::cout << "; beyond tolerance:";
@@ -121,6 +207,10 @@ void validate(const ValidateArgs& a) {
   if (!a.json_out.empty()) {
     const nlohmann::json doc = {{"sim_dir", a.sim_dir},
                                 {"measured_dir", a.measured_dir},
+                                {"gate", a.gate},
+                                {"versions", {{"run", results.empty() ? "" : run_version(results[0].pair.sim_summary)},
+                                              {"reference",
+                                               results.empty() ? "" : run_version(results[0].pair.measured_summary)}}},
                                 {"ok", failed == 0},
                                 {"checked", checked},
                                 {"failed", failed},
@@ -137,9 +227,17 @@ void validate(const ValidateArgs& a) {
 void register_validate_command(CLI::App& app) {
   auto args = std::make_shared<ValidateArgs>();
   CLI::App* cmd = app.add_subcommand("validate", "Compare a simulated run with a measured run, metric by metric");
-  cmd->add_option("sim_dir", args->sim_dir, "Simulated results folder (summary.json, or per-policy subfolders)")
+  cmd->add_option("run", args->sim_dir,
+                  "The run under test: a simulated run, or a new run for a gate (summary.json, or per-policy subfolders)")
       ->required();
-  cmd->add_option("hw_dir", args->measured_dir, "Measured results folder, same layout")->required();
+  cmd->add_option("reference", args->measured_dir,
+                  "What it is checked against: a measured run, or a committed baseline; same layout")
+      ->required();
+  cmd->add_flag("--gate", args->gate,
+                "Regression gate: only a move the worse way (times up, throughput down, bytes either way) fails");
+  cmd->add_flag("--allow-other-scenario", args->allow_other_scenario,
+                "Compare runs of different scenarios or workloads (refused otherwise)");
+  cmd->add_option("--junit", args->junit_out, "Also write the comparison as a JUnit XML report (one case per metric)");
   cmd->add_option("--tol", args->tolerances,
                   "METRIC=FRACTION: tolerance of a metric or group (jct, throughput, latency, bytes); repeatable")
       ->take_all()

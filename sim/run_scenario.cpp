@@ -7,6 +7,7 @@
 #include <iomanip>
 #include <memory>
 
+#include "core/run/build_info.hpp"
 #include "core/config/loader.hpp"
 #include "core/engine/cluster.hpp"
 #include "core/metrics/progress.hpp"
@@ -142,7 +143,8 @@ RunOutcome run_scenario(const Scenario& sc, const std::string& scenario_dir, con
   const auto& st = backend.stats();
   o.events = st.callbacks;
   std::ofstream(out_dir + "/perf.json") << std::setw(2)
-                                        << nlohmann::json{{"wall_s", o.wall_seconds},
+                                        << nlohmann::json{{"version", build_version()},
+                                                          {"wall_s", o.wall_seconds},
                                                           {"simulated_s", o.simulated_seconds},
                                                           {"transfers", st.transfers},
                                                           {"timers", st.timers},

@@ -194,15 +194,24 @@ Comparison compare_summaries(const json& sim, const std::string& sim_file, const
                                               : default_tolerance(def.group);
     // A hair of slack so that an error of exactly the tolerance (10.000000000000009%) is not a failure.
     constexpr double kRounding = 1e-9;
+    // The error that counts: its size, or, in a gate, how far it moved the worse way (an improvement counts 0).
+    const int dir = options.one_sided ? worse_direction(def.group) : 0;
+    auto counted = [&](double e) { return dir == 0 ? std::abs(e) : std::max(0.0, dir * e); };
     if (m.measured != 0) {
       m.rel_error = m.abs_error / m.measured;
-      m.ok = std::abs(*m.rel_error) <= m.tolerance + kRounding;
+      m.ok = counted(*m.rel_error) <= m.tolerance + kRounding;
     } else {
-      m.ok = std::abs(m.sim) <= m.tolerance;
+      m.ok = counted(m.sim) <= m.tolerance;
     }
     c.metrics.push_back(m);
   }
   return c;
+}
+
+int worse_direction(const std::string& group) {
+  if (group == "jct" || group == "latency") return 1;
+  if (group == "throughput") return -1;
+  return 0;
 }
 
 json to_json(const MetricComparison& m) {

@@ -9,6 +9,9 @@
 //   bytes.<class> for every key of results.bytes    bytes       0.01   results.bytes.<class>
 // A metric is ok when |sim - measured| / measured <= tolerance. When the measured value is 0 there is no relative
 // error: both 0 is ok, otherwise the tolerance is read as an absolute bound on |sim| in the metric's unit.
+// As a regression gate (`one_sided`: the second run is a baseline, the first a new run of the same question), a
+// metric fails only when it moved the worse way beyond its tolerance: times up (jct, latency), throughput down;
+// bytes either way (a change in what moves is a change in behaviour).
 #pragma once
 
 #include <optional>
@@ -31,7 +34,12 @@ struct CompareOptions {
   std::vector<ToleranceSetting> tolerances;
   std::vector<std::string> only;  // metric or group names to check; empty = every metric
   std::string only_origin;        // "--only ..." for messages
+  bool one_sided = false;         // a regression gate: only a move the worse way fails
 };
+
+// +1 when a higher value of metrics in `group` is worse (times), -1 when lower is worse (throughput), 0 when a
+// move either way counts (bytes).
+int worse_direction(const std::string& group);
 
 // Parses "METRIC=FRACTION" ("jct=0.05", "latency=30%"); throws InputError naming `origin` when malformed.
 ToleranceSetting parse_tolerance(const std::string& text, const std::string& origin);

@@ -78,6 +78,27 @@ TEST(metrics_compare, RelativeErrorAgainstDefaultTolerances) {
   EXPECT_DOUBLE_EQ(find(c, "prompt_tokens_per_s").tolerance, 0.10);
 }
 
+TEST(metrics_compare, AGateFailsOnlyAMoveTheWorseWay) {
+  // As a regression gate (new run first, baseline second): a JCT 20% higher fails, 20% lower passes; lower
+  // throughput fails, higher passes; bytes fail either way.
+  CompareOptions gate;
+  gate.one_sided = true;
+  EXPECT_FALSE(find(compare_summaries(summary(120), "new", summary(100), "base", gate), "jct").ok);
+  EXPECT_TRUE(find(compare_summaries(summary(80), "new", summary(100), "base", gate), "jct").ok);
+  EXPECT_FALSE(find(compare_summaries(summary(80), "new", summary(100), "base", {}), "jct").ok);
+  json slow = summary(), fast = summary();
+  slow["results"]["generated_tokens_per_s"] = 0.8e4;
+  fast["results"]["generated_tokens_per_s"] = 1.2e4;
+  fast["results"]["bytes"]["storage_read"] = 0.9e12;
+  EXPECT_FALSE(find(compare_summaries(slow, "new", summary(), "base", gate), "generated_tokens_per_s").ok);
+  const auto c = compare_summaries(fast, "new", summary(), "base", gate);
+  EXPECT_TRUE(find(c, "generated_tokens_per_s").ok);
+  EXPECT_FALSE(find(c, "bytes.storage_read").ok);
+  EXPECT_EQ(dualpath::worse_direction("latency"), 1);
+  EXPECT_EQ(dualpath::worse_direction("throughput"), -1);
+  EXPECT_EQ(dualpath::worse_direction("bytes"), 0);
+}
+
 TEST(metrics_compare, MetricToleranceWinsOverGroupWhateverTheOrder) {
   CompareOptions o;
   o.tolerances = {dualpath::parse_tolerance("ttft_p50=0.05", "x"), dualpath::parse_tolerance("latency=50%", "y")};

@@ -1,0 +1,97 @@
+#include "core/metrics/junit_report.hpp"
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "core/config/input_error.hpp"
+
+namespace dualpath {
+namespace {
+
+// Escapes text for an attribute or element; drops what XML 1.0 cannot hold (control characters but tab, LF, CR).
+std::string xml_escape(const std::string& s) {
+  std::string out;
+  out.reserve(s.size());
+  for (const char ch : s) {
+    const auto c = static_cast<unsigned char>(ch);
+    switch (ch) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&apos;"; break;
+      case '\n': out += "&#10;"; break;
+      case '\r': out += "&#13;"; break;
+      case '\t': out += "&#9;"; break;
+      default: out += c < 0x20 ? '?' : ch;
+    }
+  }
+  return out;
+}
+
+std::string seconds(double t) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3f", t < 0 ? 0.0 : t);
+  return buf;
+}
+
+}  // namespace
+
+std::string junit_xml(const std::vector<JunitSuite>& suites) {
+  size_t tests = 0, failures = 0;
+  double total = 0;
+  for (const auto& s : suites)
+    for (const auto& c : s.cases) {
+      ++tests;
+      failures += c.failed;
+      total += c.time_s;
+    }
+  std::ostringstream x;
+  x << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+  x << "<testsuites tests=\"" << tests << "\" failures=\"" << failures << "\" errors=\"0\" time=\"" << seconds(total)
+    << "\">\n";
+  for (const auto& s : suites) {
+    size_t f = 0;
+    double t = 0;
+    for (const auto& c : s.cases) {
+      f += c.failed;
+      t += c.time_s;
+    }
+    x << "  <testsuite name=\"" << xml_escape(s.name) << "\" tests=\"" << s.cases.size() << "\" failures=\"" << f
+      << "\" errors=\"0\" skipped=\"0\" time=\"" << seconds(t) << "\">\n";
+    for (const auto& c : s.cases) {
+      x << "    <testcase classname=\"" << xml_escape(c.classname) << "\" name=\"" << xml_escape(c.name)
+        << "\" time=\"" << seconds(c.time_s) << "\"";
+      if (!c.failed) {
+        x << ">\n      <system-out>" << xml_escape(c.message) << "</system-out>\n    </testcase>\n";
+        continue;
+      }
+      x << ">\n      <failure message=\"" << xml_escape(c.message) << "\" type=\"beyond_bound\">"
+        << xml_escape(c.detail.empty() ? c.message : c.detail) << "</failure>\n    </testcase>\n";
+    }
+    x << "  </testsuite>\n";
+  }
+  x << "</testsuites>\n";
+  return x.str();
+}
+
+void write_junit(const std::string& path, const std::vector<JunitSuite>& suites) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (const auto parent = fs::path(path).parent_path(); !parent.empty()) fs::create_directories(parent, ec);
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!(out << junit_xml(suites)) || !out.flush())
+      throw InputError(path, "cannot write the JUnit report (is the folder there and writable?)");
+  }
+  fs::rename(tmp, path, ec);
+  if (ec) {
+    fs::remove(tmp, ec);
+    throw InputError(path, "cannot write the JUnit report (is it a folder?)");
+  }
+}
+
+}  // namespace dualpath
