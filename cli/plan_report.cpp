@@ -136,6 +136,10 @@ nlohmann::json report_plan(const PlanReport& r, const std::vector<VariantPlan>& 
         for (size_t t = 0; t < tied.size(); ++t)
           std::cout << (t == 0 ? ", a TIE with " : t + 1 == tied.size() ? " and " : ", ")
                     << split_name(vp.splits[tied[t].second]);
+        size_t evaluated = 0;
+        for (const auto& o : vp.outcomes) evaluated += o.ok;
+        if (!bt.runner_up && tied.empty() && evaluated > 1)
+          std::cout << ", ahead of every other split (each fails at or below its capacity)";
         std::cout << "\n";
       }
       out["variants"].push_back(v);
@@ -149,7 +153,8 @@ nlohmann::json report_plan(const PlanReport& r, const std::vector<VariantPlan>& 
     const Outcome& bo = b.outcomes[bi];
     nlohmann::json rec = {{"split", split_name(b.splits[bi])}, {"value", bo.value}, {"binds", bo.binds}};
     if (r.varied) rec["variant"] = b.variant.label;
-    std::cout << "\nrecommended: " << candidate_name(bv, bi) << " (" << unit << " " << std::setprecision(5) << bo.value
+    std::cout << "\nrecommended: " << candidate_name(bv, bi) << " (" << (lower_better ? "JCT " : "capacity ")
+              << std::setprecision(5) << bo.value << (lower_better ? " s" : " APS")
               << ", binds on " << bo.binds << "; "
               << (b.have_range && analysis::in_range(b.range, b.splits[bi].P, b.splits[bi].D) ? "inside" : "outside")
               << " the §4.2 bottleneck-free range)";
@@ -163,8 +168,8 @@ nlohmann::json report_plan(const PlanReport& r, const std::vector<VariantPlan>& 
       rec["margin"] = margin_of(bo.value, ro.value);
       if (!tie && ro.search == "dropped")  // its bracket is only as narrow as needed to rule it out
         std::cout << ", ahead of the runner-up " << candidate_name(rv, ri) << ", which fails at "
-                  << std::setprecision(4) << ro.lowest_failing << " APS (at least " << std::setprecision(3)
-                  << 100 * (bo.value / ro.lowest_failing - 1) << "% lower)";
+                  << std::setprecision(4) << ro.lowest_failing << " APS (this split serves at least "
+                  << std::setprecision(3) << 100 * (bo.value / ro.lowest_failing - 1) << "% more)";
       else if (!tie)
         std::cout << ", " << std::setprecision(3) << 100 * margin_of(bo.value, ro.value)
                   << "% better than the runner-up " << candidate_name(rv, ri);
