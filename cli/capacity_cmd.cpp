@@ -179,13 +179,7 @@ void capacity(const CapacityArgs& a) {
                          {"probes_reused", reused},
                          {"probes", nlohmann::json::array()}};
     for (const auto& [aps, p] : probes) {
-      pj["probes"].push_back({{"aps", aps},
-                              {"meets_slo", p.meets},
-                              {"ended_by", p.ended_by},
-                              {"ttft_window_mean_s", p.ttft_window_mean},
-                              {"ttft_p50_s", p.ttft_p50},
-                              {"tpot_mean_s", p.tpot_mean},
-                              {"binds", p.binds}});
+      pj["probes"].push_back(probe_json(p));
       if (aps == cap) pj["binds_at_capacity"] = p.binds;
     }
     result["policies"][policy] = pj;

@@ -33,6 +33,28 @@ std::string verdict(const Probe& p, double ttft_limit, double tpot_limit) {
   return m.str();
 }
 
+nlohmann::json probe_json(const Probe& p) {
+  return {{"aps", p.aps},
+          {"meets_slo", p.meets},
+          {"ended_by", p.ended_by},
+          {"ttft_window_mean_s", p.ttft_window_mean},
+          {"ttft_p50_s", p.ttft_p50},
+          {"tpot_mean_s", p.tpot_mean},
+          {"binds", p.binds}};
+}
+
+Probe probe_from_json(const nlohmann::json& j) {
+  Probe p;
+  p.aps = j.at("aps").get<double>();
+  p.meets = j.at("meets_slo").get<bool>();
+  p.ended_by = j.at("ended_by").get<std::string>();
+  p.ttft_window_mean = j.at("ttft_window_mean_s").get<double>();
+  p.ttft_p50 = j.at("ttft_p50_s").get<double>();
+  p.tpot_mean = j.at("tpot_mean_s").get<double>();
+  p.binds = j.at("binds").get<std::string>();
+  return p;
+}
+
 std::string aps_text(double aps) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.6g", aps);

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "cli/child_runs.hpp"
 
 namespace dualpath::cli {
@@ -27,6 +29,11 @@ Probe read_probe(const std::string& dir, double aps, double tpot_limit);
 // One line saying why a probe met or missed the SLO, with the measured values (not the limits) and, for a probe
 // every agent finished before steady state, that its verdict only bounds the capacity from below.
 std::string verdict(const Probe& p, double ttft_limit, double tpot_limit);
+
+// A probe as capacity.json records it ({"aps", "meets_slo", "ended_by", "ttft_window_mean_s", "ttft_p50_s",
+// "tpot_mean_s", "binds"}), and back (nlohmann::json exceptions on a malformed entry).
+nlohmann::json probe_json(const Probe& p);
+Probe probe_from_json(const nlohmann::json& j);
 
 // "%.6g": the APS text in probe folder names and messages.
 std::string aps_text(double aps);

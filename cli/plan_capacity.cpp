@@ -38,14 +38,7 @@ std::map<double, Probe> finished_search(const CapacityPlanSpec& spec, const Capa
     const auto j = nlohmann::json::parse(in);
     if (j.at("identity") != spec.identity) return out;
     for (const auto& e : j.at("policies").at(c.policy).at("probes")) {
-      Probe p;
-      p.aps = e.at("aps").get<double>();
-      p.meets = e.at("meets_slo").get<bool>();
-      p.ended_by = e.at("ended_by").get<std::string>();
-      p.binds = e.at("binds").get<std::string>();
-      p.ttft_window_mean = e.at("ttft_window_mean_s").get<double>();
-      p.ttft_p50 = e.at("ttft_p50_s").get<double>();
-      p.tpot_mean = e.at("tpot_mean_s").get<double>();
+      const Probe p = probe_from_json(e);
       out[p.aps] = p;
     }
   } catch (const std::exception&) {
@@ -174,14 +167,7 @@ std::vector<CapacityResult> search_capacities(const CapacityPlanSpec& spec, cons
                          {"probes", nlohmann::json::array()}};
     if (r.dropped_below) pj["dropped_below"] = c[*r.dropped_below].name;
     if (!r.binds.empty()) pj["binds_at_capacity"] = r.binds;
-    for (const auto& [aps, p] : probes[k])
-      pj["probes"].push_back({{"aps", aps},
-                              {"meets_slo", p.meets},
-                              {"ended_by", p.ended_by},
-                              {"ttft_window_mean_s", p.ttft_window_mean},
-                              {"ttft_p50_s", p.ttft_p50},
-                              {"tpot_mean_s", p.tpot_mean},
-                              {"binds", p.binds}});
+    for (const auto& [aps, p] : probes[k]) pj["probes"].push_back(probe_json(p));
     fs::create_directories(c[k].dir);
     write_json_atomically(c[k].dir + "/capacity.json",
                           {{"identity", spec.identity},
