@@ -4,6 +4,8 @@ A run folder holds summary.json, requests.csv, links.csv (and perf.json); a mult
 folder per policy; a sweep folder holds sweep.csv (and usually run folders per point). summary.json's "backend"
 ("sim" or "hw") tells the backends apart; a missing key means "sim".
 """
+import csv
+import io
 import json
 import os
 
@@ -16,9 +18,30 @@ class ResultsError(Exception):
     """A results file that is missing, damaged or truncated; the message names the file and what is wrong."""
 
 
+def _check_complete(path):
+    """Every row has the header's number of fields and the file ends with a newline: the simulator writes whole
+    rows, so a short or unterminated last row is a file cut short (pandas would fill it with NaN)."""
+    try:
+        with open(path, newline="") as f:
+            text = f.read()
+    except (OSError, UnicodeDecodeError) as e:
+        raise ResultsError(f"{path}: unreadable CSV ({e})") from None
+    if "\0" in text:
+        raise ResultsError(f"{path}: a NUL byte in a CSV file (a damaged file)")
+    if text and not text.endswith("\n"):
+        raise ResultsError(f"{path}: the last row does not end with a newline (a truncated file)")
+    rows = csv.reader(io.StringIO(text))
+    header = next(rows, None)
+    for n, row in enumerate(rows, start=2):
+        if header is not None and len(row) != len(header):
+            raise ResultsError(f"{path}: row {n} has {len(row)} fields, the header {len(header)} "
+                               "(a truncated or damaged file)")
+
+
 def _read_csv(path, required):
-    """A CSV the simulator wrote: every `required` column present and filled in every row (a truncated file
-    ends in a short row, which pandas would fill with NaN)."""
+    """A CSV the simulator wrote: complete (_check_complete), every `required` column present and filled in every
+    row."""
+    _check_complete(path)
     try:
         df = pd.read_csv(path)
     except Exception as e:  # noqa: BLE001 (pandas raises several kinds)
@@ -74,7 +97,7 @@ class Run:
         """waits.csv: per time bin, the mean number of requests in each wait cause (empty if absent)."""
         if self._waits is None:
             p = os.path.join(self.path, "waits.csv")
-            self._waits = pd.read_csv(p) if os.path.exists(p) else pd.DataFrame()
+            self._waits = _read_csv(p, ()) if os.path.exists(p) else pd.DataFrame()
         return self._waits
 
     def ttft(self):

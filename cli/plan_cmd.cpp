@@ -357,7 +357,7 @@ void plan(const PlanArgs& a) {
   bool has_best = false;
   const nlohmann::json out = report_plan({a.objective, title.str(), !axes.empty(), a.resolution, identity, a.budget},
                                          plans, has_best);
-  std::ofstream(plan_path) << std::setw(2) << out << "\n";
+  write_json_atomically(plan_path, out);  // whole or absent, whatever kills the process
   std::cout << "results in " << plan_path << "\n";
   const std::string png = a.out + "/plan.png";
   if (!a.no_plot && has_best) run_plot_script("plan", "plot_plan.py", {plan_path, png}, png);

@@ -16,6 +16,7 @@
 
 #include "cli/commands.hpp"
 #include "core/config/input_error.hpp"
+#include "core/metrics/run_folders.hpp"
 #include "core/model/link_kinds.hpp"
 
 namespace dualpath::cli {
@@ -56,12 +57,20 @@ int run_child(std::vector<std::string> argv) {
 
 void report(const ReportArgs& a) {
   namespace fs = std::filesystem;
-  for (const auto& d : a.dirs)
-    if (!fs::is_directory(d)) throw InputError(d, "not a results folder (expected the --out folder of `dualpath run`)");
+  for (const auto& d : a.dirs) {
+    std::error_code ec;
+    if (!fs::exists(d, ec))
+      throw InputError(d, "no such folder (expected the --out folder of `dualpath run` or `dualpath sweep`, e.g. "
+                          "results/default)");
+    if (!fs::is_directory(d, ec))
+      throw InputError(d, "is a file, expected a results folder (the --out folder of `dualpath run` or `dualpath "
+                          "sweep`)");
+  }
   const std::string script = analysis_dir() + "/report.py";
   if (!fs::exists(script))
     throw InputError(script, "analysis script not found (set DUALPATH_ANALYSIS_DIR to the analysis/ folder)");
   const std::string out = a.out.empty() ? (fs::path(a.dirs.front()) / "report").string() : a.out;
+  make_output_folder(out, "--out");  // a file there, or a path through one, is refused before Python runs
   std::vector<std::string> argv = {python(), script, "--out", out, "--link-kinds", link_kinds_json().dump()};
   argv.insert(argv.end(), a.dirs.begin(), a.dirs.end());
   const int rc = run_child(argv);

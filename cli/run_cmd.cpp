@@ -21,6 +21,8 @@
 #include "cli/number_format.hpp"
 #include "cli/scenario_options.hpp"
 #include "cli/name_list.hpp"
+#include "core/config/output_file.hpp"
+#include "core/run/run_folder.hpp"
 #include "core/config/input_error.hpp"
 #include "core/config/faults.hpp"
 #include "core/config/loader.hpp"
@@ -165,9 +167,9 @@ void add_fault_impact(const RunArgs& a, const std::vector<std::string>& policies
     metric("tpot_p50_s", w.tpot.p50, wo.tpot.p50);
     metric("slo_both_ok_fraction", w.slo_both_ok, wo.slo_both_ok);
     with["fault_impact"] = impact;
-    std::ofstream o(path);
-    o << std::setw(2) << with << '\n';
-    if (!o) throw std::runtime_error("failed writing " + path);
+    std::ostringstream text;
+    text << std::setw(2) << with << '\n';
+    write_text_atomically(path, text.str());  // never a summary.json that looks whole but is cut short
     if (!quiet)
       std::cout << "  " << std::left << std::setw(10) << policies[i] << std::right << " JCT "
                 << fixed(impact["jct_s"]["with_faults"].get<double>(), 1) << " s vs "

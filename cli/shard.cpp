@@ -8,8 +8,10 @@
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
+#include <sstream>
 #include <system_error>
 
+#include "core/config/output_file.hpp"
 #include "core/config/input_error.hpp"
 
 namespace fs = std::filesystem;
@@ -88,13 +90,13 @@ bool publish_folder(const std::string& staging, const std::string& dir) {
 }
 
 void write_json_atomically(const std::string& path, const nlohmann::json& j) {
-  const std::string tmp = path + ".tmp-" + host_name() + "-" + std::to_string(::getpid());
-  {
-    std::ofstream out(tmp);
-    out << std::setw(2) << j << "\n";
-    if (!out) throw InputError(path, "cannot write (disk full or no permission?)");
+  std::ostringstream text;
+  text << std::setw(2) << j << "\n";
+  try {
+    write_text_atomically(path, text.str(), ".tmp-" + host_name() + "-" + std::to_string(::getpid()));
+  } catch (const std::runtime_error& e) {
+    throw InputError(path, std::string("cannot write (disk full or no permission?): ") + e.what());
   }
-  fs::rename(tmp, path);
 }
 
 }  // namespace dualpath::cli

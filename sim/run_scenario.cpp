@@ -14,6 +14,7 @@
 #include "core/run/summary_sections.hpp"
 #include "core/metrics/run_folders.hpp"
 #include "core/metrics/summary.hpp"
+#include "core/config/output_file.hpp"
 #include "core/run/run_folder.hpp"
 #include "core/sched/policy_registry.hpp"
 #include "core/workload/agents.hpp"
@@ -142,15 +143,16 @@ RunOutcome run_scenario(const Scenario& sc, const std::string& scenario_dir, con
   o.simulated_seconds = backend.links().end_time;
   const auto& st = backend.stats();
   o.events = st.callbacks;
-  std::ofstream(out_dir + "/perf.json") << std::setw(2)
-                                        << nlohmann::json{{"version", build_version()},
+  std::ostringstream perf;
+  perf << std::setw(2) << nlohmann::json{{"version", build_version()},
                                                           {"wall_s", o.wall_seconds},
                                                           {"simulated_s", o.simulated_seconds},
                                                           {"transfers", st.transfers},
                                                           {"timers", st.timers},
                                                           {"callbacks", st.callbacks},
                                                           {"solver_steps", st.solver_steps}}
-                                        << '\n';
+       << '\n';
+  write_text_atomically(out_dir + "/perf.json", perf.str());
   return o;
 }
 

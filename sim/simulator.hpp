@@ -26,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "core/config/units.hpp"
 #include "core/backend/backend.hpp"
 #include "core/config/scenario.hpp"
 #include "sim/fabric.hpp"
@@ -50,7 +51,7 @@ struct SimStats {
 };
 
 // Simulated seconds (~31.7 years) past which a run is stopped as unable to progress; see check_horizon.
-inline constexpr double kHorizonSeconds = 1e9;
+inline constexpr double kHorizonSeconds = units::kMaxDurationSeconds;
 
 class Simulator : public Backend {
  public:

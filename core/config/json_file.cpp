@@ -1,5 +1,6 @@
 #include "core/config/json_file.hpp"
 
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -7,6 +8,7 @@
 #include <vector>
 
 #include "core/config/input_error.hpp"
+#include "core/config/input_file.hpp"
 
 namespace dualpath {
 
@@ -24,6 +26,18 @@ TextPosition position_of(const std::string& text, size_t offset) {
 }
 
 nlohmann::json parse_json_strict(const std::string& text) {
+  // JSON allows no control byte outside strings but tab, LF and CR, and none inside them; nlohmann's reader stops at
+  // a NUL as if the text ended there, so "{...}\0garbage" would pass. Refuse every such byte, wherever it is.
+  for (size_t i = 0; i < text.size(); ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c < 0x20 && c != '\t' && c != '\n' && c != '\r') {
+      char hex[8];
+      std::snprintf(hex, sizeof hex, "0x%02X", c);
+      throw StrictJsonError{std::string("control byte ") + hex + (c == 0 ? " (NUL)" : "") +
+                                " where JSON allows none (is the file binary or truncated?)",
+                            i};
+    }
+  }
   struct Frame {
     bool object = true;
     std::set<std::string> keys;
@@ -75,13 +89,7 @@ nlohmann::json parse_json_strict(const std::string& text) {
 }
 
 nlohmann::json read_json_file(const std::string& path, const std::string& what) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  if (!fs::exists(path, ec))  // ec: a symlink loop or a permission problem, not a missing file
-    throw InputError(path, what + (ec ? " file cannot be reached (" + ec.message() + ")" : " file does not exist"));
-  if (fs::is_directory(path, ec)) throw InputError(path, what + " file is a directory, expected a JSON file");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, "cannot open " + what + " file for reading");
+  std::ifstream in = open_input_file(path, what, std::ios::binary);
   std::ostringstream buffer;
   buffer << in.rdbuf();
   const std::string text = buffer.str();

@@ -13,7 +13,8 @@ nlohmann::json read_json_file(const std::string& path, const std::string& what);
 
 // JSON text parsed as nlohmann::json::parse does, but strict where JSON is lax: a key repeated in one object (the
 // last would silently win) is a StrictJsonError naming its JSON path, and a number too large for a double
-// (1e400) is one naming the number, instead of a library exception. Syntax errors stay
+// (1e400) is one naming the number, and so is a control byte (a NUL after the object, which nlohmann would take
+// for the end of the text), instead of a library exception or a silent cut. Syntax errors stay
 // nlohmann::json::parse_error, for the caller to place.
 struct StrictJsonError {
   std::string what;       // e.g. `duplicate key "agents" at /workload/agents`

@@ -208,6 +208,9 @@ double ObjectReader::quantity(const std::string& key, units::Dimension dimension
     fail(key, "expected " + units::describe(dimension) + " " + range.describe() + " (SI units), found \"" +
                   v.get<std::string>() + "\"");
   }
+  if (dimension == units::Dimension::Duration && si > units::kMaxDurationSeconds)
+    fail(key, "expected a duration a run can reach, at most 1e9 s (~31.7 years, the simulator's horizon), found \"" +
+                  v.get<std::string>() + "\"; write e.g. \"30 s\" or \"2 h\"");
   return si;
 }
 

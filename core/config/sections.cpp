@@ -1,3 +1,4 @@
+#include "core/config/input_file.hpp"
 #include "core/config/sections.hpp"
 
 #include <cmath>
@@ -57,8 +58,8 @@ ModelSpec parse_model(const ObjectReader& parent, const std::string& key) {
     const std::filesystem::path resolved =
         (std::filesystem::path(r.origins().base_dir(pointer_join(r.pointer(), "profile"))) / file).lexically_normal();
     if (m.timing == StepTiming::Profile) {
-      if (!std::filesystem::is_regular_file(resolved))
-        r.fail("profile", "step profile \"" + resolved.string() + "\" does not exist or is not a regular file");
+      if (const std::string why = input_file_problem(resolved.string(), "step profile"); !why.empty())
+        r.fail("profile", why);
       m.profile_file = resolved.string();
       m.profile = std::make_shared<const StepProfile>(read_step_profile(m.profile_file));
     }
@@ -207,8 +208,8 @@ WorkloadSpec parse_workload(const ObjectReader& parent, const std::string& key) 
     const std::string file = non_empty_string(r, "file");
     const std::filesystem::path resolved =
         (std::filesystem::path(r.origins().base_dir(pointer_join(r.pointer(), "file"))) / file).lexically_normal();
-    if (w.source == WorkloadSource::File && !std::filesystem::is_regular_file(resolved)) {
-      r.fail("file", "trace file \"" + resolved.string() + "\" does not exist or is not a regular file");
+    if (w.source == WorkloadSource::File) {
+      if (const std::string why = input_file_problem(resolved.string(), "trace"); !why.empty()) r.fail("file", why);
     }
     w.file = resolved.string();
   }

@@ -42,6 +42,11 @@ Quantity parse_quantity(std::string_view text);
 // Parses a quantity and requires the given dimension; the message names what was expected and what was found.
 double parse_as(std::string_view text, Dimension expected);
 
+// The longest duration a scenario may give (~31.7 years of simulated time): the simulator's horizon, past which a
+// run is stopped as unable to progress (sim/simulator.hpp). A duration above it can never give a finite run, so the
+// scenario reader refuses it at load, naming the key.
+inline constexpr double kMaxDurationSeconds = 1e9;
+
 inline double parse_bytes(std::string_view text) { return parse_as(text, Dimension::Bytes); }
 inline double parse_bandwidth(std::string_view text) { return parse_as(text, Dimension::Bandwidth); }
 inline double parse_duration(std::string_view text) { return parse_as(text, Dimension::Duration); }

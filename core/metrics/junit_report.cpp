@@ -2,10 +2,11 @@
 
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
+#include <stdexcept>
 #include <sstream>
 
 #include "core/config/input_error.hpp"
+#include "core/config/output_file.hpp"
 
 namespace dualpath {
 namespace {
@@ -78,19 +79,13 @@ std::string junit_xml(const std::vector<JunitSuite>& suites) {
 }
 
 void write_junit(const std::string& path, const std::vector<JunitSuite>& suites) {
-  namespace fs = std::filesystem;
   std::error_code ec;
-  if (const auto parent = fs::path(path).parent_path(); !parent.empty()) fs::create_directories(parent, ec);
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!(out << junit_xml(suites)) || !out.flush())
-      throw InputError(path, "cannot write the JUnit report (is the folder there and writable?)");
-  }
-  fs::rename(tmp, path, ec);
-  if (ec) {
-    fs::remove(tmp, ec);
-    throw InputError(path, "cannot write the JUnit report (is it a folder?)");
+  if (const auto parent = std::filesystem::path(path).parent_path(); !parent.empty())
+    std::filesystem::create_directories(parent, ec);
+  try {
+    write_text_atomically(path, junit_xml(suites));
+  } catch (const std::runtime_error& e) {
+    throw InputError(path, std::string("cannot write the JUnit report: ") + e.what());
   }
 }
 

@@ -1,10 +1,13 @@
 #include "core/run/run_folder.hpp"
 
+#include <filesystem>
 #include <fstream>
 #include <iomanip>
+#include <sstream>
 #include <stdexcept>
 
 #include "core/config/loader.hpp"
+#include "core/config/output_file.hpp"
 #include "core/engine/cluster.hpp"
 #include "core/metrics/working_set.hpp"
 #include "core/run/summary_sections.hpp"
@@ -94,37 +97,20 @@ nlohmann::json run_summary(const Scenario& sc, const Cluster& cluster, const Run
   return out;
 }
 
-namespace {
-
-std::ofstream open_file(const std::string& path) {
-  std::ofstream out(path);
-  if (!out) throw std::runtime_error("cannot write " + path);
-  return out;
-}
-
-void close_file(std::ofstream& out, const std::string& path) {
-  out.close();
-  if (!out) throw std::runtime_error("failed writing " + path);
-}
-
-}  // namespace
-
 void write_run_folder(const std::string& dir, const nlohmann::json& summary, const Cluster& cluster,
                       const LinkReport& links) {
-  const std::string s = dir + "/summary.json", r = dir + "/requests.csv", w = dir + "/waits.csv",
-                    l = dir + "/links.csv";
-  std::ofstream out = open_file(s);
-  out << std::setw(2) << summary << '\n';
-  close_file(out, s);
-  out = open_file(r);
-  write_requests_csv(out, cluster.requests());
-  close_file(out, r);
-  out = open_file(w);
-  cluster.waits().write_csv(out);
-  close_file(out, w);
-  out = open_file(l);
-  write_links_csv(out, links);
-  close_file(out, l);
+  // The CSV files first, summary.json last: a folder whose summary.json is there has all of them (readers and
+  // resumers take summary.json as the mark of a finished run).
+  // Each through a temporary renamed over it (core/config/output_file.hpp): whole or absent.
+  std::ostringstream requests, waits, link_csv, summary_text;
+  write_requests_csv(requests, cluster.requests());
+  write_text_atomically(dir + "/requests.csv", requests.str());
+  cluster.waits().write_csv(waits);
+  write_text_atomically(dir + "/waits.csv", waits.str());
+  write_links_csv(link_csv, links);
+  write_text_atomically(dir + "/links.csv", link_csv.str());
+  summary_text << std::setw(2) << summary << '\n';
+  write_text_atomically(dir + "/summary.json", summary_text.str());
 }
 
 }  // namespace dualpath

@@ -42,7 +42,8 @@ nlohmann::json parse_object_line(const std::string& line, const std::string& whe
   try {
     j = parse_json_strict(line);
   } catch (const StrictJsonError& e) {
-    throw InputError(where, "expected one JSON object per line: " + e.what);
+    const std::string column = e.offset == std::string::npos ? "" : ":" + std::to_string(e.offset + 1);
+    throw InputError(where + column, "expected one JSON object per line: " + e.what);
   } catch (const nlohmann::json::parse_error& e) {
     // e.what() names the column ("... at line 1, column 17: ..."); keep it, it pinpoints the typo.
     std::string msg = e.what();

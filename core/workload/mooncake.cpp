@@ -1,3 +1,4 @@
+#include "core/config/input_file.hpp"
 #include "core/workload/mooncake.hpp"
 
 #include <algorithm>
@@ -15,8 +16,7 @@ using workload::get_int;
 using workload::kMaxTokens;
 
 std::vector<MooncakeRequest> read_mooncake(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw InputError(path, "expected a readable Mooncake trace file, found none (cannot open)");
+  std::ifstream in = open_input_file(path, "Mooncake trace");
   std::vector<MooncakeRequest> out;
   std::string line;
   for (int64_t lineno = 1; std::getline(in, line); ++lineno) {
@@ -48,7 +48,7 @@ std::vector<MooncakeRequest> read_mooncake(const std::string& path) {
                                   " after " + format_decimal(out.back().timestamp_ms));
     out.push_back(std::move(r));
   }
-  if (in.bad()) throw InputError(path, "read error");
+  if (in.bad()) throw InputError(path, "read error (the file could not be read to its end)");
   if (out.empty()) throw InputError(path, "expected at least one Mooncake request (one JSON object per line), found none");
   return out;
 }

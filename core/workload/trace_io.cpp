@@ -1,3 +1,4 @@
+#include "core/config/input_file.hpp"
 #include "core/workload/trace_io.hpp"
 
 #include <cstdio>
@@ -121,7 +122,7 @@ Trace parse_trace(std::istream& in, const std::string& name) {
     trace.trajectories.push_back(std::move(t));
     wheres.push_back(where);
   }
-  if (in.bad()) throw InputError(name, "read error");
+  if (in.bad()) throw InputError(name, "read error (the file could not be read to its end)");
   if (trace.trajectories.empty())
     throw InputError(name, "expected at least one trajectory (one JSON object per line), found an empty trace");
   link_parents(trace, wheres);
@@ -130,8 +131,7 @@ Trace parse_trace(std::istream& in, const std::string& name) {
 
 Trace read_trace(const std::string& path) {
   if (path == "-") return parse_trace(std::cin, "<stdin>");
-  std::ifstream in(path);
-  if (!in) throw InputError(path, "expected a readable trace file, found none (cannot open)");
+  std::ifstream in = open_input_file(path, "trace");
   return parse_trace(in, path);
 }
 

@@ -1,0 +1,14 @@
+// Writing a result file so that a kill at any moment leaves it whole or absent (a temporary file in the same
+// folder, renamed over it once complete): summary.json, the CSV files, perf.json, plan.json, capacity.json, JUnit
+// reports. Beside input_file.hpp: the files a user names or reads back.
+#pragma once
+
+#include <string>
+
+namespace dualpath {
+
+// Writes `text` to `path` through PATH<suffix> renamed over it. A suffix unique to the writer (host and pid) lets
+// concurrent writers on a shared folder never share the temporary. Throws std::runtime_error naming the file.
+void write_text_atomically(const std::string& path, const std::string& text, const std::string& suffix = ".partial");
+
+}  // namespace dualpath

@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# Issue 46's bad-input classes, each fixed at its root and fed a few variants here (exit 2, one line naming the
+# file, line or key and what was expected):
+#   1. control bytes inside JSON or line-oriented input (a NUL after an object, which the JSON reader took for the
+#      end of the text; other control bytes): refused by the strict JSON parser, wherever JSON is read;
+#   2. `report` onto or from bad places (an --out that is a file or runs through one; a results folder that does
+#      not exist or is a file; a CSV cut short mid-row or missing its last newline);
+#   3. durations no run can reach (above the 1e9 s horizon): refused at load, naming the key;
+#   4. a folder where a file is expected (a trace, a Mooncake trace, a scenario, an overlay): said so.
+# Usage: bad_input_classes.sh <dualpath-binary> <repo-root>
+set -u
+bin="$1"; root="$2"
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+fail=0
+source "$root/tests/cli/bad_input.bash"
+sc="$root/scenarios/default.json"
+line='{"id":"a","rounds":[[1000,10],[200,10,0.5]]}'
+
+# 1. Control bytes.
+printf '%s\0junk\n' "$line" > "$tmp/nul_after.jsonl"
+printf '%s\n{"id":"b","rounds":[[1000,10]]}\0\n' "$line" > "$tmp/nul_line2.jsonl"
+printf '{"id":"a\001","rounds":[[1000,10]]}\n' > "$tmp/ctl_in_string.jsonl"
+printf '%s\x1b\n' "$line" > "$tmp/esc_after.jsonl"
+bad_input "NUL after a trace line's object" "nul_after.jsonl:1:" "$bin" trace stats "$tmp/nul_after.jsonl"
+bad_input "NUL on line 2" "nul_line2.jsonl:2:" "$bin" trace stats "$tmp/nul_line2.jsonl"
+bad_input "a control byte inside a string" "control byte 0x01" "$bin" trace stats "$tmp/ctl_in_string.jsonl"
+bad_input "ESC after an object" "control byte 0x1B" "$bin" trace stats "$tmp/esc_after.jsonl"
+printf '{"timestamp":0,"input_length":10,"output_length":1,"hash_ids":[1]}\0\n' > "$tmp/mc.jsonl"
+bad_input "NUL in a Mooncake line" "mc.jsonl:1:" "$bin" trace convert --from mooncake "$tmp/mc.jsonl" -o "$tmp/mc_out.jsonl"
+cp "$sc" "$tmp/nul_scenario.json"; printf '\0' >> "$tmp/nul_scenario.json"
+sed -i "s#\"\.\./#\"$root/#g" "$tmp/nul_scenario.json"
+bad_input "NUL after a scenario's object" "control byte 0x00 (NUL)" "$bin" check "$tmp/nul_scenario.json"
+
+# 2. report onto or from bad places.
+"$bin" run "$sc" --set workload.agents=4 --quiet --out "$tmp/run" > /dev/null || { echo "FAIL the run"; exit 1; }
+touch "$tmp/a_file"
+bad_input "report --out onto a file" "--out $tmp/a_file" "$bin" report "$tmp/run" --out "$tmp/a_file"
+bad_input "report --out through a file" "--out $tmp/a_file/sub" "$bin" report "$tmp/run" --out "$tmp/a_file/sub"
+bad_input "report on a missing folder" "no such folder" "$bin" report "$tmp/nowhere"
+bad_input "report on a file" "is a file, expected a results folder" "$bin" report "$tmp/a_file"
+for csv in requests links waits; do
+  cp -r "$tmp/run" "$tmp/cut_$csv"
+  f="$tmp/cut_$csv/$csv.csv"
+  head -c $(( $(wc -c < "$f") - 7 )) "$f" > "$f.tmp" && mv "$f.tmp" "$f"  # cut mid-row: no final newline
+  bad_input "report on a $csv.csv cut mid-row" "$csv.csv: the last row does not end with a newline" \
+    "$bin" report "$tmp/cut_$csv" --out "$tmp/rep_$csv"
+done
+cp -r "$tmp/run" "$tmp/short_row"
+awk -F, 'NR == 3 { NF = 3; OFS = "," ; $1 = $1 } { print }' "$tmp/run/requests.csv" > "$tmp/short_row/requests.csv"
+bad_input "report on a requests.csv with a short row" "requests.csv: row 3 has 3 fields" \
+  "$bin" report "$tmp/short_row" --out "$tmp/rep_short"
+
+# 3. Durations beyond the horizon.
+bad_input "think_time 1e300 s" "/workload/think_time: expected a duration a run can reach" \
+  "$bin" check "$sc" --set "workload.think_time=1e300 s"
+bad_input "nic_latency 1e300 s" "/topology/nic_latency: expected a duration a run can reach" \
+  "$bin" check "$sc" --set "topology.nic_latency=1e300 s"
+bad_input "workload.duration 2e9 s" "/workload/duration: expected a duration a run can reach" \
+  "$bin" check "$sc" --set workload.mode=online --set workload.aps=1 --set "workload.duration=2e9 s"
+bad_input "a fault at 1e12 s" "expected a duration a run can reach" \
+  "$bin" run "$sc" --fault "snic-down:node=0,at=1e12s" --quiet --out "$tmp/fault_run"
+"$bin" check "$sc" --set "workload.think_time=1e9 s" > /dev/null 2>&1 \
+  && echo "ok   1e9 s (the horizon itself) is accepted" || { echo "FAIL 1e9 s refused"; fail=1; }
+
+# 4. A folder where a file is expected.
+mkdir -p "$tmp/dir.jsonl"
+bad_input "a folder as a trace" "trace file is a directory, expected a file" "$bin" trace stats "$tmp/dir.jsonl"
+bad_input "a folder as a Mooncake trace" "Mooncake trace file is a directory" \
+  "$bin" trace convert --from mooncake "$tmp/dir.jsonl" -o "$tmp/x.jsonl"
+bad_input "a folder as a scenario" "is a directory" "$bin" check "$tmp/dir.jsonl"
+bad_input "a folder as a run's trace file" "dir.jsonl\" is a directory, expected a file" \
+  "$bin" check "$sc" --set workload.source=file --set "workload.file=$tmp/dir.jsonl"
+bad_input "a folder as an overlay" "is a directory" "$bin" check "$sc" --overlay "$tmp/dir.jsonl"
+exit $fail
