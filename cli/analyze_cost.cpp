@@ -165,7 +165,7 @@ void analyze_cost(const CostArgs& a) {
               << std::setprecision(2) << p.step * 1e3 << "                    " << std::setprecision(1)
               << std::setw(8) << us(p.layer.attention) << std::setw(8) << us(p.layer.dense) << std::setw(9)
               << us(p.layer.experts) << std::setw(9) << us(p.layer.kernels) << std::setw(8) << us(p.layer.ep)
-              << std::setw(9) << us(-p.layer.hidden) << std::setw(12) << p.tokens_per_user << std::setw(12)
+              << std::setw(9) << 0.0 - us(p.layer.hidden) /* never "-0.0" */ << std::setw(12) << p.tokens_per_user << std::setw(12)
               << std::setprecision(0) << p.tokens_per_node;
     if (i < profile_steps.size()) std::cout << std::setw(12) << std::setprecision(2) << profile_steps[i] * 1e3;
     std::cout << "\n";

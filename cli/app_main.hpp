@@ -5,12 +5,27 @@
 #include <exception>
 #include <iostream>
 #include <string>
+#include <vector>
 
 #include "cli/commands.hpp"
 #include "cli/invocation.hpp"
 #include "core/config/input_error.hpp"
 
 namespace dualpath::cli {
+
+// For an option that takes key=value (--set, --sim-set, --vary) given "key value" as two words, what to type
+// instead ("; --set takes key=value: write --set workload.agents=64"), else "". CLI11 reports the second word only
+// as "not expected".
+inline std::string key_value_hint(const std::vector<std::string>& args) {
+  for (size_t i = 0; i + 1 < args.size(); ++i) {
+    const std::string& opt = args[i];
+    if (opt != "--set" && opt != "--sim-set" && opt != "--vary") continue;
+    const std::string& key = args[i + 1];
+    if (key.find('=') != std::string::npos || i + 2 >= args.size() || args[i + 2].rfind("--", 0) == 0) continue;
+    return "; " + opt + " takes key=value: write " + opt + " " + key + "=" + args[i + 2];
+  }
+  return "";
+}
 
 inline int run_app(CLI::App& app, int argc, char** argv, const std::string& program) {
   invocation_args().assign(argv + 1, argv + argc);
@@ -29,7 +44,8 @@ inline int run_app(CLI::App& app, int argc, char** argv, const std::string& prog
     std::string what = e.what();
     for (char& c : what)
       if (c == '\n') c = ' ';
-    std::cerr << program << ": error: " << what << " (see " << program << " --help)\n";
+    std::cerr << program << ": error: " << what << key_value_hint(invocation_args()) << " (see " << program
+              << " --help)\n";
     return kExitBadInput;
   } catch (const InputError& e) {
     std::cerr << program << ": error: " << e.what() << "\n";

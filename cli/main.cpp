@@ -7,6 +7,7 @@ int main(int argc, char** argv) {
   CLI::App app{"dualpath: discrete-event simulator of DualPath agentic LLM inference (arXiv 2602.21548)"};
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("dualpath ") + dualpath::build_version());
+  app.footer("The words the tables print (binds, APS, TTFT, the wait causes, brackets, TIE): docs/glossary.md");
   dualpath::cli::register_trace_commands(app);
   dualpath::cli::register_run_command(app);
   dualpath::cli::register_check_command(app);

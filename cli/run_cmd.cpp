@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
@@ -63,18 +64,26 @@ void print_table(const std::vector<std::pair<std::string, nlohmann::json>>& summ
   std::vector<std::pair<std::string, RunFile>> runs;
   for (const auto& [name, s] : summaries) runs.emplace_back(name, run_file_from_json(s));
   const double base_jct = runs.front().second.results.jct;
+  // A speed-up compares the policies' JCTs over the same agents, all started at t = 0: not for one policy, and not
+  // online, where the arrivals set the end and JCT says little.
+  const auto& cfg = summaries.front().second;
+  const bool online = cfg.contains("config") && cfg["config"].value("workload", nlohmann::json::object())
+                                                        .value("mode", std::string()) == "online";
+  const bool speedup = runs.size() > 1 && !online;
   int w = 10;  // the policy column: as wide as the longest name (dualpath-split) and a space
   for (const auto& run : runs) w = std::max(w, static_cast<int>(run.first.size()) + 1);
-  std::cout << std::left << std::setw(w) << "policy" << std::right << std::setw(11) << "JCT (s)" << std::setw(9)
-            << "speedup" << std::setw(11) << "TTFT p50" << std::setw(11) << "TTFT p99" << std::setw(11)
+  std::cout << std::left << std::setw(w) << "policy" << std::right << std::setw(11) << "JCT (s)";
+  if (speedup) std::cout << std::setw(9) << "speedup";
+  std::cout << std::setw(11) << "TTFT p50" << std::setw(11) << "TTFT p99" << std::setw(11)
             << "TPOT p50" << std::setw(12) << "prompt t/s" << std::setw(9) << "PE SNIC" << std::setw(9) << "DE SNIC"
             << "  binds (TTFT share)\n";
   for (const auto& [name, f] : runs) {
     const RunSummary& r = f.results;
     const double jct = r.jct;
-    std::cout << std::left << std::setw(w) << name << std::right << std::setw(11) << fixed(jct, 1) << std::setw(9)
-              << (jct > 0 ? fixed(base_jct / jct) + "x" : "-") << std::setw(11) << fixed(r.ttft.p50, 2) << std::setw(11)
-              << fixed(r.ttft.p99, 2) << std::setw(11) << fixed(r.tpot.p50 * 1e3, 1) + "ms" << std::setw(12)
+    std::cout << std::left << std::setw(w) << name << std::right << std::setw(11) << fixed(jct, 1);
+    if (speedup) std::cout << std::setw(9) << (jct > 0 ? fixed(base_jct / jct) + "x" : "-");
+    std::cout << std::setw(11) << fixed(r.ttft.p50, 2) + " s" << std::setw(11)
+              << fixed(r.ttft.p99, 2) + " s" << std::setw(11) << fixed(r.tpot.p50 * 1e3, 1) + " ms" << std::setw(12)
               << fixed(r.prompt_tokens_per_s, 0) << std::setw(8) << fixed(100 * f.links.pe_snic_read, 0) << "%"
               << std::setw(8) << fixed(100 * f.links.de_snic_read, 0) << "%  " << binds(f) << "\n";
   }
@@ -213,7 +222,23 @@ void run_once(const RunArgs& a) {
     if (!a.quiet)
       std::cerr << "running " << policies.size() << " policies on " << sc.name << " (" << parallel
                 << " at a time)...\n";
-    const auto codes = run_child_jobs(policy_jobs(a, policies, out), parallel, nullptr, nullptr);
+    // Progress: each policy as it ends, with its time and an estimate of the time left (the mean time per finished
+    // policy times those not finished, over the parallel slots).
+    const auto started = std::chrono::steady_clock::now();
+    size_t finished = 0;
+    const auto codes = run_child_jobs(policy_jobs(a, policies, out), parallel, nullptr, [&](size_t i, int code) {
+      ++finished;
+      if (a.quiet) return;
+      const double so_far = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+      const size_t left = policies.size() - finished;
+      std::cerr << "  " << policies[i] << (code == 0 ? " done" : " FAILED") << " (" << finished << " of "
+                << policies.size() << ", " << fixed(so_far, 1) << " s so far";
+      if (left > 0)
+        std::cerr << ", about " << fixed(so_far / static_cast<double>(finished) * static_cast<double>(left) /
+                                              std::min<double>(parallel, static_cast<double>(left)), 0)
+                  << " s left";
+      std::cerr << ")\n";
+    });
     std::vector<std::pair<std::string, nlohmann::json>> runs;
     for (size_t i = 0; i < policies.size(); ++i) {
       if (codes[i] != 0)
@@ -223,8 +248,8 @@ void run_once(const RunArgs& a) {
       runs.emplace_back(policies[i], nlohmann::json::parse(in));
     }
     std::cout << "scenario " << sc.name << ": " << run_summary_from_json(runs.front().second.at("results")).rounds
-              << " rounds, speed-up "
-              << "relative to " << policies.front() << "; results in " << out << "/<policy>/\n";
+              << " rounds" << (sc.workload.mode == ArrivalMode::Online ? "" : ", speed-up relative to " + policies.front())
+              << "; results in " << out << "/<policy>/\n";
     print_table(runs);
     if (!a.trace.empty())
       for (const auto& p : policies) std::cout << "trace: " << trace_file_for_policy(a.trace, p) << "\n";

@@ -63,7 +63,14 @@ void run_gen(const GenOptions& o) {
   const SynthParams params = synth_profile(o.profile, table2_reading(o.reading, "--reading"), "--profile");
   if (o.trajectories < 1)
     throw InputError("--trajectories", "expected at least 1, found " + std::to_string(o.trajectories));
-  write_trace_file(o.out, generate_trace(params, o.trajectories, static_cast<uint64_t>(o.seed)));
+  const Trace trace = generate_trace(params, o.trajectories, static_cast<uint64_t>(o.seed));
+  write_trace_file(o.out, trace);
+  size_t rounds = 0;
+  for (const auto& t : trace.trajectories) rounds += t.rounds.size();
+  if (o.out != "-")  // stdout carries the trace itself
+    std::cerr << "trace gen: " << trace.trajectories.size() << " trajectories, " << rounds << " rounds (profile "
+              << o.profile << ", seed " << o.seed << ") in " << o.out << "; `dualpath trace stats " << o.out
+              << "` shows its Table 2 statistics\n";
 }
 
 // Re-derives the stored levers of a profile from the paper's row (docs/workload.md §2): starts from the stored

@@ -67,13 +67,27 @@ void WaitTracker::charge(WaitCause cause, double since, double now, double reque
   const size_t c = static_cast<size_t>(cause);
   totals_[c] += (now - since) * requests;
   // [since, now) ends in the bin holding now, or the one before when now is on a bin boundary.
-  const size_t last = static_cast<size_t>(std::max(0.0, std::ceil(now / bin_) - 1));
+  auto last_bin = [&] { return std::max(0.0, std::ceil(now / bin_) - 1); };
+  while (last_bin() >= static_cast<double>(kMaxBins)) coarsen();
+  const size_t last = static_cast<size_t>(last_bin());
   if (bins_.size() <= last) bins_.resize(last + 1, std::array<double, kWaitCauses>{});
   for (size_t b = static_cast<size_t>(std::floor(since / bin_)); b <= last; ++b) {
     const double lo = std::max(since, static_cast<double>(b) * bin_);
     const double hi = std::min(now, static_cast<double>(b + 1) * bin_);
     if (hi > lo) bins_[b][c] += (hi - lo) * requests;
   }
+}
+
+void WaitTracker::coarsen() {
+  const size_t n = (bins_.size() + 1) / 2;
+  for (size_t b = 0; b < n; ++b) {
+    std::array<double, kWaitCauses> merged = bins_[2 * b];
+    if (2 * b + 1 < bins_.size())
+      for (size_t c = 0; c < merged.size(); ++c) merged[c] += bins_[2 * b + 1][c];
+    bins_[b] = merged;
+  }
+  bins_.resize(n);
+  bin_ *= 2;
 }
 
 void WaitTracker::advance_holders(double now) {

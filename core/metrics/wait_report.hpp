@@ -38,6 +38,10 @@ struct ResourceUse {
 
 class WaitTracker {
  public:
+  // At most this many time bins (38 MB; 72 simulated hours at 1 s): past it, neighbouring bins merge and the bin
+  // doubles, so memory stays bounded whatever the run's length (a 9e8 s think time once allocated 1e9 bins).
+  static constexpr size_t kMaxBins = size_t{1} << 18;
+
   explicit WaitTracker(double bin_seconds = 1.0) : bin_(bin_seconds > 0 ? bin_seconds : 1.0) {}
 
   // Charges [since, now) to `cause`, for `requests` requests at once (a whole queue).
@@ -70,6 +74,7 @@ class WaitTracker {
   std::array<double, kWaitCauses> totals_{};
   std::vector<std::array<double, kWaitCauses>> bins_;
   void advance_holders(double now);
+  void coarsen();  // merges bins pairwise and doubles the bin
   std::array<std::array<double, kWaitCauses>, 2> held_bytes_{}, held_seconds_{};
   double held_since_ = 0;
 };

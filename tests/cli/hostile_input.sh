@@ -27,11 +27,17 @@ run=("$bin" run "$sc" --set workload.agents=4 --quiet)
 # Values that cannot let a run progress: rejected up front, or stopped by the horizon watchdog (both engines).
 expect 2 "/deployment/fetch_period: expected a duration >= 1e-06" "fetch period of 1e-300 s" -- \
   "${run[@]}" --set "deployment.fetch_period=1e-300 s" --out "$tmp/r1"
+# A duration beyond the 1e9 s horizon can never give a finite run: refused at load, naming the key.
+expect 2 "/workload/think_time: expected a duration a run can reach" "think time of 1e300 s" -- \
+  "${run[@]}" --set "workload.think_time=1e300 s" --out "$tmp/r2"
+expect 2 "/topology/nic_latency: expected a duration a run can reach" "NIC latency of 1e15 s" -- \
+  "${run[@]}" --set "topology.nic_latency=1e15 s" --out "$tmp/r3"
+# Durations within it that add up past it: the horizon watchdog stops the run (both engines).
 for engine in native simgrid; do
-  expect 1 "past the 1e+09-s horizon" "$engine: think time of 1e300 s" -- \
-    "${run[@]}" --set sim.engine=$engine --set "workload.think_time=1e300 s" --out "$tmp/r2$engine"
-  expect 1 "topology.nic_latency" "$engine: NIC latency of 1e15 s" -- \
-    "${run[@]}" --set sim.engine=$engine --set "topology.nic_latency=1e15 s" --out "$tmp/r3$engine"
+  expect 1 "past the 1e+09-s horizon" "$engine: think time of 9e8 s, twice" -- \
+    "${run[@]}" --set sim.engine=$engine --set "workload.think_time=9e8 s" --out "$tmp/r2$engine"
+  expect 1 "topology.nic_latency" "$engine: NIC latency of 5e8 s" -- \
+    "${run[@]}" --set sim.engine=$engine --set "topology.nic_latency=5e8 s" --out "$tmp/r3$engine"
 done
 # Silent accepts.
 expect 2 "workload.append_scale: scales a round of" "append scale of 1e19 (int64 overflow)" -- \
@@ -80,7 +86,7 @@ if /usr/bin/python3 -c "import matplotlib, pandas" 2>/dev/null; then
   echo '{}' > "$tmp/rep/r1/summary.json"
   expect 2 "summary.json: expected a run summary" "report on an empty summary" -- "$bin" report "$tmp/rep" --out "$tmp/o1"
   head -c 300 "$tmp/rep2/r1/requests.csv" > "$tmp/cut.csv" && mv "$tmp/cut.csv" "$tmp/rep2/r1/requests.csv"
-  expect 2 "requests.csv: row 3 is incomplete" "report on a truncated requests.csv" -- \
+  expect 2 "requests.csv: the last row does not end with a newline" "report on a truncated requests.csv" -- \
     "$bin" report "$tmp/rep2" --out "$tmp/o2"
 fi
 exit $fail

@@ -55,6 +55,29 @@ PY
 }
 check "$tmp/rep" 9
 
+# The figures docs/visualisation.md quotes from this run ("What the default scenario's report shows").
+"$py" - "$tmp/res" "$root/docs/visualisation.md" <<'PY'
+import json, re, sys
+from checks import check, done
+res, doc = sys.argv[1], open(sys.argv[2]).read()
+part = doc[doc.index("What the default scenario's report shows"):]
+s = {p: json.load(open(f"{res}/{p}/summary.json")) for p in ("basic", "dualpath", "oracle")}
+r = {p: v["results"] for p, v in s.items()}
+jct = re.search(r"JCT basic ([\d.]+) s, dualpath ([\d.]+) s, oracle ([\d.]+) s", part)
+check(jct and [float(x) for x in jct.groups()] == [round(r[p]["jct_s"], 1) for p in ("basic", "dualpath", "oracle")],
+      f"the quoted JCTs are the run's: {[round(r[p]['jct_s'], 1) for p in r]}")
+ratios = re.search(r"inverse ratio \(([\d.]+)x and ([\d.]+)x of basic\)", part)
+want = [round(r[p]["prompt_tokens_per_s"] / r["basic"]["prompt_tokens_per_s"], 2) for p in ("dualpath", "oracle")]
+check(ratios and [float(x) for x in ratios.groups()] == want, f"the quoted throughput ratios are the run's: {want}")
+med = re.search(r"median ~(\d+) ms\), dualpath's in the middle \(~([\d.]+) s\), basic's\s+right \(~([\d.]+) s\)", part)
+got = [round(1e3 * r["oracle"]["ttft_s"]["p50"]), round(r["dualpath"]["ttft_s"]["p50"], 2), round(r["basic"]["ttft_s"]["p50"], 2)]
+check(med and [float(x) for x in med.groups()] == got, f"the quoted TTFT medians are the run's: {got}")
+snic = re.search(r"\(`snic` (\d+)%\s+of TTFT\); `waits_sim_dualpath.png`: the SNIC still binds \((\d+)%", part)
+got = [round(100 * s[p]["waits"]["ttft"]["by_resource"]["snic"]) for p in ("basic", "dualpath")]
+check(snic and [int(x) for x in snic.groups()] == got, f"the quoted SNIC shares of TTFT are the run's: {got}")
+done()
+PY
+
 # sim and hw side by side: the same results relabelled as a hardware run.
 cp -r "$tmp/res" "$tmp/hw"
 for p in basic dualpath oracle; do

@@ -64,6 +64,25 @@ TEST(WaitTracker, ChargesSplitOverBinsAndSharesAddUp) {
   EXPECT_EQ(w.binding_line(), "snic 67%");
 }
 
+TEST(WaitTracker, AVeryLongWaitCoarsensTheBinsInsteadOfAllocatingThemAll) {
+  // A 9e8 s think time once made the tracker allocate 9e8 one-second bins (bad_alloc). Past kMaxBins the bins merge
+  // pairwise and double; every request-second is still charged, and the bins cover the whole span.
+  WaitTracker w(1.0);
+  w.charge(WaitCause::Read, 0.5, 2.5);
+  w.charge(WaitCause::Decode, 3.0, 9e8);
+  EXPECT_LE(w.bins(), WaitTracker::kMaxBins);
+  EXPECT_GE(w.bin_seconds() * static_cast<double>(w.bins()), 9e8);
+  EXPECT_DOUBLE_EQ(w.total(WaitCause::Read), 2.0);
+  double read = 0, decode = 0;
+  for (size_t b = 0; b < w.bins(); ++b) {
+    read += w.in_bin(b, WaitCause::Read);
+    decode += w.in_bin(b, WaitCause::Decode);
+  }
+  EXPECT_DOUBLE_EQ(read, 2.0);
+  EXPECT_NEAR(decode, 9e8 - 3.0, 1e-6 * 9e8);
+  EXPECT_DOUBLE_EQ(w.in_bin(0, WaitCause::Read), 2.0);  // [0, 2.5) now lies in the first (coarse) bin
+}
+
 // Every request-second from arrival to the round's end is charged once: the causes add up to the rounds'
 // lifetimes, and the causes before the first token to the TTFTs, under every policy and buffer lifecycle.
 class WaitConservation : public ::testing::TestWithParam<std::tuple<const char*, const char*, const char*>> {};
