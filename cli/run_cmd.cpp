@@ -22,6 +22,7 @@
 #include "cli/number_format.hpp"
 #include "cli/scenario_options.hpp"
 #include "cli/name_list.hpp"
+#include "core/config/fault_kinds.hpp"
 #include "core/config/output_file.hpp"
 #include "core/run/run_folder.hpp"
 #include "core/config/input_error.hpp"
@@ -292,6 +293,20 @@ void run_once(const RunArgs& a) {
 
 }  // namespace
 
+// --fault's help: every kind of core/config/fault_kinds.hpp with an example of its keys, so a new kind shows here.
+static std::string fault_option_help() {
+  std::string h = "Inject a fault: KIND:key=value,... added to the scenario's \"faults\" (docs/faults.md); repeatable."
+                  " Kinds:";
+  for (const auto& row : kFaultKinds) {
+    std::string keys = row.target == FaultTarget::Storage ? "" : row.target == FaultTarget::Gpu ? "node=0,gpu=3," : "node=0,";
+    if (has_factor(row.value)) keys += "factor=0.5,";
+    const bool lost = row.effect == FaultEffect::LoseNode || row.effect == FaultEffect::LoseGpu;  // no until
+    h += std::string(" ") + row.name + ":" + keys + (lost ? "at=300s" : "at=300s[,until=600s]") +
+         (&row == std::end(kFaultKinds) - 1 ? "" : ";");
+  }
+  return h;
+}
+
 void register_run_command(CLI::App& app) {
   auto args = std::make_shared<RunArgs>();
   CLI::App* cmd = app.add_subcommand("run", "Simulate a scenario and write summary.json, requests.csv, links.csv");
@@ -317,10 +332,7 @@ void register_run_command(CLI::App& app) {
                   "Most link counter points in the trace; beyond, sampling intervals are merged (-1: no limit)")
       ->capture_default_str()
       ->check(CLI::Range(int64_t{-1}, std::numeric_limits<int64_t>::max()));
-  cmd->add_option("--fault", args->faults,
-                  "Inject a fault: KIND:key=value,... (snic-down:node=0,at=300s[,until=600s]; "
-                  "snic-degrade:node=N,factor=F,at=T[,until=T]; storage-degrade:factor=F,at=T[,until=T]); "
-                  "added to the scenario's \"faults\" (docs/faults.md); repeatable")
+  cmd->add_option("--fault", args->faults, fault_option_help())
       ->take_all()
       ->allow_extra_args(false);
   cmd->add_flag("--baseline", args->baseline,
