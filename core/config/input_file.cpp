@@ -7,21 +7,28 @@
 
 namespace dualpath {
 
-std::string input_file_problem(const std::string& path, const std::string& what) {
+namespace {
+
+// What is wrong with `path` as a file to read, as a predicate ("does not exist", "is a directory, expected a
+// file", "cannot be reached (...)"), or "" when it names something that is not a folder.
+std::string problem(const std::string& path) {
   namespace fs = std::filesystem;
   std::error_code ec;
   if (!fs::exists(path, ec))  // ec: a symlink loop or a permission problem, not a missing file
-    return what + " file \"" + path + "\"" + (ec ? " cannot be reached (" + ec.message() + ")" : " does not exist");
-  if (fs::is_directory(path, ec)) return what + " file \"" + path + "\" is a directory, expected a file";
+    return ec ? "cannot be reached (" + ec.message() + ")" : "does not exist";
+  if (fs::is_directory(path, ec)) return "is a directory, expected a file";
   return "";
 }
 
+}  // namespace
+
+std::string input_file_problem(const std::string& path, const std::string& what) {
+  const std::string p = problem(path);
+  return p.empty() ? p : what + " file \"" + path + "\" " + p;
+}
+
 std::ifstream open_input_file(const std::string& path, const std::string& what, std::ios::openmode mode) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  if (!fs::exists(path, ec))
-    throw InputError(path, what + (ec ? " file cannot be reached (" + ec.message() + ")" : " file does not exist"));
-  if (fs::is_directory(path, ec)) throw InputError(path, what + " file is a directory, expected a file");
+  if (const std::string p = problem(path); !p.empty()) throw InputError(path, what + " file " + p);
   std::ifstream in(path, mode);
   if (!in) throw InputError(path, "cannot open " + what + " file for reading (permissions?)");
   return in;

@@ -67,9 +67,12 @@ void WaitTracker::charge(WaitCause cause, double since, double now, double reque
   const size_t c = static_cast<size_t>(cause);
   totals_[c] += (now - since) * requests;
   // [since, now) ends in the bin holding now, or the one before when now is on a bin boundary.
-  auto last_bin = [&] { return std::max(0.0, std::ceil(now / bin_) - 1); };
-  while (last_bin() >= static_cast<double>(kMaxBins)) coarsen();
-  const size_t last = static_cast<size_t>(last_bin());
+  double last_bin = std::max(0.0, std::ceil(now / bin_) - 1);
+  while (last_bin >= static_cast<double>(kMaxBins)) {  // rare: only past kMaxBins bins of simulated time
+    coarsen();
+    last_bin = std::max(0.0, std::ceil(now / bin_) - 1);
+  }
+  const size_t last = static_cast<size_t>(last_bin);
   if (bins_.size() <= last) bins_.resize(last + 1, std::array<double, kWaitCauses>{});
   for (size_t b = static_cast<size_t>(std::floor(since / bin_)); b <= last; ++b) {
     const double lo = std::max(since, static_cast<double>(b) * bin_);
