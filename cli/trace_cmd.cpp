@@ -1,6 +1,9 @@
-// dualpath trace gen | stats | convert: synthetic agent traces, their Table 2 statistics, Mooncake conversion.
+// dualpath trace gen | stats | convert: synthetic agent traces, their Table 2 statistics, conversion of public traces.
 // Bad input surfaces as dualpath::InputError (one line on stderr, exit 2; see cli/main.cpp).
+#include <cctype>
 #include <cstdio>
+#include <stdexcept>
+#include <vector>
 #include <iostream>
 #include <memory>
 #include <limits>
@@ -13,7 +16,10 @@
 #include "core/config/scenario.hpp"
 #include "core/kv/zero_service_reuse.hpp"
 #include "core/workload/agents.hpp"
+#include "core/workload/bailian.hpp"
+#include "core/workload/block_hashes.hpp"
 #include "core/workload/mooncake.hpp"
+#include "core/workload/request_logs.hpp"
 #include "core/workload/synth.hpp"
 #include "core/workload/synth_calibrate.hpp"
 #include "core/workload/table2.hpp"
@@ -43,6 +49,7 @@ struct CalibrateOptions {
 struct StatsOptions {
   std::string file;
   std::string from = "native";
+  std::string reuse = "hashes";
   int block_tokens = PolicySpec{}.block_tokens;
   bool json = false;
 };
@@ -51,7 +58,11 @@ struct ConvertOptions {
   std::string from;
   std::string in;
   std::string out;
+  std::string reuse = "hashes";
 };
+
+// The formats `trace convert` reads (traces/FORMAT.md), in the order --help lists them.
+constexpr const char* kSourceFormats = "mooncake | bailian | azure | burstgpt";
 
 std::string fixed(double x, int decimals) {
   char buf[64];
@@ -115,12 +126,122 @@ void run_calibrate(const CalibrateOptions& o) {
               << "  (" << fixed(100 * (r.values[i] / row.values[i] - 1), 2) << "%)\n";
 }
 
-// Extra lines for a Mooncake input: what the chain rebuild found.
-struct MooncakeExtras {
-  int64_t requests = 0, chains = 0, multi_turn = 0, continued = 0, clamped = 0, shared_chains = 0;
-  int common_blocks = 0;
-  double reusable_share = 0;
+// What a conversion found in its source (a request-level trace), printed by `trace stats --from F` and, in short,
+// by `trace convert`: the counts as JSON and as the lines of the text report.
+struct Source {
+  std::string format;    // "Mooncake", "Bailian", ...
+  Trace trace;
+  nlohmann::ordered_json facts;
+  std::vector<std::string> lines;
+  std::string summary;   // one line for `trace convert`
 };
+
+std::string pct(double share) { return fixed(100 * share, 2) + "%"; }
+
+ReuseForm reuse_form(const std::string& text) {
+  if (text == "hashes") return ReuseForm::Hashes;
+  if (text == "prefix") return ReuseForm::Prefix;
+  throw InputError("--reuse", "expected 'hashes' (exact reuse from block hashes) or 'prefix' (one shared prefix per "
+                              "chain), found '" + text + "'; e.g. --reuse hashes");
+}
+
+std::vector<HashedInput> mooncake_inputs(const std::vector<MooncakeRequest>& reqs) {
+  std::vector<HashedInput> in;
+  in.reserve(reqs.size());
+  for (const auto& r : reqs) in.push_back(HashedInput{r.input_length, &r.hash_ids});
+  return in;
+}
+
+Source read_source(const std::string& from, const std::string& file, ReuseForm reuse, int block_tokens) {
+  Source src;
+  if (from == "mooncake") {
+    const std::vector<MooncakeRequest> reqs = read_mooncake(file);
+    MooncakeConversion c = convert_mooncake(reqs, reuse);
+    const double at_block = reusable_share(mooncake_inputs(reqs), kMooncakeBlockTokens, block_tokens);
+    src.format = "Mooncake";
+    src.facts = {{"requests", c.requests}, {"chains", c.chains}, {"multi_turn_chains", c.multi_turn_chains},
+                 {"continued_requests", c.continued_requests}, {"clamped_appends", c.clamped_appends},
+                 {"split_requests", c.split_requests}, {"shared_prefix_chains", c.shared_prefix_chains},
+                 {"common_prefix_blocks", c.common_prefix_blocks},
+                 {"reusable_prefix_share", std::stod(fixed(c.reusable_share, 5))},
+                 {"reusable_share_at_block_tokens", std::stod(fixed(at_block, 5))}};
+    src.lines = {"requests:        " + std::to_string(c.requests),
+                 "chains:          " + std::to_string(c.chains) + " (" + std::to_string(c.multi_turn_chains) +
+                     " multi-turn; " + std::to_string(c.continued_requests) + " requests continue an earlier one)",
+                 "reusable prefix: " + pct(c.reusable_share) + " of input tokens (512-token prompt blocks an earlier "
+                     "request had)",
+                 "  at " + std::to_string(block_tokens) + "-token blocks: " + pct(at_block) +
+                     " (whole blocks of the simulator's size)",
+                 reuse == ReuseForm::Hashes
+                     ? "reuse:           block hashes on every trajectory (" + std::to_string(c.split_requests) +
+                           " requests shorter than their chain's context start a chain of their own)"
+                     : "shared prefixes: " + std::to_string(c.shared_prefix_chains) +
+                           " chains start with an earlier chain's content (\"parent\")",
+                 "common prefix:   " + std::to_string(c.common_prefix_blocks) + " block(s) shared by every request",
+                 "clamped appends: " + std::to_string(c.clamped_appends)};
+    src.summary = std::to_string(c.requests) + " requests into " + std::to_string(c.chains) + " trajectories (" +
+                  std::to_string(c.multi_turn_chains) + " multi-turn chains, " +
+                  (reuse == ReuseForm::Hashes ? "block hashes on each"
+                                              : std::to_string(c.shared_prefix_chains) + " sharing an earlier chain's prefix") +
+                  "); reusable prefix share " + pct(c.reusable_share);
+    src.trace = std::move(c.trace);
+  } else if (from == "bailian") {
+    if (reuse != ReuseForm::Hashes)
+      throw InputError("--reuse", "expected 'hashes' for a Bailian trace (its reuse is in its block hashes), found 'prefix'");
+    const std::vector<BailianRequest> reqs = read_bailian(file);
+    BailianConversion c = convert_bailian(reqs);
+    std::vector<HashedInput> in;
+    for (const auto& r : reqs)
+      in.push_back(HashedInput{std::min(r.input_length, static_cast<int64_t>(r.hash_ids.size()) * kBailianBlockTokens),
+                               &r.hash_ids});
+    const double at_block = reusable_share(in, kBailianBlockTokens, block_tokens);
+    int64_t multi = 0;
+    for (const auto& t : c.trace.trajectories) multi += t.rounds.size() >= 2;
+    nlohmann::ordered_json types = nlohmann::ordered_json::object();
+    std::string type_text;
+    for (const auto& [type, n] : c.types) {
+      types[type] = n;
+      type_text += (type_text.empty() ? "" : ", ") + type + " " + std::to_string(n);
+    }
+    src.format = "Bailian";
+    src.facts = {{"requests", c.requests}, {"sessions", c.sessions}, {"orphans", c.orphans},
+                 {"continued_requests", c.continued}, {"branches", c.branches}, {"split_requests", c.split},
+                 {"zero_outputs", c.zero_outputs}, {"types", types},
+                 {"reusable_share", std::stod(fixed(c.reusable_share, 5))},
+                 {"reusable_share_at_block_tokens", std::stod(fixed(at_block, 5))}};
+    src.lines = {"requests:        " + std::to_string(c.requests) + " (" + type_text + ")",
+                 "sessions:        " + std::to_string(c.sessions) + " (" + std::to_string(c.orphans) +
+                     " whose first turn is not in the file)",
+                 "trajectories:    " + std::to_string(c.trace.trajectories.size()) + " (" + std::to_string(c.continued) +
+                     " requests continue their parent's; " + std::to_string(c.branches) + " branches and " +
+                     std::to_string(c.split) + " context cuts start their own)",
+                 "reusable share:  " + pct(c.reusable_share) + " of input tokens (16-token blocks an earlier request had)",
+                 "  at " + std::to_string(block_tokens) + "-token blocks: " + pct(at_block) +
+                     " (whole blocks of the simulator's size)",
+                 "zero outputs:    " + std::to_string(c.zero_outputs) + " (replayed with 1 generated token)"};
+    src.summary = std::to_string(c.requests) + " requests of " + std::to_string(c.sessions) + " sessions into " +
+                  std::to_string(c.trace.trajectories.size()) + " trajectories (" + std::to_string(multi) +
+                  " multi-turn, block hashes on each); reusable share " + pct(c.reusable_share);
+    src.trace = std::move(c.trace);
+  } else if (from == "azure" || from == "burstgpt") {
+    RequestLogConversion c = from == "azure" ? convert_azure(file) : convert_burstgpt(file);
+    src.format = from == "azure" ? "Azure" : "BurstGPT";
+    nlohmann::ordered_json models = nlohmann::ordered_json::object();
+    for (const auto& [m, n] : c.models) models[m] = n;
+    src.facts = {{"requests", c.requests}, {"dropped", c.dropped}, {"clamped", c.clamped}};
+    if (from == "burstgpt") src.facts["models"] = models;
+    src.lines = {"requests:        " + std::to_string(c.requests) + " (" + std::to_string(c.dropped) +
+                     " failed ones dropped; " + std::to_string(c.clamped) + " with a zero count replayed with 1 token)",
+                 "reuse:           none recorded (one single-round trajectory per request)"};
+    src.summary = std::to_string(c.requests) + " requests into " + std::to_string(c.trace.trajectories.size()) +
+                  " single-round trajectories (" + std::to_string(c.dropped) + " failed ones dropped; no reuse recorded)";
+    src.trace = std::move(c.trace);
+  } else {
+    throw InputError("--from", "expected one of " + std::string(kSourceFormats) + " (or native for stats), found '" +
+                                   from + "'; e.g. --from mooncake");
+  }
+  return src;
+}
 
 // The KV hit rate a replay of the trace sees with service taking no time (core/kv/zero_service_reuse.hpp): one
 // agent per trajectory, at the trace's arrival times when every trajectory has one, else all at t = 0.
@@ -128,6 +249,7 @@ struct ReplayReuse {
   ZeroServiceReuse reuse;
   int block_tokens = 0;
   bool arrivals = false;
+  ZeroServiceReuse prompt_only;  // only prompt blocks persisted (what a prompt-only reusable share counts)
 };
 
 ReplayReuse replay_reuse(const Trace& trace, int block_tokens) {
@@ -138,11 +260,13 @@ ReplayReuse replay_reuse(const Trace& trace, int block_tokens) {
   bool arrivals = true;
   for (const auto& t : trace.trajectories) arrivals = arrivals && t.arrival >= 0;
   spec.mode = arrivals ? ArrivalMode::Online : ArrivalMode::Offline;
-  return ReplayReuse{zero_service_reuse(make_agents(trace, spec), block_tokens), block_tokens, arrivals};
+  const std::vector<Agent> agents = make_agents(trace, spec);
+  return ReplayReuse{zero_service_reuse(agents, block_tokens), block_tokens, arrivals,
+                     zero_service_reuse(agents, block_tokens, false)};
 }
 
 void print_stats(const std::string& file, const TraceStats& s, int64_t multi_turn, const ReplayReuse& rr,
-                 const MooncakeExtras* mc, bool json) {
+                 const Source* src, bool json) {
   const double shared = rr.reuse.prompt_tokens > 0 ? rr.reuse.shared_hit_tokens / rr.reuse.prompt_tokens : 0;
   if (json) {
     std::cout << "{\"file\":" << nlohmann::json(file).dump() << ",\"trajectories\":" << s.trajectories
@@ -155,13 +279,13 @@ void print_stats(const std::string& file, const TraceStats& s, int64_t multi_tur
               << ",\"gen_traj_mean\":" << fixed(s.gen_traj_mean, 2)
               << ",\"context_traj_mean\":" << fixed(s.context_traj_mean, 1) << ",\"max_total\":" << s.max_total
               << ",\"replay\":{\"block_tokens\":" << rr.block_tokens << ",\"arrivals\":" << (rr.arrivals ? "true" : "false")
-              << ",\"kv_hit_rate\":" << fixed(rr.reuse.hit_rate(), 5) << ",\"shared_hit_rate\":" << fixed(shared, 5) << "}";
-    if (mc)
-      std::cout << ",\"mooncake\":{\"requests\":" << mc->requests << ",\"chains\":" << mc->chains
-                << ",\"multi_turn_chains\":" << mc->multi_turn << ",\"continued_requests\":" << mc->continued
-                << ",\"clamped_appends\":" << mc->clamped << ",\"shared_prefix_chains\":" << mc->shared_chains
-                << ",\"common_prefix_blocks\":" << mc->common_blocks
-                << ",\"reusable_prefix_share\":" << fixed(mc->reusable_share, 5) << "}";
+              << ",\"kv_hit_rate\":" << fixed(rr.reuse.hit_rate(), 5) << ",\"shared_hit_rate\":" << fixed(shared, 5)
+              << ",\"prompt_only_kv_hit_rate\":" << fixed(rr.prompt_only.hit_rate(), 5) << "}";
+    if (src) {
+      std::string key = src->format;
+      for (char& ch : key) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+      std::cout << "," << nlohmann::json(key).dump() << ":" << src->facts.dump();
+    }
     std::cout << "}\n";
     return;
   }
@@ -182,17 +306,13 @@ void print_stats(const std::string& file, const TraceStats& s, int64_t multi_tur
             << "Replay (one agent per trajectory, " << (rr.arrivals ? "at the trace's arrival times" : "all at t = 0")
             << ", service taking no time, " << rr.block_tokens << "-token blocks):\n"
             << "  KV hit rate:     " << fixed(100 * rr.reuse.hit_rate(), 2) << "%  (" << fixed(100 * shared, 2)
-            << " points from prefixes shared between trajectories)\n";
-  if (mc)
-    std::cout << "Mooncake source:\n"
-              << "  requests:        " << mc->requests << "\n"
-              << "  chains:          " << mc->chains << " (" << mc->multi_turn << " multi-turn; " << mc->continued
-              << " requests continue an earlier one)\n"
-              << "  reusable prefix: " << fixed(100 * mc->reusable_share, 2)
-              << "% of input tokens (512-token prompt blocks an earlier request had)\n"
-              << "  shared prefixes: " << mc->shared_chains << " chains start with an earlier chain's content (\"parent\")\n"
-              << "  common prefix:   " << mc->common_blocks << " block(s) shared by every request\n"
-              << "  clamped appends: " << mc->clamped << "\n";
+            << " points from prefixes shared between trajectories)\n"
+            << "  prompt blocks:   " << fixed(100 * rr.prompt_only.hit_rate(), 2)
+            << "%  (the same with generated tokens' blocks never persisted, as a prompt-only share counts)\n";
+  if (src) {
+    std::cout << src->format << " source:\n";
+    for (const auto& line : src->lines) std::cout << "  " << line << "\n";
+  }
 }
 
 int64_t count_multi_turn(const Trace& t) {
@@ -208,24 +328,19 @@ void run_stats(const StatsOptions& o) {
     print_stats(o.file, compute_stats(trace, o.file), count_multi_turn(trace), rr, nullptr, o.json);
     return;
   }
-  if (o.from != "mooncake")
-    throw InputError("--from", "expected 'native' or 'mooncake', found '" + o.from + "'");
-  const MooncakeConversion c = convert_mooncake(read_mooncake(o.file));
-  const MooncakeExtras mc{c.requests,        c.chains,          c.multi_turn_chains,    c.continued_requests,
-                          c.clamped_appends, c.shared_prefix_chains, c.common_prefix_blocks, c.reusable_share};
-  const ReplayReuse rr = replay_reuse(c.trace, o.block_tokens);
-  print_stats(o.file, compute_stats(c.trace, o.file), c.multi_turn_chains, rr, &mc, o.json);
+  if (o.block_tokens < 1 || o.block_tokens > (1 << 20))
+    throw InputError("--block-tokens", "expected an integer in [1, 1048576], found " + std::to_string(o.block_tokens));
+  const Source src = read_source(o.from, o.file, reuse_form(o.reuse), o.block_tokens);
+  const ReplayReuse rr = replay_reuse(src.trace, o.block_tokens);
+  print_stats(o.file, compute_stats(src.trace, o.file), count_multi_turn(src.trace), rr, &src, o.json);
 }
 
 void run_convert(const ConvertOptions& o) {
-  if (o.from != "mooncake") throw InputError("--from", "expected 'mooncake', found '" + o.from + "'");
-  const MooncakeConversion c = convert_mooncake(read_mooncake(o.in));
-  write_trace_file(o.out, c.trace);
-  std::cerr << "converted " << c.requests << " requests into " << c.chains << " trajectories (" << c.multi_turn_chains
-            << " multi-turn chains, " << c.shared_prefix_chains << " sharing an earlier chain's prefix); reusable prefix "
-            << "share " << fixed(100 * c.reusable_share, 2) << "%; replayed at the trace's arrivals with "
-            << PolicySpec{}.block_tokens << "-token blocks, zero service time: KV hit rate "
-            << fixed(100 * replay_reuse(c.trace, PolicySpec{}.block_tokens).reuse.hit_rate(), 2) << "%\n";
+  const Source src = read_source(o.from, o.in, reuse_form(o.reuse), PolicySpec{}.block_tokens);
+  write_trace_file(o.out, src.trace);
+  std::cerr << "converted " << src.summary << "; replayed at the trace's arrivals with " << PolicySpec{}.block_tokens
+            << "-token blocks, zero service time: KV hit rate "
+            << fixed(100 * replay_reuse(src.trace, PolicySpec{}.block_tokens).reuse.hit_rate(), 2) << "%\n";
 }
 
 }  // namespace
@@ -259,15 +374,22 @@ void register_trace_commands(CLI::App& app) {
   auto stats = std::make_shared<StatsOptions>();
   CLI::App* s = trace->add_subcommand("stats", "Print the Table 2 statistics of a trace");
   s->add_option("file", stats->file, "trace file")->required();
-  s->add_option("--from", stats->from, "input format: native | mooncake")->capture_default_str();
+  s->add_option("--from", stats->from, std::string("input format: native | ") + kSourceFormats)->capture_default_str();
+  s->add_option("--reuse", stats->reuse, "how a converted Mooncake trace carries reuse: hashes | prefix")
+      ->capture_default_str();
   s->add_option("--block-tokens", stats->block_tokens, "Full Block size for the replay hit rate (policy.block_tokens)")
       ->capture_default_str();
   s->add_flag("--json", stats->json, "print one JSON object instead of text");
   s->callback([stats] { run_stats(*stats); });
 
   auto conv = std::make_shared<ConvertOptions>();
-  CLI::App* c = trace->add_subcommand("convert", "Convert a Mooncake-format trace into the native format");
-  c->add_option("--from", conv->from, "input format: mooncake")->required();
+  CLI::App* c = trace->add_subcommand("convert", "Convert a public trace (Mooncake, Bailian, Azure, BurstGPT) into the "
+                                                "native format");
+  c->add_option("--from", conv->from, std::string("input format: ") + kSourceFormats)->required();
+  c->add_option("--reuse", conv->reuse,
+                "hashes: each trajectory carries its block hashes (exact reuse across conversations); prefix: one "
+                "shared prefix per chain (Mooncake only)")
+      ->capture_default_str();
   c->add_option("input", conv->in, "input file")->required();
   c->add_option("-o,--output", conv->out, "output file (- = stdout)")->required();
   c->callback([conv] { run_convert(*conv); });

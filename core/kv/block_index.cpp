@@ -28,6 +28,10 @@ BlockIndex::BlockIndex(const std::vector<Agent>& agents, int block_tokens)
       content[static_cast<size_t>(a.trajectory)] = a.id;
   for (const Agent& a : agents) {
     auto& layers = layout_[static_cast<size_t>(a.id)];
+    if (a.hashed) {
+      lay_out_hashed(a, layers);
+      continue;
+    }
     // shares run nearest ancestor first with non-increasing tokens; layers run deepest (shortest) first.
     for (auto s = a.shares.rbegin(); s != a.shares.rend() && !mutant("no_shared_prefix"); ++s) {
       if (s->trajectory < 0)
@@ -36,17 +40,46 @@ BlockIndex::BlockIndex(const std::vector<Agent>& agents, int block_tokens)
       if (end <= 0 || (!layers.empty() && end <= layers.back().end)) continue;  // covers no whole block of its own
       int& c = content[static_cast<size_t>(s->trajectory)];
       if (c < 0) c = streams++;
-      layers.push_back(Layer{end, c});
+      layers.push_back(Layer{end, c, 0});
     }
-    layers.push_back(Layer{std::numeric_limits<int64_t>::max(), a.id});
+    layers.push_back(Layer{std::numeric_limits<int64_t>::max(), a.id, 0});
   }
   state_.resize(static_cast<size_t>(streams));
+  first_holder_ = {};  // only the constructor looks content up
 }
 
-int BlockIndex::stream_of(int agent, int64_t block) const {
-  for (const Layer& l : layout_[static_cast<size_t>(agent)])
-    if (block < l.end) return l.stream;
-  return agent;  // unreachable: the last layer ends at infinity
+// Block k of a hashed agent: content no other trajectory has is the agent's own (stream a, index k); shared content
+// lives at its first holder's place, which the first agent to have the key becomes.
+void BlockIndex::lay_out_hashed(const Agent& a, std::vector<Layer>& layers) {
+  const HashedStream& h = *a.hashed;
+  int64_t total = 0;
+  for (const Round& r : a.rounds) total += r.append + r.gen;
+  const int64_t n = std::min(h.tokens, total) / block_;
+  auto place = [&](int64_t k) {
+    const int64_t end = (k + 1) * block_;
+    const auto j = static_cast<size_t>((end - 1) / h.block_tokens);
+    if (!h.shared[j] || mutant("hashes_ignored")) return Place{a.id, k};
+    return first_holder_.try_emplace(sim_block_key(h.chain, h.block_tokens, block_, k), Place{a.id, k}).first->second;
+  };
+  for (int64_t k = 0; k < n; ++k) {
+    const Place p = place(k);
+    Layer& last = layers.empty() ? layers.emplace_back(Layer{0, p.stream, p.index - k}) : layers.back();
+    if (last.stream != p.stream || last.offset != p.index - k) {
+      last.end = k;
+      layers.push_back(Layer{0, p.stream, p.index - k});
+    }
+  }
+  // The rest of the agent's blocks are its own; a last run of its own blocks is the same layer.
+  if (!layers.empty() && !(layers.back().stream == a.id && layers.back().offset == 0)) layers.back().end = n;
+  else if (!layers.empty()) layers.pop_back();
+  layers.push_back(Layer{std::numeric_limits<int64_t>::max(), a.id, 0});
+}
+
+BlockIndex::Place BlockIndex::place_of(int agent, int64_t block) const {
+  const auto& layers = layout_[static_cast<size_t>(agent)];
+  const auto l = std::upper_bound(layers.begin(), layers.end(), block,
+                                  [](int64_t b, const Layer& x) { return b < x.end; });
+  return Place{l->stream, block + l->offset};  // the last layer ends at infinity
 }
 
 uint8_t BlockIndex::state(int stream, int64_t block) const {
@@ -62,7 +95,8 @@ void BlockIndex::set(int stream, int64_t block, uint8_t v) {
 
 int64_t BlockIndex::persisted_prefix(int agent) const {
   int64_t& n = prefix_[static_cast<size_t>(agent)];
-  while (state(stream_of(agent, n), n) == kPersisted) ++n;  // blocks can complete out of order; count contiguous ones
+  for (Place p = place_of(agent, n); state(p.stream, p.index) == kPersisted; p = place_of(agent, ++n)) {
+  }  // blocks can complete out of order; count contiguous ones
   return n * block_;
 }
 
@@ -72,7 +106,7 @@ void BlockIndex::for_each_run(int agent, int64_t first, int64_t last, Visit visi
   int64_t begin = 0;
   for (const Layer& l : layout_[static_cast<size_t>(agent)]) {
     const int64_t a = std::max(first, begin), b = std::min(last, l.end);
-    if (a < b) visit(l.stream, a, b);
+    if (a < b) visit(l.stream, a + l.offset, b + l.offset);
     begin = l.end;
     if (begin >= last) break;
   }

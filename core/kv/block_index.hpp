@@ -8,9 +8,15 @@
 //
 // Streams: stream a is agent a's own content. A trajectory's content, as others name it, is the stream of the
 // first agent that replays it verbatim, or (when no agent does) stream agents + trajectory index.
+//
+// With block hashes (Agent::hashed, core/workload/block_hashes.hpp) content is found by key instead: a block whose
+// key another trajectory also has lives where the first agent (in id order) that has that key holds it, at that
+// agent's block index, whatever their conversations; so reuse beyond any one parent is exact. Runs of blocks that
+// continue one stream contiguously are one layer, so the layout stays as short as the reuse pattern.
 #pragma once
 
 #include <cstdint>
+#include <unordered_map>
 #include <vector>
 
 #include "core/backend/backend.hpp"
@@ -20,10 +26,16 @@ namespace dualpath {
 
 class BlockIndex {
  public:
-  // Blocks [previous layer's end, end) of an agent live in `stream`; the last layer of an agent ends at infinity.
+  // Blocks [previous layer's end, end) of an agent live in `stream`, block k at index k + offset; the last layer
+  // of an agent ends at infinity.
   struct Layer {
     int64_t end = 0;
     int stream = 0;
+    int64_t offset = 0;
+  };
+  struct Place {
+    int stream = 0;
+    int64_t index = 0;
   };
 
   BlockIndex(const std::vector<Agent>& agents, int block_tokens);
@@ -32,8 +44,8 @@ class BlockIndex {
   int streams() const { return static_cast<int>(state_.size()); }
   // Number of the block-aligned tokens within `tokens`.
   int64_t aligned(int64_t tokens) const { return tokens / block_ * block_; }
-  // The stream that holds block `block` of `agent`.
-  int stream_of(int agent, int64_t block) const;
+  // Where block `block` of `agent` is held.
+  Place place_of(int agent, int64_t block) const;
   // Tokens of the persisted prefix of the agent's sequence: whole blocks, contiguous from its start.
   int64_t persisted_prefix(int agent) const;
 
@@ -63,12 +75,17 @@ class BlockIndex {
   void set(int stream, int64_t block, uint8_t s);
   template <typename Visit>
   void for_each_run(int agent, int64_t first, int64_t last, Visit visit) const;
+  void lay_out_hashed(const Agent& a, std::vector<Layer>& layers);
 
   std::vector<std::vector<Layer>> layout_;  // per agent, ends ascending
   std::vector<std::vector<uint8_t>> state_;  // per stream, per block
   mutable std::vector<int64_t> prefix_;      // per agent: persisted blocks known contiguous (only ever grows)
   std::vector<int> pending_writes_;
   int block_;
+  struct KeyHash {
+    size_t operator()(uint64_t k) const { return static_cast<size_t>(k); }  // keys are already mixed
+  };
+  std::unordered_map<uint64_t, Place> first_holder_;  // hashed content shared between trajectories -> its place
 };
 
 }  // namespace dualpath

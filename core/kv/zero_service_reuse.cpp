@@ -7,7 +7,7 @@
 
 namespace dualpath {
 
-ZeroServiceReuse zero_service_reuse(const std::vector<Agent>& agents, int block_tokens) {
+ZeroServiceReuse zero_service_reuse(const std::vector<Agent>& agents, int block_tokens, bool persist_generation) {
   BlockIndex index(agents, block_tokens);
   struct Issue {
     double at;
@@ -36,7 +36,7 @@ ZeroServiceReuse zero_service_reuse(const std::vector<Agent>& agents, int block_
     out.hit_tokens += static_cast<double>(hit);
     for (const auto& run : index.ranges(i.agent, 0, hit / bt))
       if (run.stream != i.agent) out.shared_hit_tokens += static_cast<double>((run.last - run.first) * bt);
-    index.persist(index.claim(i.agent, hit / bt, index.aligned(prompt + r.gen) / bt));
+    index.persist(index.claim(i.agent, hit / bt, index.aligned(prompt + (persist_generation ? r.gen : 0)) / bt));
   }
   return out;
 }

@@ -23,6 +23,8 @@ struct ZeroServiceReuse {
 // Replays the agents' rounds in time order, each issued at the agent's start plus the pauses before it (service
 // takes no time; ties go to the lower agent id, then the earlier round). A round's hit is the persisted prefix of
 // its prompt under BlockIndex's content rule; then every Full Block of its prompt and generation is persisted.
-ZeroServiceReuse zero_service_reuse(const std::vector<Agent>& agents, int block_tokens);
+// With persist_generation false only the prompt's blocks are: the reuse a prompt-only definition (Mooncake's
+// reusable share) can see, so the difference between the two is what persisting decode output adds.
+ZeroServiceReuse zero_service_reuse(const std::vector<Agent>& agents, int block_tokens, bool persist_generation = true);
 
 }  // namespace dualpath

@@ -30,6 +30,7 @@ inline constexpr MutantInfo kMutants[] = {
     {"no_read_retry", "the retry of a failed storage read on the other path"},
     {"hit_ignores_persisted", "hit = persisted prefix (reads blocks not yet written)"},
     {"no_shared_prefix", "content shared between trajectories (every agent's blocks its own)"},
+    {"hashes_ignored", "content addressing by block hashes (every hashed block the agent's own)"},
     {"shared_blocks_rewritten", "a shared block written once (claims ignore blocks stored or being written)"},
     {"fault_no_reroute", "rerouting reads whose SNIC a fault took down (they wait for it instead)"},
     {"node_down_keeps_claims", "undoing a lost node's writes (their blocks stay claimed, never written)"},

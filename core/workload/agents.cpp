@@ -150,16 +150,26 @@ std::vector<Agent> make_agents(const Trace& trace, const WorkloadSpec& spec) {
   std::vector<Agent> agents;
   auto add = [&](double start, const std::vector<Round>& rounds, const std::string& source) {
     agents.push_back(Agent{static_cast<int>(agents.size()), start, shape_rounds(rounds, spec, max_len, source), source,
-                           -1, {}});
+                           -1, {}, nullptr});
   };
   bool any_parent = false;
   for (const auto& t : trajs) any_parent = any_parent || t.parent_index >= 0;
   const std::vector<std::vector<SharedPrefix>> shares = any_parent ? ancestry(trace) : decltype(ancestry(trace)){};
+  std::vector<const BlockHashes*> hashes(trajs.size(), nullptr);
+  bool any_hashes = false;
+  for (size_t i = 0; i < trajs.size(); ++i)
+    if (trajs[i].hashes) hashes[i] = trajs[i].hashes.get(), any_hashes = true;
+  if (any_hashes)
+    for (const auto& [factor, key] : {std::pair{spec.append_scale, "append_scale"}, std::pair{spec.gen_scale, "gen_scale"}})
+      check(factor == 1.0, key, "expected 1 for a trace with block hashes (their positions are the trace's own "
+                                "tokens, which a scale would move), found " + format_decimal(factor));
+  const auto hashed = any_hashes ? hashed_streams(hashes) : decltype(hashed_streams(hashes)){};
   auto replay = [&](double start, size_t trajectory) {
     const Trajectory& t = trajs[trajectory];
     add(start, t.rounds, t.id);
     agents.back().trajectory = static_cast<int>(trajectory);
     if (any_parent) agents.back().shares = scaled_shares(trace, trajectory, shares[trajectory], spec);
+    if (any_hashes) agents.back().hashed = hashed[trajectory];
   };
 
   if (spec.mode == ArrivalMode::Offline) {

@@ -1,10 +1,12 @@
 // Agents for the simulator: who starts when and which rounds it replays (paper §7.4 replay semantics, §7.6).
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "core/config/scenario.hpp"
+#include "core/workload/block_hashes.hpp"
 #include "core/workload/trace.hpp"
 
 namespace dualpath {
@@ -27,6 +29,9 @@ struct Agent {
   // Its parent, grandparent, ...: each entry's tokens are the part of the agent's prefix that is also that
   // ancestor's, so they never grow along the list. Empty without a parent (and always for clones).
   std::vector<SharedPrefix> shares;
+  // The replayed trajectory's block hashes (traces/FORMAT.md, "hashes"), or null: with them, the block index finds
+  // this agent's content in whichever agent's stream first holds the same chain of ids.
+  std::shared_ptr<const HashedStream> hashed;
 };
 
 // Token range of the synthetic first round prepended to cloned trajectories (uniform, inclusive).
@@ -40,7 +45,9 @@ inline constexpr int64_t kClonePrefixMaxTokens = 512;
 // - Online: Poisson arrivals at spec.aps agents/s until spec.duration, each replaying a uniformly sampled
 //   trajectory from round 0. With aps = 0 the trace's own arrival times are replayed instead (every trajectory
 //   must have one, e.g. a converted Mooncake trace), up to spec.duration when it is > 0.
-// A verbatim replay of a trajectory with a parent shares its prefix with the parent's chain (Agent::shares).
+// A verbatim replay of a trajectory with a parent shares its prefix with the parent's chain (Agent::shares); one of a
+// trajectory with block hashes carries them (Agent::hashed; hash positions are trace tokens, so such a trace
+// replays at append_scale = gen_scale = 1 only).
 // Then every round's append and gen are multiplied by append_scale / gen_scale (rounded, at least 1 token), and
 // the agent stops before the first round whose prompt + generation would exceed the length limit: spec.max_len,
 // or when it is 0 the profile's MaxLen for generated traces (none for trace files).

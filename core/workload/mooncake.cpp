@@ -118,7 +118,8 @@ int common_prefix(const std::vector<MooncakeRequest>& reqs) {
 // shares a document or prompt); within it the most recent p that no other request has continued yet is taken,
 // so chains are linear. If all of them are taken, r is a branch (a retry or regeneration) and starts a new
 // chain: its reuse still counts in reusable_share but not as a turn.
-MooncakeConversion convert_mooncake(const std::vector<MooncakeRequest>& reqs) {
+MooncakeConversion convert_mooncake(const std::vector<MooncakeRequest>& reqs, ReuseForm reuse) {
+  const bool hashes = reuse == ReuseForm::Hashes;
   MooncakeConversion out;
   out.requests = static_cast<int64_t>(reqs.size());
   if (reqs.empty()) return out;
@@ -130,6 +131,7 @@ MooncakeConversion convert_mooncake(const std::vector<MooncakeRequest>& reqs) {
   std::vector<bool> continued(reqs.size(), false);
   std::vector<size_t> chain_of(reqs.size());
   std::vector<std::vector<size_t>> chains;
+  std::vector<int64_t> chain_context;  // per chain: the rebuilt context after its last request (appends + outputs)
   std::unordered_map<int64_t, size_t> holder_of;  // block id -> the first request that had it (ids are prefix-chained)
   struct Share {
     size_t chain = 0;
@@ -152,7 +154,8 @@ MooncakeConversion convert_mooncake(const std::vector<MooncakeRequest>& reqs) {
     input_tokens += static_cast<double>(r.input_length);
     // The first request that held r's whole reusable prefix (an id at position k implies the k before it): the
     // content's first owner, so that shared prefixes point at their origin rather than forming long chains.
-    const std::optional<size_t> holder = hit > 0 ? std::optional<size_t>(holder_of.at(ids[hit - 1])) : std::nullopt;
+    constexpr size_t kNone = static_cast<size_t>(-1);
+    const size_t holder = hit > 0 ? holder_of.at(ids[hit - 1]) : kNone;
     for (const int64_t id : ids) holder_of.emplace(id, i);
 
     std::optional<size_t> parent;
@@ -171,6 +174,10 @@ MooncakeConversion convert_mooncake(const std::vector<MooncakeRequest>& reqs) {
       }
       if (matched) break;  // longest matching prefix found (taken or not): do not fall back to shorter ones
     }
+    if (parent && hashes && r.input_length - chain_context[chain_of[*parent]] < 1) {
+      parent.reset();  // the input is shorter than the chain's rebuilt context: its content is exact on its own
+      ++out.split_requests;
+    }
     if (parent) {
       continued[*parent] = true;
       chain_of[i] = chain_of[*parent];
@@ -182,14 +189,17 @@ MooncakeConversion convert_mooncake(const std::vector<MooncakeRequest>& reqs) {
       // A new conversation that starts with content an earlier one had (a system prompt, tool definitions, a
       // document): its prefix is that conversation's, block for block.
       std::optional<Share> share;
-      if (holder) {
+      chain_context.push_back(0);
+      if (holder != kNone && !hashes) {
         const int64_t tokens = std::min({static_cast<int64_t>(hit) * kMooncakeBlockTokens, r.input_length,
-                                         reqs[*holder].input_length});
-        share = Share{chain_of[*holder], tokens};
+                                         reqs[holder].input_length});
+        share = Share{chain_of[holder], tokens};
         ++out.shared_prefix_chains;
       }
       chain_share.push_back(share);
     }
+    int64_t& context = chain_context[chain_of[i]];
+    context = std::max(context + 1, r.input_length) + std::max<int64_t>(1, r.output_length);  // as the rounds rebuild it
     const auto full = static_cast<size_t>(r.input_length / kMooncakeBlockTokens);
     if (full > common) by_full_prefix[PrefixKey{full, prefix_hash[full]}].push_back(i);
   }
@@ -209,6 +219,10 @@ MooncakeConversion convert_mooncake(const std::vector<MooncakeRequest>& reqs) {
       t.shared = share->tokens;
     }
     where.push_back("mooncake line " + std::to_string(reqs[chain.front()].line));
+    if (hashes) {  // the last request's ids: every earlier request's full blocks are a prefix of them (rule 1)
+      const auto& last = reqs[chain.back()];
+      t.hashes = std::make_shared<BlockHashes>(BlockHashes{kMooncakeBlockTokens, last.input_length, last.hash_ids});
+    }
     int64_t context = 0;
     for (size_t k = 0; k < chain.size(); ++k) {
       const auto& r = reqs[chain[k]];

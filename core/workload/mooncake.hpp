@@ -33,12 +33,20 @@ struct MooncakeConversion {
   int64_t multi_turn_chains = 0;    // chains with at least two rounds
   int64_t continued_requests = 0;   // requests attached to an earlier request's chain
   int64_t clamped_appends = 0;      // continuations whose input was shorter than the rebuilt context (append := 1)
+  int64_t split_requests = 0;       // with hashes: such requests start a chain of their own instead
   int common_prefix_blocks = 0;     // leading blocks shared by every request (system prompt); never a chain link
   int64_t shared_prefix_chains = 0; // chains whose first request shares a prefix with an earlier chain ("parent")
   double reusable_share = 0;        // share of input tokens in blocks already seen in an earlier request
 };
 
+// How a converted trace carries reuse between conversations (traces/FORMAT.md):
+// - Hashes: each trajectory carries its last request's hash ids ("hashes"), so any block any other request had is
+//   found whatever the conversation; a request whose input is shorter than its chain's rebuilt context starts a
+//   chain of its own (its content is then exact) instead of being clamped.
+// - Prefix: one "parent"/"shared" per chain (the first request's reuse only), as before hashes.
+enum class ReuseForm : uint8_t { Hashes, Prefix };
+
 // Rebuilds turn chains (see mooncake.cpp for the rule) and spreads each timestamp bucket evenly by file order.
-MooncakeConversion convert_mooncake(const std::vector<MooncakeRequest>& requests);
+MooncakeConversion convert_mooncake(const std::vector<MooncakeRequest>& requests, ReuseForm reuse = ReuseForm::Prefix);
 
 }  // namespace dualpath

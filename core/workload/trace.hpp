@@ -3,8 +3,11 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
+
+#include "core/workload/block_hashes.hpp"
 
 namespace dualpath {
 
@@ -26,6 +29,10 @@ struct Trajectory {
   std::string parent;
   int64_t shared = 0;
   int parent_index = -1;      // index of `parent` in Trace::trajectories; -1 = none
+  // Content by block hashes (traces/FORMAT.md, "hashes"): the ids of the stream's first hashes->tokens tokens.
+  // A block is then the same content as any block of any trajectory with the same chain of ids
+  // (core/workload/block_hashes.hpp). Null = no hashes (content is the trajectory's own, or its parent's prefix).
+  std::shared_ptr<const BlockHashes> hashes;
 
   int64_t total_tokens() const;               // sum of all appends and generations
   int64_t context_before(size_t round) const; // tokens of context when round `round` is issued

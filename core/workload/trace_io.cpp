@@ -35,11 +35,40 @@ Round parse_round(const nlohmann::json& r, const std::string& where, size_t inde
   return round;
 }
 
+// "hashes": {"block": T, "tokens": N, "ids": [...]} (traces/FORMAT.md).
+std::shared_ptr<const BlockHashes> parse_hashes(const nlohmann::json& h, const std::string& where, int64_t total) {
+  if (!h.is_object())
+    throw InputError(where, "hashes: expected an object {\"block\": tokens per id, \"tokens\": tokens hashed, "
+                            "\"ids\": [...]}, found " + workload::describe(h));
+  workload::reject_unknown_keys(h, where + " hashes", {"block", "tokens", "ids"});
+  for (const char* key : {"block", "tokens", "ids"})
+    if (!h.contains(key))
+      throw InputError(where, std::string("hashes: missing key '") + key + "' (e.g. {\"block\":512,\"tokens\":700,"
+                                                                    "\"ids\":[4,9]})");
+  auto out = std::make_shared<BlockHashes>();
+  out->block_tokens = get_int(h["block"], where, "hashes.block", 1, 1 << 20);
+  out->tokens = get_int(h["tokens"], where, "hashes.tokens", 1, kMaxTokens);
+  if (out->tokens > total)
+    throw InputError(where, "hashes.tokens: expected at most the trajectory's own " + std::to_string(total) +
+                                " tokens, found " + std::to_string(out->tokens));
+  const auto& ids = h["ids"];
+  if (!ids.is_array()) throw InputError(where, "hashes.ids: expected an array of integers, found " + workload::describe(ids));
+  const int64_t blocks = (out->tokens + out->block_tokens - 1) / out->block_tokens;
+  if (static_cast<int64_t>(ids.size()) != blocks)
+    throw InputError(where, "hashes.ids: expected ceil(tokens/block) = " + std::to_string(blocks) + " ids for " +
+                                std::to_string(out->tokens) + " tokens in blocks of " + std::to_string(out->block_tokens) +
+                                ", found " + std::to_string(ids.size()));
+  out->ids.reserve(ids.size());
+  for (size_t i = 0; i < ids.size(); ++i)
+    out->ids.push_back(get_int(ids[i], where, "hashes.ids[" + std::to_string(i) + "]", 0, INT64_MAX));
+  return out;
+}
+
 }  // namespace
 
 Trajectory parse_trajectory_line(const std::string& line, const std::string& where) {
   const nlohmann::json j = workload::parse_object_line(line, where);
-  workload::reject_unknown_keys(j, where, {"id", "arrival", "parent", "shared", "rounds"});
+  workload::reject_unknown_keys(j, where, {"id", "arrival", "parent", "shared", "hashes", "rounds"});
   Trajectory t;
   if (!j.contains("id")) throw InputError(where, "missing key 'id' (expected a non-empty string)");
   if (!j["id"].is_string() || j["id"].get<std::string>().empty())
@@ -65,6 +94,12 @@ Trajectory parse_trajectory_line(const std::string& line, const std::string& whe
       throw InputError(where, "shared: expected at most the trajectory's own " + std::to_string(t.total_tokens()) +
                                   " tokens, found " + std::to_string(t.shared));
   }
+  if (j.contains("hashes")) {
+    if (j.contains("parent"))
+      throw InputError(where, "hashes: expected either block hashes or 'parent'/'shared', found both (the hashes "
+                              "already say which blocks are another trajectory's; drop 'parent' and 'shared')");
+    t.hashes = parse_hashes(j["hashes"], where, t.total_tokens());
+  }
   return t;
 }
 
@@ -81,6 +116,9 @@ void link_parents(Trace& trace, const std::vector<std::string>& where) {
       throw InputError(where[i], "parent: expected the id of a trajectory in this trace, found '" + t.parent +
                                      "', which no line has");
     const Trajectory& p = ts[static_cast<size_t>(it->second)];
+    if (p.hashes)
+      throw InputError(where[i], "parent: expected a trajectory without block hashes, found '" + p.id + "', which "
+                                     "carries them (give this trajectory the hashes of its shared prefix instead)");
     if (t.shared > p.total_tokens())
       throw InputError(where[i], "shared: expected at most the " + std::to_string(p.total_tokens()) +
                                      " tokens of parent '" + p.id + "', found " + std::to_string(t.shared));
@@ -150,6 +188,11 @@ void write_trace(std::ostream& out, const Trace& trace) {
     out << "{\"id\":" << nlohmann::json(t.id).dump();
     if (t.arrival >= 0) out << ",\"arrival\":" << format_decimal(t.arrival);
     if (!t.parent.empty()) out << ",\"parent\":" << nlohmann::json(t.parent).dump() << ",\"shared\":" << t.shared;
+    if (t.hashes) {
+      out << ",\"hashes\":{\"block\":" << t.hashes->block_tokens << ",\"tokens\":" << t.hashes->tokens << ",\"ids\":[";
+      for (size_t i = 0; i < t.hashes->ids.size(); ++i) out << (i ? "," : "") << t.hashes->ids[i];
+      out << "]}";
+    }
     out << ",\"rounds\":[";
     for (size_t i = 0; i < t.rounds.size(); ++i) {
       const Round& r = t.rounds[i];

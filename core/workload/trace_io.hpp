@@ -25,7 +25,7 @@ Trajectory parse_trajectory_line(const std::string& line, const std::string& whe
 // ("file:line"). parse_trace calls it; a converter that fills `parent` calls it too.
 void link_parents(Trace& trace, const std::vector<std::string>& where);
 
-// Writes the native format: keys in a fixed order (id, arrival, parent, shared, rounds), floats in fixed notation
+// Writes the native format: keys in a fixed order (id, arrival, parent, shared, hashes, rounds), floats in fixed notation
 // with trailing zeros trimmed, "arrival" only when set (>= 0), "parent"/"shared" only when set, and a round's think
 // time only when non-zero. Deterministic byte for byte.
 void write_trace(std::ostream& out, const Trace& trace);

@@ -79,7 +79,7 @@ printf '%s\n{oops\n' "$mc_good" >"$tmp/mc_bad.jsonl"
 expect_error mooncake_malformed "mc_bad.jsonl:2:" -- trace stats --from mooncake "$tmp/mc_bad.jsonl"
 
 printf '%s\n' "$good" >"$tmp/good.jsonl"
-expect_error bad_from "--from: expected 'mooncake'" -- trace convert --from sharegpt "$tmp/good.jsonl" -o "$tmp/x.jsonl"
+expect_error bad_from "--from: expected one of mooncake | bailian | azure | burstgpt" -- trace convert --from sharegpt "$tmp/good.jsonl" -o "$tmp/x.jsonl"
 
 expect_error unwritable_output "/nonexistent-dir/x.jsonl" -- trace gen --profile 32k --trajectories 2 -o /nonexistent-dir/x.jsonl
 

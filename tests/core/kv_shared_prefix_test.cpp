@@ -32,10 +32,10 @@ Agent replay(int id, int trajectory, std::vector<Round> rounds, std::vector<Shar
 TEST(BlockIndex, SharedBlocksLiveInTheParentsStream) {
   const std::vector<Agent> agents{replay(0, 0, {{500, 1, 0}}), replay(1, 1, {{500, 1, 0}}, {{0, 200}})};
   BlockIndex idx(agents, 64);
-  EXPECT_EQ(idx.stream_of(1, 0), 0);
-  EXPECT_EQ(idx.stream_of(1, 2), 0);
-  EXPECT_EQ(idx.stream_of(1, 3), 1);
-  EXPECT_EQ(idx.stream_of(0, 2), 0);
+  EXPECT_EQ(idx.place_of(1, 0).stream, 0);
+  EXPECT_EQ(idx.place_of(1, 2).stream, 0);
+  EXPECT_EQ(idx.place_of(1, 3).stream, 1);
+  EXPECT_EQ(idx.place_of(0, 2).stream, 0);
   const BlockRanges r = idx.ranges(1, 1, 6);
   ASSERT_EQ(r.size(), 2u);
   EXPECT_EQ(r[0].stream, 0);
@@ -72,10 +72,10 @@ TEST(BlockIndex, ClaimsEachSharedBlockOnceAndPersistsForAll) {
 TEST(BlockIndex, ChainsOfParentsResolveToTheDeepestHolder) {
   const std::vector<Agent> agents{replay(0, 0, {{400, 1, 0}}), replay(1, 2, {{400, 1, 0}}, {{1, 300}, {0, 130}})};
   BlockIndex idx(agents, 64);
-  EXPECT_EQ(idx.stream_of(1, 1), 0);  // tokens 64-127 < 130: trajectory 0's
-  const int t1 = idx.stream_of(1, 2);  // tokens 128-191: trajectory 1's (130 < 192 <= 300)
+  EXPECT_EQ(idx.place_of(1, 1).stream, 0);  // tokens 64-127 < 130: trajectory 0's
+  const int t1 = idx.place_of(1, 2).stream;  // tokens 128-191: trajectory 1's (130 < 192 <= 300)
   EXPECT_GE(t1, 2);
-  EXPECT_EQ(idx.stream_of(1, 4), 1);  // tokens 256-319 straddle 300: the agent's own
+  EXPECT_EQ(idx.place_of(1, 4).stream, 1);  // tokens 256-319 straddle 300: the agent's own
   EXPECT_EQ(idx.streams(), 3);
 }
 

@@ -16,8 +16,8 @@ namespace {
 
 Trace small_trace() {
   Trace t;
-  t.trajectories.push_back(Trajectory{"a", -1, {{100, 10, 0}, {50, 5, 0}, {40, 4, 0}}, "", 0, -1});
-  t.trajectories.push_back(Trajectory{"b", -1, {{200, 20, 0.5}, {30, 3, 0}}, "", 0, -1});
+  t.trajectories.push_back(Trajectory{"a", -1, {{100, 10, 0}, {50, 5, 0}, {40, 4, 0}}, "", 0, -1, nullptr});
+  t.trajectories.push_back(Trajectory{"b", -1, {{200, 20, 0.5}, {30, 3, 0}}, "", 0, -1, nullptr});
   return t;
 }
 
@@ -170,7 +170,7 @@ TEST(WorkloadAgents, TimeScaleCompressesArrivalsAndTraceThinkTimes) {
 // A verbatim replay carries its trajectory's ancestry; clones (a synthetic first round) share nothing.
 TEST(WorkloadAgents, SharedPrefixesFollowTheParentChainAndTheScaling) {
   Trace t = small_trace();  // a: 100+10, 50+5, 40+4 = 209 tokens; b: 200+20, 30+3 = 253 tokens
-  t.trajectories.push_back(Trajectory{"c", -1, {{120, 10, 0}}, "", 0, -1});
+  t.trajectories.push_back(Trajectory{"c", -1, {{120, 10, 0}}, "", 0, -1, nullptr});
   t.trajectories[1].parent = "a", t.trajectories[1].shared = 150, t.trajectories[1].parent_index = 0;
   t.trajectories[2].parent = "b", t.trajectories[2].shared = 125, t.trajectories[2].parent_index = 1;
   WorkloadSpec s = offline(4);

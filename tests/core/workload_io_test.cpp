@@ -39,8 +39,8 @@ TEST(WorkloadIo, ParsesRoundsArrivalAndThink) {
 
 TEST(WorkloadIo, WriteThenReadIsIdentityAndWriteIsStable) {
   Trace t;
-  t.trajectories.push_back(Trajectory{"a", -1, {{412, 160, 0}, {380, 201, 1.5}}, "", 0, -1});
-  t.trajectories.push_back(Trajectory{"b\"q", 0.125, {{1, 1, 0.000001}}, "", 0, -1});
+  t.trajectories.push_back(Trajectory{"a", -1, {{412, 160, 0}, {380, 201, 1.5}}, "", 0, -1, nullptr});
+  t.trajectories.push_back(Trajectory{"b\"q", 0.125, {{1, 1, 0.000001}}, "", 0, -1, nullptr});
   std::ostringstream out;
   write_trace(out, t);
   EXPECT_EQ(out.str(),

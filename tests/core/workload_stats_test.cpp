@@ -8,8 +8,8 @@ using namespace dualpath;
 // Two trajectories worked by hand: A has 1 round (100 + 10); B has 3 rounds (50+5, 20+2, 30+3).
 TEST(WorkloadStats, MatchesHandComputedDefinitions) {
   Trace t;
-  t.trajectories.push_back(Trajectory{"A", -1, {{100, 10, 0}}, "", 0, -1});
-  t.trajectories.push_back(Trajectory{"B", -1, {{50, 5, 0}, {20, 2, 0}, {30, 3, 0}}, "", 0, -1});
+  t.trajectories.push_back(Trajectory{"A", -1, {{100, 10, 0}}, "", 0, -1, nullptr});
+  t.trajectories.push_back(Trajectory{"B", -1, {{50, 5, 0}, {20, 2, 0}, {30, 3, 0}}, "", 0, -1, nullptr});
   const TraceStats s = compute_stats(t, "x");
   EXPECT_EQ(s.trajectories, 2);
   EXPECT_EQ(s.rounds, 4);
@@ -29,6 +29,6 @@ TEST(WorkloadStats, MatchesHandComputedDefinitions) {
 TEST(WorkloadStats, RejectsEmptyTraceAndEmptyTrajectory) {
   EXPECT_THROW(compute_stats(Trace{}, "x"), InputError);
   Trace t;
-  t.trajectories.push_back(Trajectory{"A", -1, {}, "", 0, -1});
+  t.trajectories.push_back(Trajectory{"A", -1, {}, "", 0, -1, nullptr});
   EXPECT_THROW(compute_stats(t, "x"), InputError);
 }

@@ -1,0 +1,92 @@
+#include "core/workload/csv_rows.hpp"
+
+#include <charconv>
+#include <cmath>
+
+#include "core/config/input_error.hpp"
+#include "core/config/input_file.hpp"
+#include "core/workload/trace_io.hpp"
+
+namespace dualpath {
+
+namespace {
+
+std::string joined(const std::vector<std::string>& v) {
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : ",") + x;
+  return s;
+}
+
+std::string shown(const std::string& text) { return text.size() > 40 ? text.substr(0, 37) + "..." : text; }
+
+}  // namespace
+
+CsvRows::CsvRows(const std::string& path, const std::string& what, const std::vector<std::string>& columns)
+    : in_(open_input_file(path, what)), path_(path), columns_(columns) {
+  std::vector<std::string> header;
+  if (!next(header)) throw InputError(path, "expected a header line '" + joined(columns) + "', found an empty file");
+  if (!header.empty() && header[0].rfind("\xEF\xBB\xBF", 0) == 0) header[0].erase(0, 3);  // a UTF-8 byte-order mark
+  if (header != columns)
+    throw InputError(where(), "expected the header '" + joined(columns) + "' (a " + what + "), found '" +
+                                  shown(joined(header)) + "'");
+}
+
+std::vector<std::string> CsvRows::split(const std::string& line) const {
+  std::vector<std::string> out(1);
+  bool quoted = false;
+  for (size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (static_cast<unsigned char>(c) < 0x20 && c != '\t')
+      throw InputError(where() + ":" + std::to_string(i + 1), "expected text, found the control byte " +
+                                                                 std::to_string(static_cast<unsigned char>(c)));
+    if (quoted) {
+      if (c != '"') out.back() += c;
+      else if (i + 1 < line.size() && line[i + 1] == '"') out.back() += '"', ++i;
+      else quoted = false;
+    } else if (c == '"' && out.back().empty()) {
+      quoted = true;
+    } else if (c == ',') {
+      out.emplace_back();
+    } else {
+      out.back() += c;
+    }
+  }
+  if (quoted) throw InputError(where(), "expected a closing quote, found the end of the line");
+  return out;
+}
+
+bool CsvRows::next(std::vector<std::string>& fields) {
+  std::string line;
+  while (std::getline(in_, line)) {
+    ++line_;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.find_first_not_of(" \t") == std::string::npos) continue;
+    fields = split(line);
+    if (!columns_.empty() && line_ > 1 && fields.size() != columns_.size())
+      throw InputError(where(), "expected " + std::to_string(columns_.size()) + " fields (" + joined(columns_) +
+                                    "), found " + std::to_string(fields.size()));
+    return true;
+  }
+  if (in_.bad()) throw InputError(path_, "read error (the file could not be read to its end)");
+  return false;
+}
+
+int64_t CsvRows::integer(const std::string& text, const std::string& column, int64_t lo, int64_t hi) const {
+  int64_t v = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || end != text.data() + text.size() || v < lo || v > hi)
+    throw InputError(where(), column + ": expected an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) +
+                                  "], found '" + shown(text) + "'");
+  return v;
+}
+
+double CsvRows::number(const std::string& text, const std::string& column, double lo, double hi) const {
+  double v = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || end != text.data() + text.size() || !std::isfinite(v) || v < lo || v > hi)
+    throw InputError(where(), column + ": expected a number in [" + format_decimal(lo) + ", " + format_decimal(hi) +
+                                  "], found '" + shown(text) + "'");
+  return v;
+}
+
+}  // namespace dualpath

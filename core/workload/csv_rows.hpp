@@ -1,0 +1,36 @@
+// Reading CSV request logs (the Azure LLM inference traces, BurstGPT): a header that must name the expected columns,
+// then one row per line, RFC 4180 quoting ("a,b" and "" inside quotes), CRLF tolerated. Every error names
+// file:line and what was expected.
+#pragma once
+
+#include <cstdint>
+#include <fstream>
+#include <string>
+#include <vector>
+
+namespace dualpath {
+
+class CsvRows {
+ public:
+  // Opens `path` and checks that its first line holds exactly `columns` (in order).
+  CsvRows(const std::string& path, const std::string& what, const std::vector<std::string>& columns);
+
+  // The next non-blank row's fields (as many as the header has), or false at the end of the file.
+  bool next(std::vector<std::string>& fields);
+  // "file:line" of the row next() returned last.
+  std::string where() const { return path_ + ":" + std::to_string(line_); }
+  const std::string& path() const { return path_; }
+
+  // Field readers: the value, or InputError(where(), "<column>: expected ..., found '<text>'").
+  int64_t integer(const std::string& text, const std::string& column, int64_t lo, int64_t hi) const;
+  double number(const std::string& text, const std::string& column, double lo, double hi) const;
+
+ private:
+  std::vector<std::string> split(const std::string& line) const;
+  std::ifstream in_;
+  std::string path_;
+  std::vector<std::string> columns_;
+  int64_t line_ = 0;
+};
+
+}  // namespace dualpath
