@@ -7,13 +7,17 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-60}"; shift || true
-targets=("$@"); [ ${#targets[@]} -gt 0 ] || targets=(fuzz_scenario fuzz_trace fuzz_mooncake)
+targets=("$@"); [ ${#targets[@]} -gt 0 ] || targets=(fuzz_scenario fuzz_trace fuzz_mooncake fuzz_trace_formats)
 cmake --preset fuzz > /dev/null
 cmake --build --preset fuzz -j"$(nproc)"
 b=build/fuzz
-mkdir -p "$b/corpus"/{fuzz_scenario,fuzz_trace,fuzz_mooncake}
+mkdir -p "$b/corpus"/{fuzz_scenario,fuzz_trace,fuzz_mooncake,fuzz_trace_formats}
 cp scenarios/*.json scenarios/claims/*.json "$b/corpus/fuzz_scenario/" 2>/dev/null || true
-cp traces/example.jsonl traces/shared-prefix.jsonl "$b/corpus/fuzz_trace/"
+cp traces/example.jsonl traces/shared-prefix.jsonl tests/traces/cross_conversation.jsonl "$b/corpus/fuzz_trace/"
+# fuzz_trace_formats: the first byte picks the format ('0' % 3 = 0 Bailian, '1' Azure, '2' BurstGPT).
+{ printf '0'; cat tests/traces/bailian_sample.jsonl; } > "$b/corpus/fuzz_trace_formats/bailian"
+{ printf '1'; cat tests/traces/azure_sample.csv; } > "$b/corpus/fuzz_trace_formats/azure"
+{ printf '2'; cat tests/traces/burstgpt_sample.csv; } > "$b/corpus/fuzz_trace_formats/burstgpt"
 printf '%s\n' '{"timestamp": 0, "input_length": 600, "output_length": 20, "hash_ids": [0, 1]}' \
   '{"timestamp": 3000, "input_length": 1100, "output_length": 5, "hash_ids": [0, 1, 2]}' \
   '{"timestamp": 3000, "input_length": 40, "output_length": 0, "hash_ids": [7]}' > "$b/corpus/fuzz_mooncake/seed.jsonl"

@@ -6,13 +6,16 @@ own blocks; some continue for more turns, each turn's input holding the previous
 prefix-chained as in the Mooncake release: one id per 512-token block, the same id exactly when the whole prefix up
 to and including that block is the same. Inputs are whole blocks and outputs shorter than one block, so Mooncake's
 share of reused blocks and the simulator's block-aligned hit count the same tokens (a partial block or an output
-that fills one would count in the simulator only). Usage: mooncake_gen.py SEED OUT
+that fills one would count in the simulator only). Usage: mooncake_gen.py SEED OUT [SESSIONS]
+(150 sessions, about 330 requests, by default; bench/trace_speed.sh asks for ~11,000, spread over a longer time so
+that the arrival rate stays the same).
 """
 import json
 import random
 import sys
 
 seed, out = int(sys.argv[1]), sys.argv[2]
+sessions = int(sys.argv[3]) if len(sys.argv) > 3 else 150
 rng = random.Random(seed)
 ids = {}
 
@@ -27,8 +30,8 @@ def chain_ids(labels):
 
 docs = [[("doc", d, j) for j in range(rng.randint(8, 24))] for d in range(5)]
 requests = []  # (timestamp ms, labels, output tokens)
-for s in range(150):
-    t = 3000 * rng.randint(0, 120)
+for s in range(sessions):
+    t = 3000 * rng.randint(0, 120 * sessions // 150)
     labels = list(docs[rng.randrange(len(docs))]) + [("own", s, j) for j in range(rng.randint(1, 6))]
     for turn in range(rng.choice([1, 1, 2, 3, 4])):
         out_tokens = rng.randint(20, 400)
