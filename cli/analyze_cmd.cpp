@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
+#include "core/config/command_values.hpp"
 #include "core/analysis/bandwidth_model.hpp"
 #include "core/config/input_error.hpp"
 #include "core/config/loader.hpp"
@@ -31,20 +32,6 @@ struct AnalyzeArgs {
   bool basic = false;
   bool json = false;
 };
-
-// "P:D" with P >= 1 and D >= 0 integers (D = 0 only makes sense for --basic).
-std::pair<int, int> parse_pd(const std::string& text) {
-  const auto colon = text.find(':');
-  auto bad = [&] { return InputError("--pd " + text, "expected P:D with positive integers, e.g. 2:1"); };
-  if (colon == std::string::npos) throw bad();
-  auto num = [&](const std::string& s) {
-    if (s.empty() || s.size() > 6 || s.find_first_not_of("0123456789") != std::string::npos) throw bad();
-    return std::stoi(s);
-  };
-  const int P = num(text.substr(0, colon)), D = num(text.substr(colon + 1));
-  if (P < 1 || D < 1) throw bad();
-  return {P, D};
-}
 
 std::string ratio(double v) {
   if (!std::isfinite(v)) return "inf";
@@ -89,7 +76,7 @@ void analyze(const AnalyzeArgs& a) {
     throw InputError(a.topology, e.what());
   }
   std::vector<std::pair<int, int>> pds;
-  for (const auto& s : a.pds) pds.push_back(parse_pd(s));
+  for (const auto& s : a.pds) pds.push_back(parse_pd_ratio(s));
   const BandwidthRange r = bottleneck_free_range(p);
 
   if (a.json) {

@@ -44,25 +44,6 @@ bool process_alive(pid_t pid) {
 
 }  // namespace
 
-std::optional<Shard> parse_shard(const std::string& text) {
-  if (text.empty()) return std::nullopt;
-  const auto bad = [&] {
-    return InputError("--shard", "expected I/N with 0 <= I < N (e.g. 0/4, as $SLURM_ARRAY_TASK_ID/N), found '" +
-                                     text + "'");
-  };
-  const auto slash = text.find('/');
-  if (slash == std::string::npos || slash == 0 || slash + 1 == text.size()) throw bad();
-  const std::string i = text.substr(0, slash), n = text.substr(slash + 1);
-  if (i.find_first_not_of("0123456789") != std::string::npos || n.find_first_not_of("0123456789") != std::string::npos ||
-      i.size() > 6 || n.size() > 6)
-    throw bad();
-  Shard s{std::stoul(i), std::stoul(n)};
-  if (s.count < 1 || s.index >= s.count) throw bad();
-  return s;
-}
-
-bool in_shard(const std::optional<Shard>& shard, size_t k) { return !shard || k % shard->count == shard->index; }
-
 std::string staging_folder(const std::string& dir) {
   const fs::path d(dir);
   const std::string host = host_name();

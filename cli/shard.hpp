@@ -11,19 +11,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/config/command_values.hpp"
+
 namespace dualpath::cli {
 
-struct Shard {
-  size_t index = 0, count = 1;
-  std::string text() const { return std::to_string(index) + "/" + std::to_string(count); }
-};
-
-// "I/N" with 0 <= I < N (N >= 1); "" = no shard. Throws InputError("--shard", ...) otherwise.
-std::optional<Shard> parse_shard(const std::string& text);
-
-// Whether item k (in the command's fixed order) belongs to the shard: items are dealt round-robin, so shards get
-// a similar mix of cheap and expensive runs. Without a shard, every item is one's own.
-bool in_shard(const std::optional<Shard>& shard, size_t k);
+// Shard, parse_shard and in_shard live in core/config/command_values.hpp (the command-line fuzzer reaches them).
+using dualpath::in_shard;
+using dualpath::parse_shard;
+using dualpath::Shard;
 
 // The staging folder a run of `dir` writes into: a sibling named after this host and process, so that concurrent
 // shards never share one. Stale staging folders of this host (their process is gone) are removed first.

@@ -7,17 +7,40 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-60}"; shift || true
-targets=("$@"); [ ${#targets[@]} -gt 0 ] || targets=(fuzz_scenario fuzz_trace fuzz_mooncake fuzz_trace_formats)
+targets=("$@"); [ ${#targets[@]} -gt 0 ] || targets=(fuzz_scenario fuzz_trace fuzz_mooncake fuzz_trace_formats fuzz_command_line)
 cmake --preset fuzz > /dev/null
 cmake --build --preset fuzz -j"$(nproc)"
 b=build/fuzz
-mkdir -p "$b/corpus"/{fuzz_scenario,fuzz_trace,fuzz_mooncake,fuzz_trace_formats}
+mkdir -p "$b/corpus"/{fuzz_scenario,fuzz_trace,fuzz_mooncake,fuzz_trace_formats,fuzz_command_line}
 cp scenarios/*.json scenarios/claims/*.json "$b/corpus/fuzz_scenario/" 2>/dev/null || true
 cp traces/example.jsonl traces/shared-prefix.jsonl tests/traces/cross_conversation.jsonl "$b/corpus/fuzz_trace/"
 # fuzz_trace_formats: the first byte picks the format ('0' % 3 = 0 Bailian, '1' Azure, '2' BurstGPT).
 { printf '0'; cat tests/traces/bailian_sample.jsonl; } > "$b/corpus/fuzz_trace_formats/bailian"
 { printf '1'; cat tests/traces/azure_sample.csv; } > "$b/corpus/fuzz_trace_formats/azure"
 { printf '2'; cat tests/traces/burstgpt_sample.csv; } > "$b/corpus/fuzz_trace_formats/burstgpt"
+# fuzz_command_line: the first byte picks the kind ('0' % 6 = 0 --set, 1 --vary, 2 --fault, 3 a quantity, 4 --shard,
+# 5 --pd); one seed per line of this list.
+n=0
+while IFS= read -r seed; do
+  printf '%s' "$seed" > "$b/corpus/fuzz_command_line/seed$((n++))"
+done <<'SEEDS'
+0policy.name=basic
+0topology.snic_bw=200 Gbps
+0workload.aps=2
+0deployment.fetch_period=50 ms
+0sim.engine=simgrid
+1workload.agents=64,128
+1topology.snic_bw=100 Gbps,400 Gbps
+2snic-down:node=0,at=300s,until=600s
+2node-down:node=1,at=60 s
+2snic-degrade:node=0,factor=0.5,at=10s,until=20s
+3400 Gbps
+380 GiB
+3300 ms
+3989 TFLOPS
+40/4
+52:1
+SEEDS
 printf '%s\n' '{"timestamp": 0, "input_length": 600, "output_length": 20, "hash_ids": [0, 1]}' \
   '{"timestamp": 3000, "input_length": 1100, "output_length": 5, "hash_ids": [0, 1, 2]}' \
   '{"timestamp": 3000, "input_length": 40, "output_length": 0, "hash_ids": [7]}' > "$b/corpus/fuzz_mooncake/seed.jsonl"

@@ -7,6 +7,7 @@
 
 #include "core/config/input_error.hpp"
 #include "core/config/object_reader.hpp"
+#include "core/config/overrides.hpp"
 
 namespace dualpath {
 
@@ -113,7 +114,7 @@ std::string fault_override(const std::string& flag) {
       start = comma + 1;
     }
   }
-  return "faults/-=" + entry.dump();
+  return labelled_override(where, "faults/-=" + entry.dump());
 }
 
 }  // namespace dualpath

@@ -19,7 +19,7 @@ std::vector<FaultSpec> parse_faults(const nlohmann::json& tree, const Origins& o
                                     const Topology& topology);
 
 // "snic-down:node=0,at=300 s,until=600 s" -> the override text "faults/-={...}" (load_scenario applies it like a
-// --set, so the entry is validated like one written in the file). Throws InputError naming `--fault TEXT` when
+// --set, so the entry is validated like one written in the file), labelled so that messages name "--fault TEXT". Throws InputError naming `--fault TEXT` when
 // it is not KIND[:key=value[,key=value]...].
 std::string fault_override(const std::string& flag);
 

@@ -4,6 +4,7 @@
 #include <system_error>
 
 #include "core/config/input_error.hpp"
+#include "core/config/near_miss.hpp"
 
 namespace dualpath {
 
@@ -20,15 +21,22 @@ std::string problem(const std::string& path) {
   return "";
 }
 
+// " (did you mean \"P\"?)" for a missing path whose folder holds a near miss.
+std::string suggestion(const std::string& path, const std::string& problem) {
+  if (problem != "does not exist") return "";
+  const std::string near = nearest_path(path);
+  return near.empty() ? "" : " (did you mean \"" + near + "\"?)";
+}
+
 }  // namespace
 
 std::string input_file_problem(const std::string& path, const std::string& what) {
   const std::string p = problem(path);
-  return p.empty() ? p : what + " file \"" + path + "\" " + p;
+  return p.empty() ? p : what + " file \"" + path + "\" " + p + suggestion(path, p);
 }
 
 std::ifstream open_input_file(const std::string& path, const std::string& what, std::ios::openmode mode) {
-  if (const std::string p = problem(path); !p.empty()) throw InputError(path, what + " file " + p);
+  if (const std::string p = problem(path); !p.empty()) throw InputError(path, what + " file " + p + suggestion(path, p));
   std::ifstream in(path, mode);
   if (!in) throw InputError(path, "cannot open " + what + " file for reading (permissions?)");
   return in;

@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "core/config/input_error.hpp"
+#include "core/config/near_miss.hpp"
 
 namespace dualpath {
 namespace {
@@ -16,22 +17,6 @@ std::string type_name(const json& v) {
   if (v.is_number_integer()) return "integer";
   if (v.is_number()) return "number";
   return v.type_name();  // "null", "boolean", "string", "array", "object"
-}
-
-// Levenshtein distance, to suggest the intended key for a typo.
-size_t edit_distance(const std::string& a, const std::string& b) {
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diag = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      const size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diag = up;
-    }
-  }
-  return row[b.size()];
 }
 
 std::string format_number(double v) {
@@ -137,7 +122,7 @@ std::string ObjectReader::choice(const std::string& key, const std::vector<std::
   if (std::find(allowed.begin(), allowed.end(), s) != allowed.end()) return s;
   std::string listing;
   for (const auto& a : allowed) listing += (listing.empty() ? "\"" : " | \"") + a + "\"";
-  fail(key, "expected one of " + listing + ", found \"" + s + "\"");
+  fail(key, "expected one of " + listing + ", found \"" + s + "\"" + did_you_mean(s, allowed));
 }
 
 int64_t ObjectReader::integer(const std::string& key, int64_t min, int64_t max, std::optional<int64_t> fallback) const {

@@ -37,9 +37,24 @@ std::string override_pointer(const std::string& path, const std::string& where) 
   return pointer;
 }
 
-Override parse_override(const std::string& text) {
+namespace {
+constexpr char kLabel = '\x1F';  // ASCII unit separator: never part of a path=value a user types
+}  // namespace
+
+std::string labelled_override(const std::string& origin, const std::string& text) {
+  return std::string(1, kLabel) + origin + kLabel + text;
+}
+
+Override parse_override(const std::string& labelled) {
   Override o;
+  std::string text = labelled;
   o.text = "--set " + text;
+  if (!text.empty() && text.front() == kLabel) {
+    if (const size_t end = text.find(kLabel, 1); end != std::string::npos) {
+      o.text = text.substr(1, end - 1);
+      text = text.substr(end + 1);
+    }
+  }
   const size_t eq = text.find('=');
   if (eq == std::string::npos) throw InputError(o.text, "expected path=value, e.g. topology.snic_bw=\"200 Gbps\"");
   const std::string path = text.substr(0, eq);

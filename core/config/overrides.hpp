@@ -25,7 +25,12 @@ struct Override {
 std::string override_pointer(const std::string& path, const std::string& where);
 
 // Splits and parses one "path=value" text; throws InputError naming the override when it is malformed.
+// A text made by labelled_override names its own origin in messages instead of "--set ...".
 Override parse_override(const std::string& text);
+
+// An override that messages name by what the user typed (e.g. "--fault snic-down:node=0,at=300s" for the
+// "faults/-={...}" it becomes): the label travels in front of the text between two unit-separator bytes.
+std::string labelled_override(const std::string& origin, const std::string& text);
 
 // Writes the override into `tree` and records it in `origins` (at the first object it created, or at the
 // target key). Throws InputError when the path runs through a value that is not an object.

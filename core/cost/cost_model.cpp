@@ -195,11 +195,21 @@ double CostModel::prefill_prompt_tokens_per_second(int64_t mean_context, int64_t
 }
 
 std::string weights_fit_problem(const Scenario& sc, const char* side, int group_gpus) {
-  const double w = CostModel(sc.model, sc.topology.gpu).weight_bytes_per_gpu(group_gpus);
+  const CostModel cost(sc.model, sc.topology.gpu);
+  const double w = cost.weight_bytes_per_gpu(group_gpus);
   if (sc.topology.gpu.hbm_bytes - w > 0) return "";
   std::ostringstream m;
   m << "the " << side << " side's groups of " << group_gpus << " GPUs hold " << w / 1e9
     << " GB of weights per GPU: they do not fit in " << sc.topology.gpu.hbm_bytes / 1e9 << " GB of HBM";
+  // What would: the smallest larger group (in whole multiples of this one) whose share fits, or a larger HBM.
+  const std::string key = std::string("deployment.") + (side[0] == 'p' ? "pe" : "de") + "_group_gpus";
+  for (int g = group_gpus * 2; g > 0 && g <= 4096; g *= 2)
+    if (const double wg = cost.weight_bytes_per_gpu(g); sc.topology.gpu.hbm_bytes - wg > 0) {
+      m << "; groups of " << g << " GPUs would hold " << wg / 1e9 << " GB each (e.g. --set " << key << "=" << g
+        << ", with enough nodes for them)";
+      break;
+    }
+  m << ", or a GPU with more than " << w / 1e9 << " GB of HBM would (topology.gpu.hbm_bytes)";
   return m.str();
 }
 

@@ -3,6 +3,7 @@
 #include <map>
 
 #include "core/config/input_error.hpp"
+#include "core/config/near_miss.hpp"
 #include "core/mutation/mutant.hpp"
 #include "core/sched/policies/builtin_policies.hpp"
 
@@ -44,7 +45,8 @@ PolicyFeatures effective_features(const PolicySpec& spec) {
   if (it == reg.end()) {
     std::string known;
     for (const auto& [n, e] : reg) known += (known.empty() ? "" : ", ") + n;
-    throw InputError("policy.name", "unknown policy '" + spec.name + "' (known: " + known + ")");
+    throw InputError("policy.name", "unknown policy '" + spec.name + "' (known: " + known + ")" +
+                                        did_you_mean(spec.name, policy_names()));
   }
   PolicyFeatures f = it->second.defaults;
   if (spec.layerwise) f.layerwise = *spec.layerwise;

@@ -1,0 +1,28 @@
+// Small values given on the command line that are parsed the same way wherever they appear, kept in the core so
+// that the command-line fuzzer (fuzz/fuzz_command_line.cpp) reaches them: `--shard I/N` and `--pd P:D`.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <utility>
+
+namespace dualpath {
+
+// `--shard I/N` (issue 21): the I-th of N slices of a command's independent runs.
+struct Shard {
+  size_t index = 0, count = 1;
+  std::string text() const { return std::to_string(index) + "/" + std::to_string(count); }
+};
+
+// "I/N" with 0 <= I < N (N >= 1, at most 6 digits each); "" = no shard. Throws InputError("--shard", ...) otherwise.
+std::optional<Shard> parse_shard(const std::string& text);
+
+// Whether item k (in the command's fixed order) belongs to the shard: items are dealt round-robin, so shards get
+// a similar mix of cheap and expensive runs. Without a shard, every item is one's own.
+bool in_shard(const std::optional<Shard>& shard, size_t k);
+
+// `--pd P:D` (analyze bandwidth): positive integers of at most 6 digits each. Throws InputError("--pd TEXT", ...).
+std::pair<int, int> parse_pd_ratio(const std::string& text);
+
+}  // namespace dualpath
