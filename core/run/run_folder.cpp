@@ -102,13 +102,11 @@ void write_run_folder(const std::string& dir, const nlohmann::json& summary, con
   // The CSV files first, summary.json last: a folder whose summary.json is there has all of them (readers and
   // resumers take summary.json as the mark of a finished run).
   // Each through a temporary renamed over it (core/config/output_file.hpp): whole or absent.
-  std::ostringstream requests, waits, link_csv, summary_text;
-  write_requests_csv(requests, cluster.requests());
-  write_text_atomically(dir + "/requests.csv", requests.str());
-  cluster.waits().write_csv(waits);
-  write_text_atomically(dir + "/waits.csv", waits.str());
-  write_links_csv(link_csv, links);
-  write_text_atomically(dir + "/links.csv", link_csv.str());
+  // Streamed into the temporaries: requests.csv alone is ~280 bytes per round, which a long run must not hold twice.
+  write_stream_atomically(dir + "/requests.csv", [&](std::ostream& out) { write_requests_csv(out, cluster.requests()); });
+  write_stream_atomically(dir + "/waits.csv", [&](std::ostream& out) { cluster.waits().write_csv(out); });
+  write_stream_atomically(dir + "/links.csv", [&](std::ostream& out) { write_links_csv(out, links); });
+  std::ostringstream summary_text;
   summary_text << std::setw(2) << summary << '\n';
   write_text_atomically(dir + "/summary.json", summary_text.str());
 }

@@ -26,6 +26,12 @@ cat > "$tmp/bl.expected" <<'X'
 X
 diff "$tmp/bl.expected" "$tmp/bl.jsonl" || fail "Bailian conversion differs"
 
+"$bin" trace convert --from mooncake "$s/mooncake_sample.jsonl" -o "$tmp/mc.jsonl" 2>/dev/null
+printf '%s\n' '{"id":"mc-1","arrival":0,"hashes":{"block":512,"tokens":1800,"ids":[0,1,4,5]},"rounds":[[1200,100,3],[500,60]]}' \
+  '{"id":"mc-2","arrival":1.5,"hashes":{"block":512,"tokens":700,"ids":[0,3]},"rounds":[[700,40]]}' \
+  '{"id":"mc-4","arrival":6,"hashes":{"block":512,"tokens":1100,"ids":[0,7,8]},"rounds":[[1100,20]]}' \
+  | diff - "$tmp/mc.jsonl" || fail "Mooncake conversion (hashes) differs"
+
 "$bin" trace convert --from azure "$s/azure_sample.csv" -o "$tmp/az.jsonl" 2>/dev/null
 printf '%s\n' '{"id":"az-2","arrival":0,"rounds":[[374,44]]}' '{"id":"az-3","arrival":4.314579,"rounds":[[396,109]]}' \
   '{"id":"az-4","arrival":15.81941,"rounds":[[1,12]]}' | diff - "$tmp/az.jsonl" || fail "Azure conversion differs"
