@@ -3,12 +3,14 @@
 #include <cmath>
 #include <set>
 
+#include "core/config/command_values.hpp"
 #include "core/config/input_error.hpp"
 #include "core/config/loader.hpp"
 
 namespace dualpath::analysis {
 
 VaryAxis parse_vary(const std::string& text) {
+  check_command_text(text, "--vary");
   const std::string where = "--vary " + text;
   const auto eq = text.find('=');
   if (eq == std::string::npos || eq == 0)

@@ -1,5 +1,7 @@
 #include "core/config/command_values.hpp"
 
+#include <cstdio>
+
 #include "core/config/input_error.hpp"
 
 namespace dualpath {
@@ -9,6 +11,22 @@ namespace {
 bool digits(const std::string& s) { return !s.empty() && s.size() <= 6 && s.find_first_not_of("0123456789") == std::string::npos; }
 
 }  // namespace
+
+void check_command_text(const std::string& text, const std::string& where) {
+  for (size_t i = 0; i < text.size();) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    size_t n = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
+    bool ok = n > 0 && i + n <= text.size() && !(n == 1 && (c < 0x20 || c == 0x7F));
+    for (size_t k = 1; ok && k < n; ++k) ok = (static_cast<unsigned char>(text[i + k]) & 0xC0) == 0x80;
+    if (!ok) {
+      char hex[8];
+      std::snprintf(hex, sizeof hex, "0x%02X", c);
+      throw InputError(where, std::string("expected printable UTF-8 text, found the byte ") + hex + " at character " +
+                                  std::to_string(i + 1));
+    }
+    i += n;
+  }
+}
 
 std::optional<Shard> parse_shard(const std::string& text) {
   if (text.empty()) return std::nullopt;

@@ -22,6 +22,10 @@ std::optional<Shard> parse_shard(const std::string& text);
 // a similar mix of cheap and expensive runs. Without a shard, every item is one's own.
 bool in_shard(const std::optional<Shard>& shard, size_t k);
 
+// Text typed on the command line (`--set`, `--vary`, `--fault`): valid UTF-8 without control bytes, since it ends
+// up in JSON (a stray byte once ended `run --fault` with a JSON library error). Throws InputError(where, ...).
+void check_command_text(const std::string& text, const std::string& where);
+
 // `--pd P:D` (analyze bandwidth): positive integers of at most 6 digits each. Throws InputError("--pd TEXT", ...).
 std::pair<int, int> parse_pd_ratio(const std::string& text);
 

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "core/config/command_values.hpp"
 #include "core/config/input_error.hpp"
 #include "core/config/object_reader.hpp"
 #include "core/config/overrides.hpp"
@@ -93,6 +94,7 @@ std::vector<FaultSpec> parse_faults(const nlohmann::json& tree, const Origins& o
 }
 
 std::string fault_override(const std::string& flag) {
+  check_command_text(flag, "--fault");
   const std::string where = "--fault " + flag;
   const size_t colon = flag.find(':');
   nlohmann::json entry = {{"kind", flag.substr(0, colon)}};

@@ -2,6 +2,7 @@
 
 #include <vector>
 
+#include "core/config/command_values.hpp"
 #include "core/config/input_error.hpp"
 #include "core/config/object_reader.hpp"
 
@@ -55,6 +56,7 @@ Override parse_override(const std::string& labelled) {
       text = text.substr(end + 1);
     }
   }
+  check_command_text(text, o.text.substr(0, o.text.find(' ')));  // "--set" (the text itself may not print)
   const size_t eq = text.find('=');
   if (eq == std::string::npos) throw InputError(o.text, "expected path=value, e.g. topology.snic_bw=\"200 Gbps\"");
   const std::string path = text.substr(0, eq);

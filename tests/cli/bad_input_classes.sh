@@ -6,7 +6,9 @@
 #   2. `report` onto or from bad places (an --out that is a file or runs through one; a results folder that does
 #      not exist or is a file; a CSV cut short mid-row or missing its last newline);
 #   3. durations no run can reach (above the 1e9 s horizon): refused at load, naming the key;
-#   4. a folder where a file is expected (a trace, a Mooncake trace, a scenario, an overlay): said so.
+#   4. a folder where a file is expected (a trace, a Mooncake trace, a scenario, an overlay): said so;
+#   5. command-line text that is not printable UTF-8 (--set, --vary, --fault; the command-line fuzzer's first
+#      finding: a stray byte in --fault ended the run with a JSON library error, exit 1).
 # Usage: bad_input_classes.sh <dualpath-binary> <repo-root>
 set -u
 bin="$1"; root="$2"
@@ -71,4 +73,13 @@ bad_input "a folder as a scenario" "is a directory" "$bin" check "$tmp/dir.jsonl
 bad_input "a folder as a run's trace file" "dir.jsonl\" is a directory, expected a file" \
   "$bin" check "$sc" --set workload.source=file --set "workload.file=$tmp/dir.jsonl"
 bad_input "a folder as an overlay" "is a directory" "$bin" check "$sc" --overlay "$tmp/dir.jsonl"
+
+# 5. Bytes that are not text on the command line.
+bad_input "a stray byte in --fault" "--fault: expected printable UTF-8 text, found the byte 0x90" \
+  "$bin" run "$sc" --fault $'snic-down:node=0,at=1\x90s' --out "$tmp/f"
+bad_input "a lone byte as --fault" "found the byte 0x90 at character 1" "$bin" run "$sc" --fault $'\x90' --out "$tmp/f"
+bad_input "a control byte in --set" "--set: expected printable UTF-8 text, found the byte 0x01" \
+  "$bin" check "$sc" --set $'name=a\x01b'
+bad_input "a truncated UTF-8 sequence in --vary" "--vary: expected printable UTF-8 text, found the byte 0xC3" \
+  "$bin" sweep "$sc" --vary $'workload.agents=1,\xC3' --out "$tmp/v"
 exit $fail
