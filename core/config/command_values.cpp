@@ -1,5 +1,6 @@
 #include "core/config/command_values.hpp"
 
+#include <cstdint>
 #include <cstdio>
 
 #include "core/config/input_error.hpp"
@@ -15,9 +16,17 @@ bool digits(const std::string& s) { return !s.empty() && s.size() <= 6 && s.find
 void check_command_text(const std::string& text, const std::string& where) {
   for (size_t i = 0; i < text.size();) {
     const auto c = static_cast<unsigned char>(text[i]);
-    size_t n = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
+    // Well-formed UTF-8 (RFC 3629): the shortest form of a code point up to U+10FFFF, no surrogates.
+    const size_t n = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
     bool ok = n > 0 && i + n <= text.size() && !(n == 1 && (c < 0x20 || c == 0x7F));
-    for (size_t k = 1; ok && k < n; ++k) ok = (static_cast<unsigned char>(text[i + k]) & 0xC0) == 0x80;
+    uint32_t cp = n == 1 ? c : n == 2 ? c & 0x1F : n == 3 ? c & 0x0F : c & 0x07;
+    for (size_t k = 1; ok && k < n; ++k) {
+      const auto b = static_cast<unsigned char>(text[i + k]);
+      ok = (b & 0xC0) == 0x80;
+      cp = (cp << 6) | (b & 0x3F);
+    }
+    static constexpr uint32_t kShortest[] = {0, 0, 0x80, 0x800, 0x10000};
+    ok = ok && cp >= kShortest[n] && cp <= 0x10FFFF && !(cp >= 0xD800 && cp <= 0xDFFF);
     if (!ok) {
       char hex[8];
       std::snprintf(hex, sizeof hex, "0x%02X", c);

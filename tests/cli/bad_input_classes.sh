@@ -82,4 +82,7 @@ bad_input "a control byte in --set" "--set: expected printable UTF-8 text, found
   "$bin" check "$sc" --set $'name=a\x01b'
 bad_input "a truncated UTF-8 sequence in --vary" "--vary: expected printable UTF-8 text, found the byte 0xC3" \
   "$bin" sweep "$sc" --vary $'workload.agents=1,\xC3' --out "$tmp/v"
+bad_input "an overlong UTF-8 form in --fault" "--fault: expected printable UTF-8 text, found the byte 0xC0" \
+  "$bin" run "$sc" --fault $'\xC0\xA3' --out "$tmp/f"
+bad_input "a UTF-16 surrogate in --set" "found the byte 0xED" "$bin" check "$sc" --set $'name=\xED\xA0\x80'
 exit $fail
