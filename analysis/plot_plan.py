@@ -9,12 +9,16 @@ its colour; splits whose weights do not fit a GPU are marked with an x on the ax
 recommendation. Needs matplotlib (Debian: python3-matplotlib).
 """
 import json
+import os
 import sys
 
 import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from plot_style import legend_below, plain_numbers, ratio_ticks  # noqa: E402
 
 
 def main(src, png):
@@ -23,13 +27,13 @@ def main(src, png):
     key = "jct_s" if jct else "capacity_aps"
     variants = p.get("variants") or [{"label": "", "analytic_pd_range": p["analytic_pd_range"]}]
     colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
-    fig, ax = plt.subplots(figsize=(7, 4.5))
+    fig, ax = plt.subplots(figsize=(7, 5))
     rec = p.get("recommendation", {})
     for i, v in enumerate(variants):
         col = colours[i % len(colours)]
         splits = sorted((s for s in p["splits"] if s.get("variant", "") == v["label"]), key=lambda s: s["P"] / s["D"])
         pts = [(s["P"] / s["D"], s[key], f"{s['P']}P{s['D']}D") for s in splits if key in s]
-        bad = [s["P"] / s["D"] for s in splits if not s["feasible"]]
+        bad = [(s["P"] / s["D"], f"{s['P']}P{s['D']}D") for s in splits if not s["feasible"]]
         r = v["analytic_pd_range"]
         if r.get("lower") is not None and r.get("upper") is not None and r["upper"] > 0:
             ax.axvspan(max(r["lower"], 1e-3), min(r["upper"], 1e3), color=col, alpha=0.10)
@@ -38,8 +42,10 @@ def main(src, png):
             for x, y, name in pts:
                 ax.annotate(name, (x, y), xytext=(4, 4), textcoords="offset points", fontsize=8, color=col)
         if bad:
-            ax.scatter(bad, [0] * len(bad), marker="x", color=col, clip_on=False, zorder=3,
-                       label="infeasible (weights > HBM)" if i == 0 else None)
+            ax.scatter([x for x, _ in bad], [0] * len(bad), marker="x", color=col, clip_on=False, zorder=3,
+                       label="infeasible: weights > HBM" if i == 0 else None)
+            for x, name in bad:
+                ax.annotate(name, (x, 0), xytext=(4, 4), textcoords="offset points", fontsize=8, color=col)
         if rec and rec.get("variant", "") == v["label"]:
             best = [(x, y) for x, y, name in pts if name == rec["split"]]
             if best:
@@ -47,16 +53,17 @@ def main(src, png):
     ax.set_xscale("log")
     ratios = [s["P"] / s["D"] for s in p["splits"]]
     ax.set_xlim(min(ratios) / 1.6, max(ratios) * 1.6)  # the splits, not the whole shaded range
+    ratio_ticks(ax.xaxis, ratios)  # ticked at the splits' own ratios (1/3, 1, 3), not at one decade
+    plain_numbers(ax.yaxis)
     ax.set_xlabel("P/D (prefill nodes / decode nodes); shaded: §4.2 bottleneck-free range")
-    ax.set_ylabel("JCT (s), lower is better" if jct else "SLO capacity (APS), higher is better")
+    ax.set_ylabel("JCT (s), lower is better" if jct else "SLO capacity (agents/s), higher is better")
     values = [s[key] for s in p["splits"] if key in s]
     ax.set_ylim(0, 1.25 * max(values) if values else None)  # room for the labels and the legend
     nodes = sorted({v["nodes"] for v in p.get("variants", [])} or {p["nodes"]})
     size = (f"{p['budget_gpus']} GPUs, " if "budget_gpus" in p else "") + "/".join(map(str, nodes)) + " nodes"
     ax.set_title(f"plan: {size}, policy {p['identity']['policy']}, objective {p['objective']}", fontsize=10)
     ax.grid(True, which="both", alpha=0.3)
-    if ax.get_legend_handles_labels()[0]:
-        ax.legend(fontsize=8)
+    legend_below(fig, ax)  # under the axes: it never covers a point or its label
     fig.tight_layout()
     fig.savefig(png, dpi=120)
 

@@ -14,6 +14,7 @@ Needs matplotlib (Debian: python3-matplotlib).
 """
 import csv
 import math
+import os
 import sys
 from collections import defaultdict
 
@@ -21,6 +22,9 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from plot_style import integer_axis, key_words, legend_below, plain_numbers, series_label  # noqa: E402
 
 # Metric columns of sweep.csv (the rest are the swept keys); util_<kind> columns come from the table of link kinds
 # (core/model/link_kinds.hpp), so any util_ column is a metric.
@@ -85,6 +89,7 @@ def plot_pd(rows, out):
         ax1.text(math.sqrt(lo[0] * hi[0]), ax1.get_ylim()[1] * 0.97,
                  f"bottleneck-free {frac(lo[0])} <= P/D <= {frac(hi[0])}", ha="center", va="top", fontsize=9)
     ax1.set_ylabel("prompt tokens/s per node")
+    plain_numbers(ax1.yaxis)
     ax2.set_ylabel("storage read rate per node\n(SNICs of snic_bw)")
     ax2.set_xlabel("P/D (prefill nodes / decode nodes)")
     ax1.legend(fontsize=8)
@@ -100,21 +105,27 @@ def plot_generic(rows, keys, out):
     series = defaultdict(list)
     for r in rows:
         series[r[hue_key] if hue_key else ""].append(r)
-    fig, (ax1, ax2) = plt.subplots(2, 1, figsize=(8, 7), sharex=True)
+    fig, (ax1, ax2) = plt.subplots(2, 1, figsize=(8, 7.5), sharex=True)
     numeric = all(not math.isnan(num(r[x_key])) for r in rows)
     for name, rs in sorted(series.items()):
         rs.sort(key=lambda r: num(r[x_key]) if numeric else r[x_key])
         x = [num(r[x_key]) if numeric else r[x_key] for r in rs]
-        label = f"{hue_key}={name}" if hue_key else None
+        label = series_label(hue_key, name) if hue_key else None
         ax1.plot(x, [num(r["prompt_tokens_per_s"]) for r in rs], "o-", label=label)
         ax2.plot(x, [num(r["jct_s"]) for r in rs], "o-", label=label)
     ax1.set_ylabel("prompt tokens/s")
-    ax2.set_ylabel("JCT (s)")
-    ax2.set_xlabel(x_key)
+    ax2.set_ylabel("JCT")
+    plain_numbers(ax1.yaxis)
+    plain_numbers(ax2.yaxis, "s")
+    ax2.set_xlabel(key_words(x_key))
+    if numeric:
+        integer_axis(ax2.xaxis, [num(r[x_key]) for r in rows])
     for ax in (ax1, ax2):
         ax.grid(True, alpha=0.3)
-        if hue_key:
-            ax.legend(fontsize=8)
+    by = f" by {key_words(hue_key)}" if hue_key else ""
+    ax1.set_title(f"Throughput and JCT against {key_words(x_key)}{by} ({len(rows)} runs)")
+    if hue_key:
+        legend_below(fig, ax2)
     fig.tight_layout()
     fig.savefig(out, dpi=110)
 

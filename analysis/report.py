@@ -24,6 +24,7 @@ import pandas as pd  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from results import TTFT_PHASES, ResultsError, find_runs, find_sweeps, label_runs  # noqa: E402
+from plot_style import wait_colours  # noqa: E402
 
 DPI = 100
 SIZE_WIDE = (12, 6)     # 1200 x 600 px
@@ -232,11 +233,9 @@ def fig_links(rep, run):
                 title += " (dotted: model traffic)"
         ax.set_title(title, fontsize=10)
         ax.set_ylabel("utilisation (%)")
-        ax.set_ylim(-2, 105)
+        ax.set_ylim(-2, 112)  # headroom above the 100% line for the fault labels
         ax.grid(alpha=0.3)
-        if series:
-            ax.legend(fontsize=8, ncol=min(6, len(nodes)), loc="upper right")
-        else:
+        if not series:
             ax.text(0.5, 0.5, "no traffic on these links", transform=ax.transAxes, ha="center", va="center",
                     color="#666")
     # Faults (summary.json "faults", docs/faults.md): a shaded span on every panel, labelled once on the top one.
@@ -251,12 +250,19 @@ def fig_links(rep, run):
             ax.axvspan(f["started"], stop, color="#d62728", alpha=0.12, lw=0)
             ax.axvline(f["started"], color="#d62728", lw=1, ls="-.")
             if k == 0:
-                ax.text(f["started"], 103 - 8 * (i % 3), " " + what, color="#d62728", fontsize=8, va="top")
+                ax.text(f["started"], 111 - 4 * (i % 2), " " + what, color="#d62728", fontsize=8, va="top")
     if links.empty:
         axes[-1].set_xlim(0, max(1.0, float(run.results.get("jct_s", 1.0))))
     axes[-1].set_xlabel("simulated time (s)" if run.backend == "sim" else "time (s)")
     fig.suptitle(f"Link utilisation over time: {run.scenario} / {run.label}")
-    fig.tight_layout()
+    # One legend for all panels, right of them: it never covers a line, the 100% mark or a fault label.
+    for ax in axes:
+        handles, labels = ax.get_legend_handles_labels()
+        if handles:
+            fig.legend(handles, labels, loc="upper right", fontsize=8, frameon=False, title="node (dashed: DE)",
+                       title_fontsize=8)
+            break
+    fig.tight_layout(rect=(0, 0, 0.87, 1))
     name = f"links_{slug(run.backend)}_{slug(run.label)}.png"
     rep.save(fig, name, f"Link utilisation over time ({run.label})", "links", group=run.policy, empty=links.empty)
 
@@ -283,13 +289,16 @@ def fig_waits(rep, run):
     cols = [c for c, _ in TTFT_CAUSES if c in w.columns]
     vals = [g[c].mean().to_numpy() for c in cols]
     fig, ax = plt.subplots(figsize=SIZE_WIDE)
-    ax.stackplot(t, vals, labels=[dict(TTFT_CAUSES)[c] for c in cols], colors=colours(len(cols)), step="post")
+    # One hue per resource family (storage, memory, network, compute, scheduler), shades within it.
+    ax.stackplot(t, vals, labels=[dict(TTFT_CAUSES)[c] for c in cols], colors=wait_colours(cols), step="post")
     ax.set_xlabel("simulated time (s)" if run.backend == "sim" else "time (s)")
     ax.set_ylabel("requests waiting before their first token")
     binds = run.summary.get("waits", {}).get("ttft", {}).get("binds", "?")
     ax.set_title(f"What requests wait for before their first token: {run.scenario} / {run.label} (binds: {binds})",
                  fontsize=10)
-    ax.legend(fontsize=8, ncol=3, loc="upper right")
+    handles, labels = ax.get_legend_handles_labels()
+    ax.legend(handles[::-1], labels[::-1], fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False,
+              title="top of the stack first; hues: orange storage,\npurple memory, green network, blue compute,\ngrey scheduler", title_fontsize=8)  # outside the data, in stacking order
     ax.grid(alpha=0.3)
     fig.tight_layout()
     name = f"waits_{slug(run.backend)}_{slug(run.label)}.png"
