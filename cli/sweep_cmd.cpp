@@ -183,12 +183,22 @@ class Progress {
   Progress(size_t total, size_t skipped) : total_(total), skipped_(skipped), tty_(::isatty(2) == 1) {
     t0_ = std::chrono::steady_clock::now();
   }
-  void update(size_t done, size_t failed, size_t running) {
-    if (!tty_) return;
+  // On a terminal one updating bar; otherwise (a log, CI, Slurm) one plain line each time a point ends.
+  void update(size_t done, size_t failed, size_t running, bool point_ended = false) {
     const size_t width = 30, todo = total_ - skipped_;
     const size_t finished = done + failed;
-    const size_t fill = todo ? width * finished / todo : width;
     const double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count();
+    if (!tty_) {
+      if (!point_ended) return;
+      std::ostringstream o;
+      o << "sweep: " << finished << "/" << todo << " points done";
+      if (failed) o << " (" << failed << " failed)";
+      o << ", " << fmt_secs(el) << " elapsed";
+      if (finished < todo) o << ", ~" << fmt_secs(el / static_cast<double>(finished) * static_cast<double>(todo - finished)) << " left";
+      std::cerr << o.str() << "\n";
+      return;
+    }
+    const size_t fill = todo ? width * finished / todo : width;
     std::ostringstream o;
     o << "\r[" << std::string(fill, '#') << std::string(width - fill, '-') << "] " << finished << "/" << todo
       << " points, " << running << " running";
@@ -317,7 +327,7 @@ void sweep(const SweepArgs& a) {
           ++failed;
           failures.push_back(p.dir + ": exit code " + std::to_string(code) + ": " + log_tail(cj[k].log_path, 300));
         }
-        bar.update(done, failed, running);
+        bar.update(done, failed, running, true);
       });
   bar.finish();
   if (shard) {  // the merge (the same command without --shard) writes the table and the plot
