@@ -24,7 +24,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from plot_style import integer_axis, key_words, legend_below, plain_numbers, series_label  # noqa: E402
+from plot_style import integer_axis, key_words, legend_below, plain_numbers, ratio_text, series_label  # noqa: E402
 
 # Metric columns of sweep.csv (the rest are the swept keys); util_<kind> columns come from the table of link kinds
 # (core/model/link_kinds.hpp), so any util_ column is a metric.
@@ -43,14 +43,6 @@ def num(s):
         return float(s)
     except (TypeError, ValueError):
         return math.nan
-
-
-def frac(x):
-    for den in range(1, 9):
-        n = x * den
-        if abs(n - round(n)) < 1e-9:
-            return f"{int(round(n))}/{den}" if den > 1 else f"{int(round(n))}"
-    return f"{x:.3g}"
 
 
 def plot_pd(rows, out):
@@ -87,7 +79,7 @@ def plot_pd(rows, out):
         ax.grid(True, which="both", alpha=0.3)
     if lo and hi:
         ax1.text(math.sqrt(lo[0] * hi[0]), ax1.get_ylim()[1] * 0.97,
-                 f"bottleneck-free {frac(lo[0])} <= P/D <= {frac(hi[0])}", ha="center", va="top", fontsize=9)
+                 f"bottleneck-free {ratio_text(lo[0])} <= P/D <= {ratio_text(hi[0])}", ha="center", va="top", fontsize=9)
     ax1.set_ylabel("prompt tokens/s per node")
     plain_numbers(ax1.yaxis)
     ax2.set_ylabel("storage read rate per node\n(SNICs of snic_bw)")

@@ -20,20 +20,9 @@ std::vector<BailianRequest> read_bailian(const std::string& path) {
   std::ifstream in = open_input_file(path, "Bailian trace");
   std::vector<BailianRequest> out;
   std::unordered_map<int64_t, int64_t> line_of;  // chat id -> line
-  static constexpr const char* kKeys[] = {"chat_id", "parent_chat_id", "timestamp", "input_length",
-                                          "output_length", "type", "turn", "hash_ids"};
-  std::string line;
-  for (int64_t lineno = 1; std::getline(in, line); ++lineno) {
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (line.find_first_not_of(" \t") == std::string::npos) continue;
-    const std::string where = path + ":" + std::to_string(lineno);
-    const nlohmann::json j = workload::parse_object_line(line, where);
-    workload::reject_unknown_keys(j, where, {"chat_id", "parent_chat_id", "timestamp", "input_length", "output_length",
-                                             "type", "turn", "hash_ids"});
-    for (const char* key : kKeys)
-      if (!j.contains(key))
-        throw InputError(where, std::string("missing key '") + key + "' (a Bailian request needs chat_id, "
-                                "parent_chat_id, timestamp, input_length, output_length, type, turn, hash_ids)");
+  workload::for_each_record(in, path, "Bailian request", {"chat_id", "parent_chat_id", "timestamp", "input_length",
+                                                          "output_length", "type", "turn", "hash_ids"},
+                            [&](const nlohmann::json& j, const std::string& where, int64_t lineno) {
     BailianRequest r;
     r.line = lineno;
     r.chat_id = get_int(j["chat_id"], where, "chat_id", 0, INT64_MAX);
@@ -49,18 +38,14 @@ std::vector<BailianRequest> read_bailian(const std::string& path) {
                                   workload::describe(j["type"]));
     r.type = j["type"].get<std::string>();
     r.turn = get_int(j["turn"], where, "turn", 1, kMaxTokens);
-    const auto& h = j["hash_ids"];
-    if (!h.is_array()) throw InputError(where, "hash_ids: expected an array of integers, found " + workload::describe(h));
+    r.hash_ids = workload::get_ids(j["hash_ids"], where, "hash_ids");
     const int64_t full = r.input_length / kBailianBlockTokens;
     const int64_t all = (r.input_length + kBailianBlockTokens - 1) / kBailianBlockTokens;
-    if (static_cast<int64_t>(h.size()) != full && static_cast<int64_t>(h.size()) != all)
+    if (static_cast<int64_t>(r.hash_ids.size()) != full && static_cast<int64_t>(r.hash_ids.size()) != all)
       throw InputError(where, "hash_ids: expected one id per 16-token block of input_length " +
                                   std::to_string(r.input_length) + " (" + std::to_string(all) + ", or " +
                                   std::to_string(full) + " without the partial last block), found " +
-                                  std::to_string(h.size()));
-    r.hash_ids.reserve(h.size());
-    for (size_t i = 0; i < h.size(); ++i)
-      r.hash_ids.push_back(get_int(h[i], where, "hash_ids[" + std::to_string(i) + "]", 0, INT64_MAX));
+                                  std::to_string(r.hash_ids.size()));
     if (!out.empty() && r.timestamp < out.back().timestamp)
       throw InputError(where, "timestamp: expected non-decreasing timestamps, found " + format_decimal(r.timestamp) +
                                   " after " + format_decimal(out.back().timestamp));
@@ -68,9 +53,7 @@ std::vector<BailianRequest> read_bailian(const std::string& path) {
       throw InputError(where, "chat_id: expected a unique id, found " + std::to_string(r.chat_id) + " again (line " +
                                   std::to_string(it->second) + ")");
     out.push_back(std::move(r));
-  }
-  if (in.bad()) throw InputError(path, "read error (the file could not be read to its end)");
-  if (out.empty()) throw InputError(path, "expected at least one Bailian request (one JSON object per line), found none");
+  });
   return out;
 }
 

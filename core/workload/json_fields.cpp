@@ -1,6 +1,7 @@
 #include "core/workload/json_fields.hpp"
 
 #include <cmath>
+#include <cstdint>
 
 #include "core/config/input_error.hpp"
 #include "core/config/json_file.hpp"
@@ -70,6 +71,37 @@ void reject_unknown_keys(const nlohmann::json& obj, const std::string& where,
       throw InputError(where, "unknown key '" + key + "' (expected only: " + list + ")");
     }
   }
+}
+
+void for_each_record(std::istream& in, const std::string& path, const std::string& what,
+                     std::initializer_list<const char*> keys,
+                     const std::function<void(const nlohmann::json&, const std::string&, int64_t)>& f) {
+  std::string list;
+  for (const char* k : keys) list += (list.empty() ? "" : ", ") + std::string(k);
+  std::string line;
+  int64_t records = 0;
+  for (int64_t lineno = 1; std::getline(in, line); ++lineno) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.find_first_not_of(" \t") == std::string::npos) continue;
+    const std::string where = path + ":" + std::to_string(lineno);
+    const nlohmann::json j = parse_object_line(line, where);
+    reject_unknown_keys(j, where, keys);
+    for (const char* key : keys)
+      if (!j.contains(key)) throw InputError(where, std::string("missing key '") + key + "' (a " + what + " needs " + list + ")");
+    f(j, where, lineno);
+    ++records;
+  }
+  if (in.bad()) throw InputError(path, "read error (the file could not be read to its end)");
+  if (records == 0) throw InputError(path, "expected at least one " + what + " (one JSON object per line), found none");
+}
+
+std::vector<int64_t> get_ids(const nlohmann::json& v, const std::string& where, const std::string& name) {
+  if (!v.is_array()) throw InputError(where, name + ": expected an array of integers, found " + describe(v));
+  std::vector<int64_t> ids;
+  ids.reserve(v.size());
+  for (size_t i = 0; i < v.size(); ++i)
+    ids.push_back(get_int(v[i], where, name + "[" + std::to_string(i) + "]", 0, INT64_MAX));
+  return ids;
 }
 
 }  // namespace dualpath::workload

@@ -3,7 +3,10 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <istream>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -24,6 +27,16 @@ nlohmann::json parse_object_line(const std::string& line, const std::string& whe
 // Rejects any key of `obj` not in `allowed` (a typo must not be silently ignored).
 void reject_unknown_keys(const nlohmann::json& obj, const std::string& where,
                          std::initializer_list<const char*> allowed);
+
+// The request-per-line readers (Mooncake, Bailian): calls f(record, "path:line", line) for every non-blank line of
+// `in` (CRLF tolerated), each one JSON object with exactly `keys`, all required ("missing key 'K' (a <what> needs
+// ...)"). InputError for a read error or a file without records ("expected at least one <what> ...").
+void for_each_record(std::istream& in, const std::string& path, const std::string& what,
+                     std::initializer_list<const char*> keys,
+                     const std::function<void(const nlohmann::json&, const std::string&, int64_t)>& f);
+
+// An array of integer ids in [0, INT64_MAX] (block hashes); `name` names it in messages ("hash_ids").
+std::vector<int64_t> get_ids(const nlohmann::json& v, const std::string& where, const std::string& name);
 
 // Largest token count accepted anywhere (keeps every sum far from int64 overflow).
 inline constexpr int64_t kMaxTokens = 1'000'000'000;

@@ -18,38 +18,24 @@ using workload::kMaxTokens;
 std::vector<MooncakeRequest> read_mooncake(const std::string& path) {
   std::ifstream in = open_input_file(path, "Mooncake trace");
   std::vector<MooncakeRequest> out;
-  std::string line;
-  for (int64_t lineno = 1; std::getline(in, line); ++lineno) {
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (line.find_first_not_of(" \t") == std::string::npos) continue;
-    const std::string where = path + ":" + std::to_string(lineno);
-    const nlohmann::json j = workload::parse_object_line(line, where);
-    workload::reject_unknown_keys(j, where, {"timestamp", "input_length", "output_length", "hash_ids"});
-    for (const char* key : {"timestamp", "input_length", "output_length", "hash_ids"})
-      if (!j.contains(key)) throw InputError(where, std::string("missing key '") + key + "' (a Mooncake request needs "
-                                                    "timestamp, input_length, output_length, hash_ids)");
+  workload::for_each_record(in, path, "Mooncake request", {"timestamp", "input_length", "output_length", "hash_ids"},
+                            [&](const nlohmann::json& j, const std::string& where, int64_t lineno) {
     MooncakeRequest r;
     r.line = lineno;
     r.timestamp_ms = workload::get_number(j["timestamp"], where, "timestamp", 0, 1e15);
     r.input_length = get_int(j["input_length"], where, "input_length", 1, kMaxTokens);
     r.output_length = get_int(j["output_length"], where, "output_length", 0, kMaxTokens);
-    const auto& h = j["hash_ids"];
-    if (!h.is_array()) throw InputError(where, "hash_ids: expected an array of integers, found " + workload::describe(h));
     const int64_t blocks = (r.input_length + kMooncakeBlockTokens - 1) / kMooncakeBlockTokens;
-    if (static_cast<int64_t>(h.size()) != blocks)
+    if (j["hash_ids"].is_array() && static_cast<int64_t>(j["hash_ids"].size()) != blocks)
       throw InputError(where, "hash_ids: expected ceil(input_length/512) = " + std::to_string(blocks) +
                                   " ids for input_length " + std::to_string(r.input_length) + ", found " +
-                                  std::to_string(h.size()));
-    r.hash_ids.reserve(h.size());
-    for (size_t i = 0; i < h.size(); ++i)
-      r.hash_ids.push_back(get_int(h[i], where, "hash_ids[" + std::to_string(i) + "]", 0, INT64_MAX));
+                                  std::to_string(j["hash_ids"].size()));
+    r.hash_ids = workload::get_ids(j["hash_ids"], where, "hash_ids");
     if (!out.empty() && r.timestamp_ms < out.back().timestamp_ms)
       throw InputError(where, "timestamp: expected non-decreasing timestamps, found " + format_decimal(r.timestamp_ms) +
                                   " after " + format_decimal(out.back().timestamp_ms));
     out.push_back(std::move(r));
-  }
-  if (in.bad()) throw InputError(path, "read error (the file could not be read to its end)");
-  if (out.empty()) throw InputError(path, "expected at least one Mooncake request (one JSON object per line), found none");
+  });
   return out;
 }
 
