@@ -10,6 +10,9 @@ scratch folder per file (so a command can use what an earlier one wrote: `trace 
   strict TTFT limit (unless the doc gives one), so that the search ends after a few cheap probes; nothing
   else of the command changes, so a renamed flag, a bad value or a missing file in the doc still fails.
 - The docs' shorthands S6, S6o and S27 (docs/fidelity.md) are expanded.
+- Quoted output: a command whose comment says `(prints the lines below)` runs at its full size, and every line
+  that follows it in the block must be in what it prints (spaces normalised), so a figure the doc quotes from a
+  bundled run fails this test once the model moves it.
 - Not run, each for a reason the doc gives on the line: a synopsis (`[...]`, a word in capitals such as SCENARIO,
   a `...`), or a comment that says `(needs ...)`: hardware, a Slurm cluster, a file the repository does not ship.
   The test prints every skipped line with its reason, and fails on a skip without one.
@@ -38,6 +41,16 @@ SETUP = {"./scripts/run-default.sh": ".ci/run runs it after the release build",
          "./scripts/test.sh": ".ci/run runs it: it is the test command"}
 
 
+VERBS = {"run", "check", "sweep", "plan", "capacity", "claims", "validate", "report", "trace", "analyze", "hw",
+         "--version", "--help"}
+
+
+def is_command(line):
+    """A line that runs the program (`dualpath VERB ...`), not one of its printed lines (`dualpath   JCT ...`)."""
+    m = COMMAND.match(line)
+    return bool(m) and len(m.group(1).split()) > 1 and m.group(1).split()[1] in VERBS
+
+
 def commands(path):
     lines = open(os.path.join(repo, path)).read().split("\n")
     fence, i = False, 0
@@ -46,13 +59,19 @@ def commands(path):
         if line.lstrip().startswith("```"):
             fence = not fence
         indented = line.startswith("    ")
-        m = COMMAND.match(line) or SCRIPT.match(line)
+        m = (COMMAND.match(line) if is_command(line) else None) or SCRIPT.match(line)
         if m and (fence or indented):
             cmd, start = m.group(1), i + 1
             while cmd.rstrip().endswith("\\") and i + 1 < len(lines):
                 i += 1
                 cmd = cmd.rstrip()[:-1] + " " + lines[i].strip()
-            yield start, cmd
+            output = []  # the lines after it in the same block (its printed output, where the doc quotes it)
+            k = i + 1
+            while k < len(lines) and lines[k].strip() and not lines[k].lstrip().startswith("```") \
+                    and not is_command(lines[k]) and (fence or lines[k].startswith("    ")):
+                output.append(lines[k].strip())
+                k += 1
+            yield start, cmd, output
         i += 1
 
 
@@ -75,8 +94,6 @@ def split(cmd):
     return words, (cmd[hash_at + 1:].strip() if hash_at is not None else "")
 
 
-VERBS = {"run", "check", "sweep", "plan", "capacity", "claims", "validate", "report", "trace", "analyze", "hw",
-         "--version", "--help"}
 
 
 def skip_reason(words, comment):
@@ -117,7 +134,7 @@ def main():
             if os.path.exists(f"{repo}/{entry}"):
                 os.symlink(f"{repo}/{entry}", f"{work}/{entry}")
         try:
-            for line, cmd in commands(doc):
+            for line, cmd, output in commands(doc):
                 words, comment = split(cmd)
                 words = [ALIASES.get(w, w) for w in words]
                 if not COMMAND.match(cmd):  # a script or a benchmark
@@ -135,14 +152,23 @@ def main():
                     skipped += 1
                     print(f"skip {doc}:{line}: {reason}")
                     continue
-                argv = [dualpath] + shrunk(words)[1:]
+                quoted = "(prints the lines below)" in comment
+                argv = [dualpath] + (words[1:] if quoted else shrunk(words)[1:])
                 t0 = time.time()
                 p = subprocess.run(argv, cwd=work, capture_output=True, text=True, timeout=600)
                 ran += 1
                 status = "ok" if p.returncode == 0 else f"FAILED (exit {p.returncode})"
-                print(f"{status:>4} {doc}:{line} ({time.time() - t0:.1f} s): {' '.join(words)[:110]}")
-                if p.returncode != 0:
+                if quoted and p.returncode == 0:
+                    printed = {" ".join(l.split()) for l in (p.stdout + p.stderr).splitlines()}
+                    missing = [l for l in output if " ".join(l.split()) not in printed]
+                    if missing or not output:
+                        status = "FAILED (quoted output drifted)"
+                        failures.append(f"{doc}:{line}: the doc quotes lines this command no longer prints:\n      " +
+                                        "\n      ".join(missing or ["(no lines quoted below the command)"]) +
+                                        "\n    it printed:\n      " + "\n      ".join((p.stdout + p.stderr).splitlines()[-8:]))
+                elif p.returncode != 0:
                     failures.append(f"{doc}:{line}: {cmd}\n      {(p.stderr or p.stdout).strip()[-400:]}")
+                print(f"{status:>4} {doc}:{line} ({time.time() - t0:.1f} s): {' '.join(words)[:110]}")
         finally:
             shutil.rmtree(work, ignore_errors=True)
     print(f"{ran} documented commands ran, {skipped} skipped with a reason")
