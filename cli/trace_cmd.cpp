@@ -337,7 +337,12 @@ void run_stats(const StatsOptions& o) {
 
 void run_convert(const ConvertOptions& o) {
   const Source src = read_source(o.from, o.in, reuse_form(o.reuse), PolicySpec{}.block_tokens);
+  // A large trace takes seconds per step (3 million requests: ~13 s): say what is under way.
+  const bool large = src.trace.trajectories.size() >= 200000;
+  if (large)
+    std::cerr << "trace convert: " << src.trace.trajectories.size() << " trajectories read; writing " << o.out << "\n";
   write_trace_file(o.out, src.trace);
+  if (large) std::cerr << "trace convert: written; replaying at zero service time for the hit rate\n";
   std::cerr << "converted " << src.summary << "; replayed at the trace's arrivals with " << PolicySpec{}.block_tokens
             << "-token blocks, zero service time: KV hit rate "
             << fixed(100 * replay_reuse(src.trace, PolicySpec{}.block_tokens).reuse.hit_rate(), 2) << "%\n";

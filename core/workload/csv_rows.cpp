@@ -59,6 +59,7 @@ bool CsvRows::next(std::vector<std::string>& fields) {
   std::string line;
   while (std::getline(in_, line)) {
     ++line_;
+    progress_.line();
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (line.find_first_not_of(" \t") == std::string::npos) continue;
     fields = split(line);

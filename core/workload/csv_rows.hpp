@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "core/workload/read_progress.hpp"
+
 namespace dualpath {
 
 class CsvRows {
@@ -29,6 +31,7 @@ class CsvRows {
   std::vector<std::string> split(const std::string& line) const;
   std::ifstream in_;
   std::string path_;
+  workload::ReadProgress progress_{in_, path_};
   std::vector<std::string> columns_;
   int64_t line_ = 0;
 };

@@ -5,6 +5,7 @@
 
 #include "core/config/input_error.hpp"
 #include "core/config/json_file.hpp"
+#include "core/workload/read_progress.hpp"
 
 namespace dualpath::workload {
 
@@ -80,7 +81,9 @@ void for_each_record(std::istream& in, const std::string& path, const std::strin
   for (const char* k : keys) list += (list.empty() ? "" : ", ") + std::string(k);
   std::string line;
   int64_t records = 0;
+  ReadProgress progress(in, path);
   for (int64_t lineno = 1; std::getline(in, line); ++lineno) {
+    progress.line();
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (line.find_first_not_of(" \t") == std::string::npos) continue;
     const std::string where = path + ":" + std::to_string(lineno);

@@ -11,6 +11,7 @@
 
 #include "core/config/input_error.hpp"
 #include "core/workload/json_fields.hpp"
+#include "core/workload/read_progress.hpp"
 
 namespace dualpath {
 
@@ -150,7 +151,9 @@ Trace parse_trace(std::istream& in, const std::string& name) {
   std::set<std::string> ids;
   std::vector<std::string> wheres;
   std::string line;
+  workload::ReadProgress progress(in, name);
   for (int64_t lineno = 1; std::getline(in, line); ++lineno) {
+    progress.line();
     if (!line.empty() && line.back() == '\r') line.pop_back();  // tolerate CRLF files
     if (line.find_first_not_of(" \t") == std::string::npos) continue;
     const std::string where = name + ":" + std::to_string(lineno);
