@@ -68,7 +68,8 @@ def commands(path):
             output = []  # the lines after it in the same block (its printed output, where the doc quotes it)
             k = i + 1
             while k < len(lines) and lines[k].strip() and not lines[k].lstrip().startswith("```") \
-                    and not is_command(lines[k]) and (fence or lines[k].startswith("    ")):
+                    and not is_command(lines[k]) and not SCRIPT.match(lines[k]) \
+                    and (fence or lines[k].startswith("    ")):
                 output.append(lines[k].strip())
                 k += 1
             yield start, cmd, output
