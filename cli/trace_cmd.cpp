@@ -145,13 +145,6 @@ ReuseForm reuse_form(const std::string& text) {
                               "chain), found '" + text + "'; e.g. --reuse hashes");
 }
 
-std::vector<HashedInput> mooncake_inputs(const std::vector<MooncakeRequest>& reqs) {
-  std::vector<HashedInput> in;
-  in.reserve(reqs.size());
-  for (const auto& r : reqs) in.push_back(HashedInput{r.input_length, &r.hash_ids});
-  return in;
-}
-
 Source read_source(const std::string& from, const std::string& file, ReuseForm reuse, int block_tokens) {
   Source src;
   if (from == "mooncake") {
@@ -190,11 +183,7 @@ Source read_source(const std::string& from, const std::string& file, ReuseForm r
       throw InputError("--reuse", "expected 'hashes' for a Bailian trace (its reuse is in its block hashes), found 'prefix'");
     const std::vector<BailianRequest> reqs = read_bailian(file);
     BailianConversion c = convert_bailian(reqs);
-    std::vector<HashedInput> in;
-    for (const auto& r : reqs)
-      in.push_back(HashedInput{std::min(r.input_length, static_cast<int64_t>(r.hash_ids.size()) * kBailianBlockTokens),
-                               &r.hash_ids});
-    const double at_block = reusable_share(in, kBailianBlockTokens, block_tokens);
+    const double at_block = reusable_share(bailian_inputs(reqs), kBailianBlockTokens, block_tokens);
     int64_t multi = 0;
     for (const auto& t : c.trace.trajectories) multi += t.rounds.size() >= 2;
     nlohmann::ordered_json types = nlohmann::ordered_json::object();

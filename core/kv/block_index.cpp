@@ -26,10 +26,11 @@ BlockIndex::BlockIndex(const std::vector<Agent>& agents, int block_tokens)
   for (const Agent& a : agents)
     if (a.trajectory >= 0 && a.trajectory < trajectories && content[static_cast<size_t>(a.trajectory)] < 0)
       content[static_cast<size_t>(a.trajectory)] = a.id;
+  std::unordered_map<uint64_t, Place> first_holder;
   for (const Agent& a : agents) {
     auto& layers = layout_[static_cast<size_t>(a.id)];
     if (a.hashed) {
-      lay_out_hashed(a, layers);
+      lay_out_hashed(a, layers, first_holder);
       continue;
     }
     // shares run nearest ancestor first with non-increasing tokens; layers run deepest (shortest) first.
@@ -45,12 +46,12 @@ BlockIndex::BlockIndex(const std::vector<Agent>& agents, int block_tokens)
     layers.push_back(Layer{std::numeric_limits<int64_t>::max(), a.id, 0});
   }
   state_.resize(static_cast<size_t>(streams));
-  first_holder_ = {};  // only the constructor looks content up
 }
 
 // Block k of a hashed agent: content no other trajectory has is the agent's own (stream a, index k); shared content
 // lives at its first holder's place, which the first agent to have the key becomes.
-void BlockIndex::lay_out_hashed(const Agent& a, std::vector<Layer>& layers) {
+void BlockIndex::lay_out_hashed(const Agent& a, std::vector<Layer>& layers,
+                                std::unordered_map<uint64_t, Place>& first_holder) {
   const HashedStream& h = *a.hashed;
   int64_t total = 0;
   for (const Round& r : a.rounds) total += r.append + r.gen;
@@ -59,7 +60,7 @@ void BlockIndex::lay_out_hashed(const Agent& a, std::vector<Layer>& layers) {
     const int64_t end = (k + 1) * block_;
     const auto j = static_cast<size_t>((end - 1) / h.block_tokens);
     if (!h.shared[j] || mutant("hashes_ignored")) return Place{a.id, k};
-    return first_holder_.try_emplace(sim_block_key(h.chain, h.block_tokens, block_, k), Place{a.id, k}).first->second;
+    return first_holder.try_emplace(sim_block_key(h.chain, h.block_tokens, block_, k), Place{a.id, k}).first->second;
   };
   for (int64_t k = 0; k < n; ++k) {
     const Place p = place(k);

@@ -75,17 +75,15 @@ class BlockIndex {
   void set(int stream, int64_t block, uint8_t s);
   template <typename Visit>
   void for_each_run(int agent, int64_t first, int64_t last, Visit visit) const;
-  void lay_out_hashed(const Agent& a, std::vector<Layer>& layers);
+  // Lays out a hashed agent; `first_holder` maps content shared between trajectories to its place (constructor only).
+  void lay_out_hashed(const Agent& a, std::vector<Layer>& layers, std::unordered_map<uint64_t, Place>& first_holder);
 
   std::vector<std::vector<Layer>> layout_;  // per agent, ends ascending
   std::vector<std::vector<uint8_t>> state_;  // per stream, per block
   mutable std::vector<int64_t> prefix_;      // per agent: persisted blocks known contiguous (only ever grows)
   std::vector<int> pending_writes_;
   int block_;
-  struct KeyHash {
-    size_t operator()(uint64_t k) const { return static_cast<size_t>(k); }  // keys are already mixed
-  };
-  std::unordered_map<uint64_t, Place> first_holder_;  // hashed content shared between trajectories -> its place
+
 };
 
 }  // namespace dualpath

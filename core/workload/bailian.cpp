@@ -65,6 +65,13 @@ int64_t hashed_tokens(const BailianRequest& r) {
 
 }  // namespace
 
+std::vector<HashedInput> bailian_inputs(const std::vector<BailianRequest>& reqs) {
+  std::vector<HashedInput> in;
+  in.reserve(reqs.size());
+  for (const BailianRequest& r : reqs) in.push_back(HashedInput{hashed_tokens(r), &r.hash_ids});
+  return in;
+}
+
 BailianConversion convert_bailian(const std::vector<BailianRequest>& reqs) {
   BailianConversion out;
   out.requests = static_cast<int64_t>(reqs.size());
@@ -78,13 +85,10 @@ BailianConversion convert_bailian(const std::vector<BailianRequest>& reqs) {
   std::vector<Chain> chains;
   std::vector<size_t> chain_of(reqs.size());
   std::vector<bool> has_child(reqs.size(), false);
-  std::vector<HashedInput> inputs;
-  inputs.reserve(reqs.size());
   for (size_t i = 0; i < reqs.size(); ++i) {
     const BailianRequest& r = reqs[i];
     ++out.types[r.type];
     out.zero_outputs += r.output_length == 0;
-    inputs.push_back(HashedInput{hashed_tokens(r), &r.hash_ids});
     std::optional<size_t> parent;
     if (r.parent_chat_id >= 0) {
       const auto it = index.find(r.parent_chat_id);
@@ -141,7 +145,7 @@ BailianConversion convert_bailian(const std::vector<BailianRequest>& reqs) {
     t.hashes = std::make_shared<BlockHashes>(BlockHashes{kBailianBlockTokens, hashed_tokens(last), last.hash_ids});
     out.trace.trajectories.push_back(std::move(t));
   }
-  out.reusable_share = reusable_share(inputs, kBailianBlockTokens, kBailianBlockTokens);
+  out.reusable_share = reusable_share(bailian_inputs(reqs), kBailianBlockTokens, kBailianBlockTokens);
   return out;
 }
 

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "core/workload/block_hashes.hpp"
 #include "core/workload/trace.hpp"
 
 namespace dualpath {
@@ -43,6 +44,9 @@ struct BailianConversion {
   std::map<std::string, int64_t> types;  // requests per type
   double reusable_share = 0;      // at 16-token blocks (whole blocks): tokens an earlier request's input held
 };
+
+// Each request's hashed input (its input, less a partial last block the file leaves unhashed), for reusable_share.
+std::vector<HashedInput> bailian_inputs(const std::vector<BailianRequest>& requests);
 
 // Turns follow parent_chat_id: a request is the next round of its parent's trajectory when it is the parent's first
 // child, its input extends the parent's rebuilt context, and its hash ids start with the parent's full blocks; else

@@ -39,6 +39,13 @@ std::vector<MooncakeRequest> read_mooncake(const std::string& path) {
   return out;
 }
 
+std::vector<HashedInput> mooncake_inputs(const std::vector<MooncakeRequest>& reqs) {
+  std::vector<HashedInput> in;
+  in.reserve(reqs.size());
+  for (const auto& r : reqs) in.push_back(HashedInput{r.input_length, &r.hash_ids});
+  return in;
+}
+
 namespace {
 
 // Arrival times in seconds: the file quantises timestamps into ~3 s buckets, so the k requests of a bucket

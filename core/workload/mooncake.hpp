@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "core/workload/block_hashes.hpp"
 #include "core/workload/trace.hpp"
 
 namespace dualpath {
@@ -38,6 +39,9 @@ struct MooncakeConversion {
   int64_t shared_prefix_chains = 0; // chains whose first request shares a prefix with an earlier chain ("parent")
   double reusable_share = 0;        // share of input tokens in blocks already seen in an earlier request
 };
+
+// Each request's input and ids, for reusable_share at another block size.
+std::vector<HashedInput> mooncake_inputs(const std::vector<MooncakeRequest>& requests);
 
 // How a converted trace carries reuse between conversations (traces/FORMAT.md):
 // - Hashes: each trajectory carries its last request's hash ids ("hashes"), so any block any other request had is
