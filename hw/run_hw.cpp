@@ -8,6 +8,7 @@
 #include "core/engine/cluster.hpp"
 #include "core/metrics/summary.hpp"
 #include "core/run/run_folder.hpp"
+#include "core/run/run_records.hpp"
 #include "core/workload/agents.hpp"
 #include "hw/compute_setup.hpp"
 #include "hw/hw_backend.hpp"
@@ -31,8 +32,8 @@ HwRunOutcome run_hw_scenario(const Scenario& sc, const std::string& scenario_dir
 HwRunOutcome drive_and_report(const Scenario& sc, const std::string& scenario_dir, const std::string& out_dir,
                               const HwOptions& options, EventLoop& loop, NodeLink& nodes) {
   const auto wall0 = std::chrono::steady_clock::now();
-  const Trace trace = load_workload_trace(sc.workload, scenario_dir);
-  std::vector<Agent> agents = make_agents(trace, sc.workload);
+  // The trace lives only while the agents are made from it (a long online run's input is large).
+  std::vector<Agent> agents = make_agents(load_workload_trace(sc.workload, scenario_dir), sc.workload);
   const ZeroServiceReuse reuse = zero_service_reuse(agents, sc.policy.block_tokens);
 
   const double snic = options.snic_rate > 0 ? options.snic_rate : sc.topology.snic_bw;
@@ -40,6 +41,9 @@ HwRunOutcome drive_and_report(const Scenario& sc, const std::string& scenario_di
                 sc.topology.cnic_bw, sc.outputs.link_sample_interval);
   HwBackend backend(sc, loop, nodes, &links);
   Cluster cluster(sc, std::move(agents), backend);
+  std::filesystem::create_directories(out_dir);  // requests.csv is streamed into it as requests settle
+  RunRecords records(out_dir, sc.slo, sc.workload.mode == ArrivalMode::Online);
+  cluster.set_request_sink(&records, /*free_settled=*/true);
   HwRunOutcome o;
   std::vector<std::string> errors;
   bool stopped = true;  // by an error (the backend's, or one thrown by the core)
@@ -53,7 +57,8 @@ HwRunOutcome drive_and_report(const Scenario& sc, const std::string& scenario_di
   for (const auto& e : backend.errors()) errors.push_back(e);
   if (!stopped && !cluster.finished()) errors.push_back("the run ran out of work: " + cluster.stall_report());
 
-  const RunSummary rs = summarize(cluster.requests(), cluster.totals(), sc.slo);
+  cluster.hand_over_rest();
+  const RunSummary rs = records.summary(cluster.totals());
   const auto& st = backend.stats();
   const double span = rs.jct > 0 ? rs.jct : backend.now();
   nlohmann::json hw = nodes.report();  // its errors (node processes that failed or hung) count too
@@ -78,13 +83,13 @@ HwRunOutcome drive_and_report(const Scenario& sc, const std::string& scenario_di
   hw["errors"] = errors;
   const LinkReport link_report = links.report(span);
   nlohmann::json summary =
-      run_summary(sc, cluster, rs, reuse, link_report, cluster.finished() && errors.empty());
+      run_summary(sc, cluster, rs, reuse, link_report, cluster.finished() && errors.empty(),
+                  records.working_set(cluster.agents(), rs.aps));
   summary["links"]["measured"] = "bytes of completed operations per link over the emulated SNIC rate x run time";
   summary["backend"] = "hw";
   summary["compute"] = real ? "measured" : "emulated";
   summary["hw"] = hw;
-  std::filesystem::create_directories(out_dir);
-  write_run_folder(out_dir, summary, cluster, link_report);
+  write_run_folder(out_dir, summary, records, cluster, link_report);
   o.summary = std::move(summary);
   o.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   return o;

@@ -283,6 +283,7 @@ double FluidBackend::now() const { return impl_->clock; }
 const LinkReport& FluidBackend::links() const { return impl_->report; }
 const SimStats& FluidBackend::stats() const { return impl_->stats; }
 const Fabric& FluidBackend::fabric() const { return impl_->fabric; }
+LinkMeter& FluidBackend::meter() { return impl_->meter; }
 uint64_t FluidBackend::start_flow(int src, int dst, double bytes, TrafficClass cls, Done done) {
   return impl_->start_flow(src, dst, bytes, cls, std::move(done));
 }

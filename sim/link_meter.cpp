@@ -120,7 +120,9 @@ void LinkMeter::emit_interval(double start, double end) {
     PerClass& b = bucket_[static_cast<size_t>(link)];
     if (duration > 0) {
       const double capacity = bandwidth_[static_cast<size_t>(link)] * duration;
-      samples_.push_back(LinkSample{start, duration, link, b[0] / capacity, b[1] / capacity});
+      const LinkSample s{start, duration, link, b[0] / capacity, b[1] / capacity};
+      if (sink_) sink_(s);
+      else samples_.push_back(s);
     }
     b = PerClass{0, 0};
   }

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <array>
+#include <utility>
 #include <vector>
 
 #include "core/backend/backend.hpp"
@@ -38,6 +39,8 @@ class LinkMeter {
   void finish(double end_time, LinkReport& report);
 
   const std::vector<LinkSample>& samples() const { return samples_; }
+  // Samples go to `sink` as their intervals close instead of into the report (set before the run).
+  void set_sample_sink(LinkSampleSink sink) { sink_ = std::move(sink); }
 
  private:
   using PerClass = std::array<double, 2>;  // indexed by TrafficClass (Model = 0, Kv = 1)
@@ -53,6 +56,7 @@ class LinkMeter {
   std::vector<PerClass> total_;       // bytes per link over the run
   long long interval_index_ = 0;      // the interval bucket_ belongs to
   std::vector<LinkSample> samples_;
+  LinkSampleSink sink_;
 
   // Held-rate mode.
   struct Held {

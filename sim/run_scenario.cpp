@@ -16,6 +16,7 @@
 #include "core/metrics/summary.hpp"
 #include "core/config/output_file.hpp"
 #include "core/run/run_folder.hpp"
+#include "core/run/run_records.hpp"
 #include "core/sched/policy_registry.hpp"
 #include "core/workload/agents.hpp"
 #include "sim/simulator.hpp"
@@ -74,8 +75,8 @@ RunOutcome run_scenario(const Scenario& sc, const std::string& scenario_dir, con
                         const RunOptions& options) {
   make_output_folder(out_dir, "--out");  // before the run, so a bad --out costs nothing
   const auto wall0 = std::chrono::steady_clock::now();
-  const Trace trace = load_workload_trace(sc.workload, scenario_dir);
-  std::vector<Agent> agents = make_agents(trace, sc.workload);
+  // The trace lives only while the agents are made from it (a long online run's input is large).
+  std::vector<Agent> agents = make_agents(load_workload_trace(sc.workload, scenario_dir), sc.workload);
   const ZeroServiceReuse reuse = zero_service_reuse(agents, sc.policy.block_tokens);
 
   SimOptions opt;
@@ -88,6 +89,11 @@ RunOutcome run_scenario(const Scenario& sc, const std::string& scenario_dir, con
   Cluster cluster(sc, std::move(agents), backend);
   ActivityLog log;
   if (!options.trace_file.empty()) cluster.set_activity_log(&log);
+  // requests.csv and the summary are folded as requests settle; the Cluster frees them then, except when the trace
+  // file (written after the run from every request) is asked for.
+  RunRecords records(out_dir, sc.slo, sc.workload.mode == ArrivalMode::Online);
+  cluster.set_request_sink(&records, options.trace_file.empty());
+  if (options.trace_file.empty()) backend.set_link_sample_sink(records.stream_links_csv(backend.links().links));
   std::shared_ptr<ProgressHook> progress;
   if (options.progress) {
     progress = std::make_shared<ProgressHook>();
@@ -115,8 +121,10 @@ RunOutcome run_scenario(const Scenario& sc, const std::string& scenario_dir, con
   if (!cluster.finished() && !backend.hit_time_limit() && !backend.stopped_early())
     throw NoProgressError("the simulation ran out of work: " + cluster.stall_report());
 
-  const RunSummary rs = summarize(cluster.requests(), cluster.totals(), sc.slo);
-  nlohmann::json summary = run_summary(sc, cluster, rs, reuse, backend.links(), cluster.finished());
+  cluster.hand_over_rest();
+  const RunSummary rs = records.summary(cluster.totals());
+  nlohmann::json summary = run_summary(sc, cluster, rs, reuse, backend.links(), cluster.finished(),
+                                       records.working_set(cluster.agents(), rs.aps));
   if (const StopRule* rule = cluster.stop_rule()) {
     // Which rule ended the online run, when, and the TTFT window means it judged (paper §7.6).
     const char* why = cluster.stop_reason() != StopReason::None ? stop_reason_name(cluster.stop_reason())
@@ -131,7 +139,7 @@ RunOutcome run_scenario(const Scenario& sc, const std::string& scenario_dir, con
     stop.tolerance = rule->spec().tolerance;
     summary["stop"] = to_json(stop);
   }
-  write_run_folder(out_dir, summary, cluster, backend.links());
+  write_run_folder(out_dir, summary, records, cluster, backend.links());
 
   RunOutcome o;
   if (!options.trace_file.empty()) {

@@ -280,5 +280,6 @@ void SimBackend::add_timer(double delay, Done done) { impl_->add_timer(delay, st
 
 const LinkReport& SimBackend::links() const { return impl_->report; }
 const SimStats& SimBackend::stats() const { return impl_->stats; }
+LinkMeter& SimBackend::meter() { return impl_->meter; }
 
 }  // namespace dualpath::sim

@@ -35,6 +35,7 @@ class SimBackend final : public Simulator {
 
  protected:
   const Fabric& fabric() const override;
+  LinkMeter& meter() override;
   uint64_t start_flow(int src, int dst, double bytes, TrafficClass cls, Done done) override;
   void cancel_flow(uint64_t handle) override;
   void scale_link(int link, double factor) override;

@@ -31,6 +31,7 @@
 #include "core/config/scenario.hpp"
 #include "sim/fabric.hpp"
 #include "core/run/link_report.hpp"
+#include "sim/link_meter.hpp"
 
 namespace dualpath::sim {
 
@@ -66,6 +67,8 @@ class Simulator : public Backend {
   // Per-link totals and utilisation samples; link descriptions are available before run(), the rest after.
   virtual const LinkReport& links() const = 0;
   virtual const SimStats& stats() const = 0;
+  // links.csv's samples to `sink` as they close (not kept in links().samples); set before run().
+  void set_link_sample_sink(LinkSampleSink sink) { meter().set_sample_sink(std::move(sink)); }
   // Called with the clock after every clock advance (progress lines). It must not start work.
   void set_step_hook(std::function<void(double)> hook) { step_hook_ = std::move(hook); }
   bool can_stop() const override { return true; }
@@ -89,6 +92,7 @@ class Simulator : public Backend {
 
  protected:
   virtual const Fabric& fabric() const = 0;
+  virtual LinkMeter& meter() = 0;
   // A flow of `bytes` (finite, >= 0) from fabric endpoint src to dst; `done` is not empty. Returns a handle for
   // cancel_flow.
   virtual uint64_t start_flow(int src, int dst, double bytes, TrafficClass cls, Done done) = 0;

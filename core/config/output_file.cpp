@@ -4,6 +4,7 @@
 #include <fstream>
 #include <stdexcept>
 #include <system_error>
+#include <utility>
 
 namespace dualpath {
 
@@ -13,20 +14,33 @@ void write_text_atomically(const std::string& path, const std::string& text, con
 
 void write_stream_atomically(const std::string& path, const std::function<void(std::ostream&)>& write,
                              const std::string& suffix) {
-  const std::string tmp = path + suffix;
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw std::runtime_error("cannot write " + tmp);
-    write(out);
-    out.close();
-    if (!out) throw std::runtime_error("failed writing " + tmp + " (disk full?)");
-  }
+  AtomicOutputFile file(path, suffix);
+  write(file.stream());
+  file.commit();
+}
+
+AtomicOutputFile::AtomicOutputFile(std::string path, const std::string& suffix)
+    : path_(std::move(path)), tmp_(path_ + suffix), out_(tmp_, std::ios::binary | std::ios::trunc) {
+  if (!out_) throw std::runtime_error("cannot write " + tmp_);
+}
+
+AtomicOutputFile::~AtomicOutputFile() {
+  if (committed_) return;
+  out_.close();
   std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
+  std::filesystem::remove(tmp_, ec);
+}
+
+void AtomicOutputFile::commit() {
+  out_.close();
+  if (!out_) throw std::runtime_error("failed writing " + tmp_ + " (disk full?)");
+  std::error_code ec;
+  std::filesystem::rename(tmp_, path_, ec);
   if (ec) {
-    std::filesystem::remove(tmp, ec);
-    throw std::runtime_error("cannot rename " + tmp + " to " + path + " (is it a folder?)");
+    std::filesystem::remove(tmp_, ec);
+    throw std::runtime_error("cannot rename " + tmp_ + " to " + path_ + " (is it a folder?)");
   }
+  committed_ = true;
 }
 
 }  // namespace dualpath

@@ -3,6 +3,7 @@
 // reports. Beside input_file.hpp: the files a user names or reads back.
 #pragma once
 
+#include <fstream>
 #include <functional>
 #include <ostream>
 #include <string>
@@ -17,5 +18,22 @@ void write_text_atomically(const std::string& path, const std::string& text, con
 // 10-hour run: 280 bytes per round) is never held in memory whole.
 void write_stream_atomically(const std::string& path, const std::function<void(std::ostream&)>& write,
                              const std::string& suffix = ".partial");
+
+// A file written over a whole run (requests.csv, streamed as requests settle): PATH<suffix> is open from the
+// start and renamed over PATH by commit(); destroyed uncommitted (the run failed), the temporary is removed.
+class AtomicOutputFile {
+ public:
+  explicit AtomicOutputFile(std::string path, const std::string& suffix = ".partial");  // throws, naming the file
+  ~AtomicOutputFile();
+  AtomicOutputFile(const AtomicOutputFile&) = delete;
+  AtomicOutputFile& operator=(const AtomicOutputFile&) = delete;
+  std::ostream& stream() { return out_; }
+  void commit();  // throws std::runtime_error naming the file
+
+ private:
+  std::string path_, tmp_;
+  std::ofstream out_;
+  bool committed_ = false;
+};
 
 }  // namespace dualpath

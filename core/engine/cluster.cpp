@@ -188,11 +188,39 @@ void Cluster::round_done(Request& r) {
   const Agent& a = agents_[r.agent];
   context_[r.agent] += a.rounds[r.round].append + a.rounds[r.round].gen;
   const int next = r.round + 1;
-  if (next >= static_cast<int>(a.rounds.size())) return;
-  const double think = a.rounds[r.round].think;  // make_agents folds workload.think_time in
-  const int agent = r.agent;
-  if (think > 0) be_.timer(think, [this, agent, next] { issue_round(agent, next); });
-  else issue_round(agent, next);
+  if (next < static_cast<int>(a.rounds.size())) {
+    const double think = a.rounds[r.round].think;  // make_agents folds workload.think_time in
+    const int agent = r.agent;
+    if (think > 0) be_.timer(think, [this, agent, next] { issue_round(agent, next); });
+    else issue_round(agent, next);
+  }
+  hand_over_settled();
+}
+
+bool Cluster::settled(const Request& r) const {
+  // A round whose first token was its last is handed off after it is done (its handoff_end is still to come).
+  return r.lost || (r.t.done >= 0 && (r.gen > 1 || r.t.handoff_end >= 0));
+}
+
+void Cluster::hand_over_settled() {
+  if (sink_ == nullptr) return;
+  const size_t n = requests_.size();
+  while (handed_ < n && settled(requests_[handed_])) sink_->settled(requests_[handed_++]);
+  if (!free_settled_) return;
+  // A chunk is freed once the chunk after it is handed over too: whatever settled one of its requests (the round's
+  // end, its handoff) has returned long before. A chunk with a lost attempt is kept: the attempt's reads, forwards
+  // or transfers in flight look it up when they end (and find it lost).
+  constexpr size_t k = RequestLog::chunk_size();
+  for (; (freed_chunks_ + 2) * k <= handed_; ++freed_chunks_) {
+    bool lost = false;
+    for (size_t i = freed_chunks_ * k; i < (freed_chunks_ + 1) * k && !lost; ++i) lost = requests_[i].lost;
+    if (!lost) requests_.release_chunk(freed_chunks_);
+  }
+}
+
+void Cluster::hand_over_rest() {
+  if (sink_ == nullptr) return;
+  while (handed_ < requests_.size()) sink_->settled(requests_[handed_++]);
 }
 
 // Group leaders fetch at multiples of the fetch period, phase-shifted per group so groups do not fetch in

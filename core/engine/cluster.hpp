@@ -26,6 +26,7 @@
 #include "core/config/scenario.hpp"
 #include "core/cost/cost_model.hpp"
 #include "core/model/request.hpp"
+#include "core/model/request_sink.hpp"
 #include "core/kv/block_index.hpp"
 #include "core/kv/dram_pool.hpp"
 #include "core/metrics/activity_log.hpp"
@@ -66,7 +67,15 @@ class Cluster {
   bool finished() const { return rounds_done_ == rounds_total_; }
   std::string stall_report() const;  // why requests are left when the backend ran out of work
 
+  // Every request of the run by id; with a sink that frees (set_request_sink), only those not yet handed over
+  // (reading one that was freed throws std::logic_error).
   const RequestLog& requests() const { return requests_; }
+  // Hands each request to `sink` once it and every request before it are settled (RequestSink); with
+  // `free_settled` the memory of those handed over is given back (a chunk of them at a time, one chunk behind).
+  // Set before start(); nullptr (the default): requests are kept and handed to nobody.
+  void set_request_sink(RequestSink* sink, bool free_settled) { sink_ = sink, free_settled_ = free_settled; }
+  // After the run: hands over every request not handed over yet, settled or not (a run cut short leaves some).
+  void hand_over_rest();
   const std::vector<Agent>& agents() const { return agents_; }
   const ClusterView& view() const { return view_; }
   // The lockstep units: a whole EP group when weights are sharded, else each engine on its own (the activity
@@ -125,6 +134,10 @@ class Cluster {
   // agents and rounds (cluster.cpp)
   void issue_round(int agent, int round);
   void round_done(Request& r);
+  // Finished and handed off (a round whose first token was its last is handed off after that), or lost with a
+  // node: nothing of the engine changes or reads it again, except what a lost attempt still has in flight.
+  bool settled(const Request& r) const;
+  void hand_over_settled();  // to the sink, in id order; frees what was handed over a chunk ago
   // scheduling (cluster.cpp)
   void arm_fetches();
   void prefill_fetch(int group);
@@ -234,6 +247,10 @@ class Cluster {
   std::vector<Agent> agents_;
   std::vector<int64_t> context_;  // per agent: tokens of context before its next round
   RequestLog requests_;
+  RequestSink* sink_ = nullptr;
+  bool free_settled_ = false;
+  size_t handed_ = 0;        // requests [0, handed_) went to the sink
+  size_t freed_chunks_ = 0;  // chunks of requests_ before this one are freed, or kept for a lost attempt's sake
   TransferTotals totals_;
   WaitTracker waits_;
   std::unique_ptr<StopRule> stop_rule_;

@@ -92,7 +92,9 @@ int Cluster::live_port(int port) const {
 void Cluster::restart_lost_rounds(size_t i) {
   FaultRecord& rec = faults_[i];
   std::vector<int64_t> restart;
-  for (Request& r : requests_) {
+  // Requests handed to the sink are settled, so complete or lost (and may be freed): the scan starts after them.
+  for (size_t id = handed_; id < requests_.size(); ++id) {
+    Request& r = requests_[id];
     if (r.lost) continue;
     const bool complete = r.t.done >= 0 && (r.gen > 1 || r.t.handoff_end >= 0 || !io_->persists_prompts());
     if (complete) continue;
@@ -110,6 +112,7 @@ void Cluster::restart_lost_rounds(size_t i) {
   reads_->pump_all();
   if (streamed_buffers()) prefill_->pump();
   arm_fetches();
+  hand_over_settled();  // the lost attempts are settled
 }
 
 bool Cluster::lose_attempt(Request& r, FaultRecord& rec) {

@@ -81,6 +81,7 @@ void Cluster::DecodeGroups::handoff_done(Request& r) {
     eng.tok -= r.prompt + r.gen, eng.seq -= 1;
     release_hbm(r.de, c_.kv_bytes(r.prompt + r.gen));
     c_.io_->de_room_back();
+    c_.hand_over_settled();  // its prompt is persisted: the round is settled
     return;
   }
   c_.set_wait(r, WaitCause::DecodeJoin);

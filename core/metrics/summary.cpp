@@ -3,83 +3,73 @@
 #include <algorithm>
 #include <cmath>
 #include <iomanip>
-#include <set>
 
 #include "core/metrics/csv_numbers.hpp"
 
 namespace dualpath {
 
-Percentiles percentiles(std::vector<double> v) {
-  Percentiles p;
-  p.count = v.size();
-  if (v.empty()) return p;
-  std::sort(v.begin(), v.end());
-  auto rank = [&](double q) {
-    const size_t k = static_cast<size_t>(std::ceil(q * static_cast<double>(v.size())));
-    return v[std::min(v.size() - 1, k == 0 ? 0 : k - 1)];
-  };
-  double sum = 0;
-  for (double x : v) sum += x;
-  p.mean = sum / static_cast<double>(v.size());
-  p.p50 = rank(0.50), p.p90 = rank(0.90), p.p99 = rank(0.99), p.max = v.back();
-  return p;
+SummaryAccumulator::SummaryAccumulator(const SloSpec& slo, size_t spill_at)
+    : ttft_(spill_at), ttst_(spill_at), tpot_(spill_at), gap_(spill_at) {
+  s_.slo_ttft_limit = slo.ttft, s_.slo_tpot_limit = slo.tpot;  // paper §7.6: 4 s, 50 ms
 }
 
-RunSummary summarize(const RequestLog& requests, const TransferTotals& totals, const SloSpec& slo) {
-  RunSummary s;
-  s.bytes = totals;
-  s.slo_ttft_limit = slo.ttft, s.slo_tpot_limit = slo.tpot;
-  std::vector<double> ttft, ttst, tpot, gap;
-  double first = 1e300, last = 0, q = 0, a = 0, rd = 0, pf = 0;
-  std::set<int> agents;
-  double first_agent_start = 1e300, last_agent_start = 0;
-  const double kSloTtft = slo.ttft, kSloTpot = slo.tpot;  // paper §7.6: 4 s, 50 ms
-  double ttft_ok = 0, tpot_ok = 0, both_ok = 0;
-  for (const auto& r : requests) {
-    if (r.t.done < 0) continue;
-    ++s.rounds;
-    agents.insert(r.agent);
-    if (r.round == 0) {
-      first_agent_start = std::min(first_agent_start, r.t.arrival);
-      last_agent_start = std::max(last_agent_start, r.t.arrival);
-    }
-    first = std::min(first, r.t.arrival);
-    last = std::max(last, r.t.done);
-    ttft.push_back(r.t.first_token - r.t.arrival);
-    const bool t_ok = ttft.back() <= kSloTtft;
-    const bool p_ok = r.gen <= 2 || r.t.second_token < 0 ||
-                      (r.t.done - r.t.second_token) / static_cast<double>(r.gen - 2) <= kSloTpot;
-    ttft_ok += t_ok, tpot_ok += p_ok, both_ok += (t_ok && p_ok);
-    if (r.t.second_token >= 0) {
-      ttst.push_back(r.t.second_token - r.t.arrival);
-      gap.push_back(r.t.second_token - r.t.first_token);
-    }
-    // TPOT is the decode pace after the second token: TTST already covers the handoff and the first step.
-    if (r.gen > 2 && r.t.second_token >= 0)
-      tpot.push_back((r.t.done - r.t.second_token) / static_cast<double>(r.gen - 2));
-    q += r.t.scheduled() - r.t.arrival;
-    a += r.t.read_start - r.t.scheduled();
-    rd += r.t.read_end - r.t.read_start;
-    pf += r.t.first_token - r.t.read_end;
-    s.prompt_tokens += static_cast<double>(r.prompt);
-    s.generated_tokens += static_cast<double>(r.gen);
-    s.hit_tokens += static_cast<double>(r.hit);
+void SummaryAccumulator::add(const Request& r) {
+  if (r.t.done < 0) return;
+  auto& s = s_;
+  ++s.rounds;
+  const auto agent = static_cast<size_t>(r.agent);
+  if (agent >= agents_.size()) agents_.resize(agent + 1, false);
+  if (!agents_[agent]) agents_[agent] = true, ++s.agents;
+  if (r.round == 0) {
+    first_agent_start_ = std::min(first_agent_start_, r.t.arrival);
+    last_agent_start_ = std::max(last_agent_start_, r.t.arrival);
   }
+  first_ = std::min(first_, r.t.arrival);
+  last_ = std::max(last_, r.t.done);
+  const double ttft = r.t.first_token - r.t.arrival;
+  ttft_.add(ttft);
+  const bool t_ok = ttft <= s.slo_ttft_limit;
+  const bool p_ok = r.gen <= 2 || r.t.second_token < 0 ||
+                    (r.t.done - r.t.second_token) / static_cast<double>(r.gen - 2) <= s.slo_tpot_limit;
+  ttft_ok_ += t_ok, tpot_ok_ += p_ok, both_ok_ += (t_ok && p_ok);
+  if (r.t.second_token >= 0) {
+    ttst_.add(r.t.second_token - r.t.arrival);
+    gap_.add(r.t.second_token - r.t.first_token);
+  }
+  // TPOT is the decode pace after the second token: TTST already covers the handoff and the first step.
+  if (r.gen > 2 && r.t.second_token >= 0) tpot_.add((r.t.done - r.t.second_token) / static_cast<double>(r.gen - 2));
+  q_ += r.t.scheduled() - r.t.arrival;
+  a_ += r.t.read_start - r.t.scheduled();
+  rd_ += r.t.read_end - r.t.read_start;
+  pf_ += r.t.first_token - r.t.read_end;
+  s.prompt_tokens += static_cast<double>(r.prompt);
+  s.generated_tokens += static_cast<double>(r.gen);
+  s.hit_tokens += static_cast<double>(r.hit);
+}
+
+RunSummary SummaryAccumulator::take(const TransferTotals& totals) {
+  RunSummary s = s_;
+  s.bytes = totals;
   if (s.rounds == 0) return s;
   const double n = static_cast<double>(s.rounds);
-  s.agents = static_cast<int64_t>(agents.size());
-  s.first_arrival = first;
-  s.jct = last - first;
-  s.ttft = percentiles(ttft), s.ttst = percentiles(ttst), s.tpot = percentiles(tpot);
-  s.second_token_gap = percentiles(gap);
-  s.ttft_queue = q / n, s.ttft_allocate = a / n, s.ttft_read = rd / n, s.ttft_prefill = pf / n;
+  s.first_arrival = first_;
+  s.jct = last_ - first_;
+  s.ttft = ttft_.take(), s.ttst = ttst_.take(), s.tpot = tpot_.take();
+  s.second_token_gap = gap_.take();
+  s.ttft_queue = q_ / n, s.ttft_allocate = a_ / n, s.ttft_read = rd_ / n, s.ttft_prefill = pf_ / n;
   s.prompt_tokens_per_s = s.jct > 0 ? s.prompt_tokens / s.jct : 0;
   s.generated_tokens_per_s = s.jct > 0 ? s.generated_tokens / s.jct : 0;
   s.hit_rate = s.prompt_tokens > 0 ? s.hit_tokens / s.prompt_tokens : 0;
-  s.slo_ttft_ok = ttft_ok / n, s.slo_tpot_ok = tpot_ok / n, s.slo_both_ok = both_ok / n;
-  const double span = last_agent_start - first_agent_start;
+  s.slo_ttft_ok = ttft_ok_ / n, s.slo_tpot_ok = tpot_ok_ / n, s.slo_both_ok = both_ok_ / n;
+  const double span = last_agent_start_ - first_agent_start_;
   s.aps = span > 0 ? static_cast<double>(s.agents - 1) / span : 0;
   return s;
+}
+
+RunSummary summarize(const RequestLog& requests, const TransferTotals& totals, const SloSpec& slo) {
+  SummaryAccumulator acc(slo);
+  for (const auto& r : requests) acc.add(r);
+  return acc.take(totals);
 }
 
 namespace {
@@ -171,21 +161,27 @@ nlohmann::json reuse_json(const ZeroServiceReuse& reference, const RunSummary& s
           {"shared_hit_rate_zero_service", prompt > 0 ? reference.shared_hit_tokens / prompt : 0.0}};
 }
 
-void write_requests_csv(std::ostream& out, const RequestLog& requests) {
+void write_requests_csv_header(std::ostream& out) {
   out << "id,agent,round,prompt,hit,fresh,gen,pe,de,read_side,arrival,pe_assigned,de_assigned,read_start,read_end,"
          "prefill_start,first_token,handoff_start,handoff_end,second_token,done\n";
+}
+
+void write_request_row(CsvNumbers& csv, const Request& r) {
+  const auto& t = r.t;
+  for (int64_t v : {r.id, int64_t{r.agent}, int64_t{r.round}, r.prompt, r.hit, r.fresh, r.gen, int64_t{r.pe},
+                    int64_t{r.de}})
+    csv.integer(v).ch(',');
+  csv.text(r.side == ReadSide::Unset ? "pe" : side_name(r.side));
+  for (double v : {t.arrival, t.pe_assigned, t.de_assigned, t.read_start, t.read_end, t.prefill_start, t.first_token,
+                   t.handoff_start, t.handoff_end, t.second_token, t.done})
+    csv.ch(',').general(v, 9);  // %.9g: what the ostream with setprecision(9) wrote before
+  csv.end_line();
+}
+
+void write_requests_csv(std::ostream& out, const RequestLog& requests) {
+  write_requests_csv_header(out);
   CsvNumbers csv(out);
-  for (const auto& r : requests) {
-    const auto& t = r.t;
-    for (int64_t v : {r.id, int64_t{r.agent}, int64_t{r.round}, r.prompt, r.hit, r.fresh, r.gen, int64_t{r.pe},
-                      int64_t{r.de}})
-      csv.integer(v).ch(',');
-    csv.text(r.side == ReadSide::Unset ? "pe" : side_name(r.side));
-    for (double v : {t.arrival, t.pe_assigned, t.de_assigned, t.read_start, t.read_end, t.prefill_start,
-                     t.first_token, t.handoff_start, t.handoff_end, t.second_token, t.done})
-      csv.ch(',').general(v, 9);  // %.9g: what the ostream with setprecision(9) wrote before
-    csv.end_line();
-  }
+  for (const auto& r : requests) write_request_row(csv, r);
 }
 
 }  // namespace dualpath

@@ -12,15 +12,11 @@
 #include "core/config/scenario.hpp"
 #include "core/model/request.hpp"
 #include "core/kv/zero_service_reuse.hpp"
+#include "core/metrics/sample_set.hpp"
 #include "core/metrics/transfer_totals.hpp"
 
 namespace dualpath {
 
-struct Percentiles {
-  double mean = 0, p50 = 0, p90 = 0, p99 = 0, max = 0;
-  size_t count = 0;
-};
-Percentiles percentiles(std::vector<double> values);  // nearest-rank; empty input gives zeros
 
 struct RunSummary {
   int64_t rounds = 0;
@@ -44,6 +40,23 @@ struct RunSummary {
   TransferTotals bytes;
 };
 
+// The summary folded one request at a time, in id order, so that a long run need not keep its requests: what
+// summarize() computes from the whole log, bit for bit (the percentiles' samples spill to disk, sample_set.hpp).
+class SummaryAccumulator {
+ public:
+  explicit SummaryAccumulator(const SloSpec& slo = {}, size_t spill_at = SampleSet::kDefaultSpillAt);
+  void add(const Request& r);
+  RunSummary take(const TransferTotals& totals);  // once
+
+ private:
+  RunSummary s_;
+  SampleSet ttft_, ttst_, tpot_, gap_;
+  double first_ = 1e300, last_ = 0, q_ = 0, a_ = 0, rd_ = 0, pf_ = 0;
+  std::vector<bool> agents_;  // agents with a finished round, by id
+  double first_agent_start_ = 1e300, last_agent_start_ = 0;
+  double ttft_ok_ = 0, tpot_ok_ = 0, both_ok_ = 0;
+};
+
 RunSummary summarize(const RequestLog& requests, const TransferTotals& totals, const SloSpec& slo = {});
 nlohmann::json to_json(const RunSummary& s);
 // The inverse, for tools that read a run back (sweep, claims, capacity, plan, --baseline): summary.json "results"
@@ -52,6 +65,10 @@ nlohmann::json to_json(const RunSummary& s);
 RunSummary run_summary_from_json(const nlohmann::json& results);
 // summary.json "reuse": the KV hit rate the run achieved beside the zero-service-time reference for its agents.
 nlohmann::json reuse_json(const ZeroServiceReuse& reference, const RunSummary& s);
+// requests.csv: its header line, then one row per request (id order).
+void write_requests_csv_header(std::ostream& out);
+class CsvNumbers;
+void write_request_row(CsvNumbers& csv, const Request& r);
 void write_requests_csv(std::ostream& out, const RequestLog& requests);
 
 }  // namespace dualpath

@@ -5,7 +5,7 @@
 // both and how well the law holds for the workload.
 #pragma once
 
-#include <deque>
+#include <cstdint>
 #include <vector>
 
 #include "core/model/request.hpp"
@@ -22,8 +22,30 @@ struct WorkingSet {
                                     // over [first arrival, last done)
 };
 
-// `agents_per_s`: the run's measured arrival rate (RunSummary::aps); `rounds[a]`: agent a's trajectory length.
-// Lost attempts (done < 0) are skipped.
+// Folded one request at a time in id order (a long run need not keep its requests): per agent, its lifetime, its
+// last round and the context it held, each round's from its arrival to the next finished round's arrival (or its
+// own end). Lost attempts (done < 0) are skipped.
+class WorkingSetAccumulator {
+ public:
+  void add(const Request& r);
+  // `agents_per_s`: the run's measured arrival rate (RunSummary::aps); `rounds[a]`: agent a's trajectory length.
+  WorkingSet take(const std::vector<int>& rounds, double agents_per_s);
+
+ private:
+  struct Life {
+    double first = 0, last = -1;
+    int done = 0;
+    int last_round = -1;
+    double final_tokens = 0;
+    double held = 0;  // token-seconds of its rounds before the last one finished
+    int64_t prompt = 0;  // the last finished round's prompt, arrival and end
+    double arrival = 0, end = 0;
+  };
+  std::vector<Life> agents_;
+  double start_ = 0, end_ = 0;
+  bool any_ = false;
+};
+
 WorkingSet working_set(const RequestLog& requests, const std::vector<int>& rounds, double agents_per_s);
 
 }  // namespace dualpath

@@ -48,8 +48,8 @@ class ChunkedVector {
     size_t i_ = 0;
   };
 
-  T& operator[](size_t i) { return chunks_[i / kChunk][i % kChunk]; }
-  const T& operator[](size_t i) const { return chunks_[i / kChunk][i % kChunk]; }
+  T& operator[](size_t i) { return chunk(i)[i % kChunk]; }
+  const T& operator[](size_t i) const { return chunk(i)[i % kChunk]; }
   const T& at(size_t i) const {
     if (i >= size_)
       throw std::out_of_range("ChunkedVector::at: index " + std::to_string(i) + " of " + std::to_string(size_));
@@ -68,7 +68,23 @@ class ChunkedVector {
   Iter<true> begin() const { return {this, 0}; }
   Iter<true> end() const { return {this, size_}; }
 
+  // Releasing a whole chunk (elements [c * chunk_size(), (c + 1) * chunk_size())): they are freed and may not be
+  // read again; indices stay what they were. A long online run frees the requests it has written out this way.
+  static constexpr size_t chunk_size() { return kChunk; }
+  void release_chunk(size_t c) { chunks_.at(c).reset(); }
+  bool held(size_t i) const { return i < size_ && chunks_[i / kChunk] != nullptr; }
+
  private:
+  // A read of a released element is a bug in its holder: a clear error, never a read of freed memory.
+  T* chunk(size_t i) const {
+    T* c = chunks_[i / kChunk].get();
+    if (c == nullptr) [[unlikely]]
+      released(i);
+    return c;
+  }
+  [[noreturn]] static void released(size_t i) {
+    throw std::logic_error("ChunkedVector: element " + std::to_string(i) + " was read after it was released");
+  }
   std::vector<std::unique_ptr<T[]>> chunks_;
   size_t size_ = 0;
 };

@@ -10,17 +10,21 @@
 
 namespace dualpath {
 
+LinksCsvWriter::LinksCsvWriter(std::ostream& out, const std::vector<LinkInfo>& links)
+    : links_(links), csv_((out << "time,duration,link,class,node,gpu,utilisation,model_utilisation,kv_utilisation\n", out)) {}
+
+void LinksCsvWriter::row(const LinkSample& s) {
+  const auto& l = links_.at(static_cast<size_t>(s.link));
+  // %.6g, what the ostream with setprecision(6) wrote before.
+  csv_.general(s.time, 6).ch(',').general(s.duration, 6).ch(',').text(l.name).ch(',');
+  csv_.text(link_class_name(l.cls)).ch(',').integer(l.node).ch(',').integer(l.gpu).ch(',');
+  csv_.general(s.utilisation(), 6).ch(',').general(s.model_utilisation, 6).ch(',').general(s.kv_utilisation, 6);
+  csv_.end_line();
+}
+
 void write_links_csv(std::ostream& out, const LinkReport& rep) {
-  out << "time,duration,link,class,node,gpu,utilisation,model_utilisation,kv_utilisation\n";
-  CsvNumbers csv(out);
-  for (const auto& s : rep.samples) {
-    const auto& l = rep.links[static_cast<size_t>(s.link)];
-    // %.6g, what the ostream with setprecision(6) wrote before.
-    csv.general(s.time, 6).ch(',').general(s.duration, 6).ch(',').text(l.name).ch(',');
-    csv.text(link_class_name(l.cls)).ch(',').integer(l.node).ch(',').integer(l.gpu).ch(',');
-    csv.general(s.utilisation(), 6).ch(',').general(s.model_utilisation, 6).ch(',').general(s.kv_utilisation, 6);
-    csv.end_line();
-  }
+  LinksCsvWriter w(out, rep.links);
+  for (const auto& s : rep.samples) w.row(s);
 }
 
 LinkFigures link_summary(const LinkReport& rep, int prefill_nodes) {

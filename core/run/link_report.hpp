@@ -5,12 +5,14 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <iosfwd>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "core/metrics/csv_numbers.hpp"
 #include "core/model/link_kinds.hpp"
 #include "core/run/summary_sections.hpp"
 
@@ -52,8 +54,21 @@ struct LinkReport {
   std::vector<LinkSample> samples;  // ordered by interval, then by link index
 };
 
+// Where samples go as their intervals close, instead of LinkReport::samples (a long run streams links.csv).
+using LinkSampleSink = std::function<void(const LinkSample&)>;
+
 // links.csv: time,duration,link,class,node,gpu,utilisation,model_utilisation,kv_utilisation, one row per sample.
 void write_links_csv(std::ostream& out, const LinkReport& rep);
+// The same a row at a time: the header when constructed, then each sample as it comes (`links` must outlive it).
+class LinksCsvWriter {
+ public:
+  LinksCsvWriter(std::ostream& out, const std::vector<LinkInfo>& links);
+  void row(const LinkSample& s);
+
+ private:
+  const std::vector<LinkInfo>& links_;
+  CsvNumbers csv_;
+};
 // summary.json "links": per link class the mean utilisation over the run (averaged over the class's links), the
 // mean SNIC read utilisation of prefill and decode nodes (nodes below `prefill_nodes` are prefill nodes), and
 // the balance max/avg of bytes read across SNICs.

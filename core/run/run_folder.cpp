@@ -9,13 +9,14 @@
 #include "core/config/loader.hpp"
 #include "core/config/output_file.hpp"
 #include "core/engine/cluster.hpp"
-#include "core/metrics/working_set.hpp"
+#include "core/run/run_records.hpp"
 #include "core/run/summary_sections.hpp"
 
 namespace dualpath {
 
 nlohmann::json run_summary(const Scenario& sc, const Cluster& cluster, const RunSummary& rs,
-                           const ZeroServiceReuse& reuse, const LinkReport& links, bool complete) {
+                           const ZeroServiceReuse& reuse, const LinkReport& links, bool complete,
+                           const std::optional<WorkingSet>& working_set) {
   const auto f = cluster.features();
   const double end = rs.first_arrival + rs.jct;
   nlohmann::json out = {
@@ -60,10 +61,8 @@ nlohmann::json run_summary(const Scenario& sc, const Cluster& cluster, const Run
     out["pool"] = p;
   }
   // Online runs: the KV working set, by the law and as measured (what a KV cache would have to hold).
-  if (sc.workload.mode == ArrivalMode::Online) {
-    std::vector<int> rounds;
-    for (const auto& a : cluster.agents()) rounds.push_back(static_cast<int>(a.rounds.size()));
-    const WorkingSet w = working_set(cluster.requests(), rounds, rs.aps);
+  if (working_set) {
+    const WorkingSet& w = *working_set;
     const double kv = sc.model.kv_bytes_per_token();
     out["working_set"] = nlohmann::json(WorkingSetFigures{w.agents, w.agents_per_s, w.mean_lifetime_s, w.mean_final_tokens,
                                                    w.law_tokens * kv, w.measured_mean_tokens * kv});
@@ -97,15 +96,16 @@ nlohmann::json run_summary(const Scenario& sc, const Cluster& cluster, const Run
   return out;
 }
 
-void write_run_folder(const std::string& dir, const nlohmann::json& summary, const Cluster& cluster,
-                      const LinkReport& links) {
+void write_run_folder(const std::string& dir, const nlohmann::json& summary, RunRecords& records,
+                      const Cluster& cluster, const LinkReport& links) {
   // The CSV files first, summary.json last: a folder whose summary.json is there has all of them (readers and
   // resumers take summary.json as the mark of a finished run).
   // Each through a temporary renamed over it (core/config/output_file.hpp): whole or absent.
-  // Streamed into the temporaries: requests.csv alone is ~280 bytes per round, which a long run must not hold twice.
-  write_stream_atomically(dir + "/requests.csv", [&](std::ostream& out) { write_requests_csv(out, cluster.requests()); });
+  // Streamed into the temporaries: requests.csv alone is ~280 bytes per round, which a long run must not hold (its
+  // rows went into the temporary as the requests settled).
+  records.commit_requests_csv();
   write_stream_atomically(dir + "/waits.csv", [&](std::ostream& out) { cluster.waits().write_csv(out); });
-  write_stream_atomically(dir + "/links.csv", [&](std::ostream& out) { write_links_csv(out, links); });
+  records.commit_links_csv(links);
   std::ostringstream summary_text;
   summary_text << std::setw(2) << summary << '\n';
   write_text_atomically(dir + "/summary.json", summary_text.str());

@@ -56,5 +56,23 @@ TEST(ChunkedVector, IteratesInIndexOrder) {
   EXPECT_EQ(std::count_if(c.begin(), c.end(), [](int x) { return x % 2 == 0; }), 4);  // a standard algorithm
 }
 
+TEST(ChunkedVector, ReleasedChunksAreFreedAndReadingThemIsAClearError) {
+  ChunkedVector<std::string, 4> v;
+  for (int i = 0; i < 10; ++i) v.push_back(name(i));
+  const std::string* kept = &v[4];
+  v.release_chunk(0);
+  EXPECT_FALSE(v.held(0));
+  EXPECT_FALSE(v.held(3));
+  EXPECT_TRUE(v.held(4));
+  EXPECT_FALSE(v.held(10));  // past the end
+  EXPECT_THROW((void)v[2], std::logic_error);
+  EXPECT_EQ(&v[4], kept);  // the others stay where they were, under the same indices
+  EXPECT_EQ(v[9], "e9");
+  v.push_back(name(10));
+  EXPECT_EQ(v.size(), 11u);
+  EXPECT_EQ(v[10], "e10");
+  EXPECT_THROW(v.release_chunk(3), std::out_of_range);  // no such chunk
+}
+
 }  // namespace
 }  // namespace dualpath
