@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Long online runs stay flat (issue 46): DS 27B 1P1D (scenarios/default.json), DualPath, agents arriving at APS per
 # second (default 0.5, well below capacity: TTFT p99 ~0.25 s) for HOURS simulated hours each. For every length it
-# prints the wall time, the wall time per simulated hour and the peak RSS, then fits RSS against the rounds done and
-# against simulated hours. While the longest run goes, RSS is sampled every 0.2 s (RSS_CSV=FILE keeps the samples).
+# prints the wall time, the wall time per simulated hour and the peak RSS (which includes the input, built up front:
+# the agents of a longer run are more), then fits it against the rounds done and against simulated hours. While the
+# longest run goes, RSS is sampled every 0.2 s (RSS_CSV=FILE keeps the samples) and its slope after warm-up printed.
 #   bench/long_run.sh [BIN] [HOURS...]        (default: 1 2 5 10)
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -46,12 +47,15 @@ if len(rows) >= 2:
     per_round = np.polyfit(n, r, 1)[0] * 1024 * 1024
     print(f"RSS slope: {per_hour:.1f} MiB per simulated hour = {per_round:.0f} bytes per round done; "
           f"wall per simulated hour from {min(w / h):.1f} to {max(w / h):.1f} s")
-# Within the longest run: RSS after the first 20% of its wall time, against wall time (a steady run's simulated
-# time is linear in wall time; the slope is in MiB per wall second).
+# Within the longest run: RSS after warm-up (the first 20% of its wall time: the input trace and agents are built up
+# front) and before its outputs are finished (the last 10%), against wall time; a steady run settles rounds at a
+# constant pace in wall time, so the slope converts to bytes per round.
 samples = [tuple(map(float, l.split(","))) for l in open(f"{tmp}/rss{hours[-1]:g}.csv")]
 t = np.array([s[0] for s in samples]); m = np.array([s[1] for s in samples]) / 1024
-keep = t > 0.2 * t[-1]
+keep = (t > 0.2 * t[-1]) & (t < 0.9 * t[-1])
 if keep.sum() > 10:
     k = np.polyfit(t[keep], m[keep], 1)[0]
-    print(f"longest run: RSS {m[keep][0]:.0f} -> {m[keep][-1]:.0f} MiB after warm-up, {k:.2f} MiB per wall second")
+    per_round = k * 1024 * 1024 * t[-1] / rows[-1][3]
+    print(f"longest run: RSS {m[keep][0]:.0f} -> {m[keep][-1]:.0f} MiB after warm-up, {k:.3f} MiB per wall second "
+          f"= {per_round:.1f} bytes per round")
 PY
