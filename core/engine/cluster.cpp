@@ -199,7 +199,7 @@ void Cluster::round_done(Request& r) {
 
 bool Cluster::settled(const Request& r) const {
   // A round whose first token was its last is handed off after it is done (its handoff_end is still to come).
-  return r.lost || (r.t.done >= 0 && (r.gen > 1 || r.t.handoff_end >= 0));
+  return r.lost || (r.t.done >= 0 && !r.in_decode_batch && (r.gen > 1 || r.t.handoff_end >= 0));
 }
 
 void Cluster::hand_over_settled() {

@@ -134,8 +134,9 @@ class Cluster {
   // agents and rounds (cluster.cpp)
   void issue_round(int agent, int round);
   void round_done(Request& r);
-  // Finished and handed off (a round whose first token was its last is handed off after that), or lost with a
-  // node: nothing of the engine changes or reads it again, except what a lost attempt still has in flight.
+  // Finished, out of its decode batch and handed off (a round whose first token was its last is handed off after
+  // that), or lost with a node: nothing of the engine changes or reads it again, except what a lost attempt still
+  // has in flight.
   bool settled(const Request& r) const;
   void hand_over_settled();  // to the sink, in id order; frees what was handed over a chunk ago
   // scheduling (cluster.cpp)

@@ -97,6 +97,7 @@ void Cluster::DecodeGroups::handoff_done(Request& r) {
     const int k = static_cast<int>(std::ceil((c_.be_.now() - s.chunk_start) / s.step_time));
     if (k < s.steps) {
       s.boarded[idx].emplace_back(r.id, k);
+      r.in_decode_batch = true;
       c_.set_wait(r, WaitCause::Decode);
       c_.io_->de_room_back();
       finish_at_step(unit, idx, r.id, k, r.gen - r.generated);
@@ -104,6 +105,7 @@ void Cluster::DecodeGroups::handoff_done(Request& r) {
     }
   }
   s.joining[idx].push_back(r.id);
+  r.in_decode_batch = true;
   c_.io_->de_room_back();
   maybe_start_chunk(unit);
 }
@@ -284,7 +286,12 @@ void Cluster::DecodeGroups::chunk_done(int group) {
     }
     s.boarded[i].clear();
     active.erase(std::remove_if(active.begin(), active.end(),
-                                [&](int64_t id) { return c_.requests_[id].generated >= c_.requests_[id].gen; }),
+                                [&](int64_t id) {
+                                  Request& r = c_.requests_[id];
+                                  const bool out = r.generated >= r.gen;
+                                  if (out) r.in_decode_batch = false;  // no part of the group reads it again
+                                  return out;
+                                }),
                  active.end());
   }
   std::vector<bool> engine_finished(engines.size(), false);
@@ -296,6 +303,7 @@ void Cluster::DecodeGroups::chunk_done(int group) {
   }
   flush(group, engine_finished, /*full_ones=*/true);
   for (int64_t id : finished) end_round(c_.requests_[id]);
+  c_.hand_over_settled();  // rounds that finished inside the chunk left its batch just now
   maybe_start_chunk(group);
 }
 
@@ -383,6 +391,13 @@ void Cluster::DecodeGroups::drop_lost() {
                   waiting.end());
   for (auto& s : units_) {
     if (!s.lost) continue;
+    // Nothing of a lost unit reads its batch again (its requests are lost, or finished inside its last chunk).
+    for (const auto& a : s.active)
+      for (int64_t id : a) c_.requests_[id].in_decode_batch = false;
+    for (const auto& j : s.joining)
+      for (int64_t id : j) c_.requests_[id].in_decode_batch = false;
+    for (const auto& b : s.boarded)
+      for (const auto& [id, from] : b) c_.requests_[id].in_decode_batch = false;
     for (auto& a : s.active) a.clear();
     for (auto& j : s.joining) j.clear();
     for (auto& b : s.boarded) b.clear();

@@ -67,6 +67,9 @@ struct Request {
   double lost_at = -1;  // when (simulated seconds)
   bool pe_fetch_seen = false;  // a PE group leader's fetch has seen it (waiting after that is PE admission)
   bool de_fetch_seen = false;  // a DE group leader's fetch has seen it (waiting after that is DE HBM)
+  // In a decode group's batch (joining, boarded or active) until the chunk it finished in ends: the chunk's end
+  // still reads it (a round that finished inside a chunk stays in the batch until then).
+  bool in_decode_batch = false;
   // What it waits for now and since when (the "what binds" report, core/metrics/wait_report.hpp).
   WaitCause wait_cause = WaitCause::Fetch;
   double wait_since = 0;
