@@ -42,6 +42,9 @@ Scenario scenario(const std::string& param) {
   Scenario s = test::small_scenario(2, 2, 2);
   s.policy.name = param.substr(0, param.find('+'));
   if (param.find("+handoff") != std::string::npos) s.policy.de_hbm = DeHbmAt::Handoff;
+  // Chunks that run past a finish: a round that ends inside one stays in its batch until the chunk ends.
+  if (param.find("+steps") != std::string::npos)
+    s.sim.decode_chunk_end = DecodeChunkEnd::Steps, s.sim.decode_chunk_steps = 8;
   s.topology.dram_buffer_bytes = 2e9;
   return s;
 }
@@ -95,7 +98,7 @@ TEST_P(RequestSinkRun, FreeingWhatWasHandedOverChangesNoResult) {
 
 INSTANTIATE_TEST_SUITE_P(Policies, RequestSinkRun,
                          ::testing::Values("dualpath", "basic", "oracle", "dualpath-split", "dualpath+handoff",
-                                           "dram-pool"),
+                                           "dram-pool", "dualpath+steps", "basic+steps"),
                          [](const auto& info) {
                            std::string n = info.param;
                            for (char& ch : n)
