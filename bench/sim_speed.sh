@@ -12,6 +12,10 @@
 # SWITCHES=on adds the speed switches (docs/performance.md: "Decode chunks that run past finishes",
 # sim.decode_chunk_end = steps with 3-step chunks; "Departures re-fill above their level", sim.departures =
 # above-departed); off (default) runs the model of record.
+# SIMGRID=on (default; off skips it) runs each case once more on SimGrid (sim.engine = simgrid, the engine of
+# record) when SIM_ENGINE is native, cut at SIMGRID_LIMIT wall seconds (default 600), and prints its wall time, the
+# ratio to the native median and whether the two runs' JCT agree (the native engine is exact: they should, up to
+# rounding); a run past the limit prints "> LIMIT s".
 # Prints one line per run and the median of the repeats. Run on a quiet machine (the figures are wall times).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -25,7 +29,30 @@ case "${SWITCHES:-off}" in
   off) ;;
   *) echo "SWITCHES must be on or off, not '${SWITCHES}'" >&2; exit 2 ;;
 esac
+simgrid="${SIMGRID:-on}" simgrid_limit="${SIMGRID_LIMIT:-600}"
+case "$simgrid" in on | off) ;; *) echo "SIMGRID must be on or off, not '$simgrid'" >&2; exit 2 ;; esac
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+result() { /usr/bin/python3 -c "import json; print(json.load(open('$1/summary.json'))['results']['$2'])"; }  # folder key
+
+# The same run on the engine of record, once, beside a native figure: name, the native run's folder, its median
+# wall time, the results key both runs print (jct_s; rounds for runs cut at a time limit), the run's arguments.
+simgrid_beside() {
+  local name=$1 native=$2 median=$3 key=$4; shift 4
+  [ "$simgrid" = on ] && [ "$engine" = native ] || return 0
+  local rc=0 wall kb a b
+  /usr/bin/time -f "%e %M" -o "$tmp/time" timeout "$simgrid_limit" "$bin" run "$root/scenarios/ds660b-2p4d.json" \
+    --quiet --out "$tmp/$name-simgrid" ${switches[@]+"${switches[@]}"} "$@" --set sim.engine=simgrid || rc=$?
+  if [ "$rc" = 124 ]; then
+    printf '%-8s simgrid: wall > %s s (cut), native median %s s\n' "$name" "$simgrid_limit" "$median"
+    return 0
+  fi
+  [ "$rc" = 0 ] || { echo "$name: the SimGrid run failed (exit $rc)" >&2; exit 1; }
+  read -r wall kb < "$tmp/time"
+  a=$(result "$native" "$key") b=$(result "$tmp/$name-simgrid" "$key")
+  printf '%-8s simgrid: wall %8.1f s  peak %7.0f MiB  %5.1fx the native median; %s %s native, %s simgrid (%s)\n' \
+    "$name" "$wall" "$((kb / 1024))" "$(echo "$wall / $median" | bc -l)" "$key" "$a" "$b" \
+    "$(/usr/bin/python3 -c "a, b = $a, $b; print('equal' if a == b else f'{(b - a) / a * 100:+.2e}%')")"
+}
 
 run_case() {  # name, extra args...
   local name=$1; shift
@@ -40,8 +67,10 @@ run_case() {  # name, extra args...
       "$name" "$i" "$wall" "$((kb / 1024))" "$sim" "$(echo "$sim / $wall" | bc -l)" "$ev"
     walls+=("$wall")
   done
-  printf '%-8s median wall %s s over %d runs\n' "$name" \
-    "$(printf '%s\n' "${walls[@]}" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')" "$repeats"
+  local median
+  median=$(printf '%s\n' "${walls[@]}" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
+  printf '%-8s median wall %s s over %d runs\n' "$name" "$median" "$repeats"
+  simgrid_beside "$name" "$tmp/$name" "$median" jct_s "$@"
 }
 
 ladder() {
@@ -63,6 +92,8 @@ ladder() {
     rounds=$(/usr/bin/python3 -c "import json; print(json.load(open('$out/summary.json'))['results']['rounds'])")
     printf '%-7s %8d %10.1f %10d %12.0f %14.2f\n' "${p}P${d}D" "$agents" "$wall" "$rounds" \
       "$(echo "$rounds / $wall" | bc -l)" "$(echo "$sim_s / $wall" | bc -l)"
+    simgrid_beside "${p}P${d}D" "$out" "$wall" rounds --set policy.name=dualpath --set deployment.prefill_nodes=$p \
+      --set deployment.decode_nodes=$d --set workload.agents=$agents --set "sim.time_limit=$sim_s s"
   done
 }
 

@@ -71,7 +71,14 @@ if SWITCHES=maybe "$root/bench/sim_speed.sh" "$bin" small 1 2> "$tmp/bench.err";
   echo "FAIL bench accepted SWITCHES=maybe"; exit 1
 fi
 grep -q "SWITCHES must be on or off, not 'maybe'" "$tmp/bench.err"
-echo "ok   bench/sim_speed.sh: SWITCHES=on runs, SWITCHES=maybe is refused"
+# Beside the native figure, the same run on SimGrid: its wall time, the ratio and both JCTs.
+grep -Eq '^small    simgrid: wall +[0-9.]+ s .* [0-9.]+x the native median; JCT [0-9.e+-]+ s native, [0-9.e+-]+ s simgrid' \
+  "$tmp/bench.txt" || { echo "FAIL the bench printed no SimGrid line"; exit 1; }
+if SIMGRID=maybe "$root/bench/sim_speed.sh" "$bin" small 1 2> "$tmp/bench.err"; then
+  echo "FAIL bench accepted SIMGRID=maybe"; exit 1
+fi
+grep -q "SIMGRID must be on or off, not 'maybe'" "$tmp/bench.err"
+echo "ok   bench/sim_speed.sh: SWITCHES=on runs with its SimGrid line, SWITCHES=maybe and SIMGRID=maybe are refused"
 
 # The full-size fidelity report (bench/sim_fidelity.sh) runs on a small case and prints every headline metric;
 # a bad argument is refused by name.
