@@ -28,7 +28,7 @@
 #include "core/config/input_error.hpp"
 #include "core/config/faults.hpp"
 #include "core/config/loader.hpp"
-#include "core/engine/cluster.hpp"
+#include "core/backend/run_errors.hpp"
 #include "core/metrics/run_folders.hpp"
 #include "core/metrics/summary.hpp"
 #include "core/metrics/trace_events.hpp"

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "core/backend/backend.hpp"
-#include "core/engine/cluster.hpp"  // NoProgressError
+#include "core/backend/run_errors.hpp"
 
 namespace dualpath::sim {
 

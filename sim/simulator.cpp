@@ -7,7 +7,7 @@
 #include <string>
 #include <utility>
 
-#include "core/engine/cluster.hpp"
+#include "core/backend/run_errors.hpp"
 #include "sim/fluid_backend.hpp"
 #include "sim/sim_backend.hpp"
 

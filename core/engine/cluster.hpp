@@ -32,24 +32,13 @@
 #include "core/metrics/activity_log.hpp"
 #include "core/metrics/stop_rule.hpp"
 #include "core/metrics/transfer_totals.hpp"
+#include "core/backend/run_errors.hpp"  // NoProgressError, StorageError: thrown by the engine
 #include "core/metrics/wait_report.hpp"
 #include "core/sched/cluster_view.hpp"
 #include "core/sched/policy.hpp"
 #include "core/workload/agents.hpp"
 
 namespace dualpath {
-
-// Thrown when the run cannot make progress (e.g. a request larger than every buffer).
-class NoProgressError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
-
-// Thrown when a storage read fails and its retry fails too: the round's KV cannot be loaded.
-class StorageError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
 
 // Knobs of the engines that the paper leaves open (docs/assumptions.md).
 struct ClusterTuning {

@@ -13,7 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/metrics/wait_cause.hpp"
+#include "core/model/wait_cause.hpp"
 
 namespace dualpath {
 

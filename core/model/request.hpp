@@ -4,7 +4,7 @@
 
 #include <cstdint>
 
-#include "core/metrics/wait_cause.hpp"
+#include "core/model/wait_cause.hpp"
 #include "core/model/chunked_vector.hpp"
 
 namespace dualpath {
