@@ -72,7 +72,7 @@ if SWITCHES=maybe "$root/bench/sim_speed.sh" "$bin" small 1 2> "$tmp/bench.err";
 fi
 grep -q "SWITCHES must be on or off, not 'maybe'" "$tmp/bench.err"
 # Beside the native figure, the same run on SimGrid: its wall time, the ratio and both JCTs.
-grep -Eq '^small    simgrid: wall +[0-9.]+ s .* [0-9.]+x the native median; JCT [0-9.e+-]+ s native, [0-9.e+-]+ s simgrid' \
+grep -Eq '^small    simgrid: wall +[0-9.]+ s .* [0-9.]+x the native median; jct_s [0-9.e+-]+ native, [0-9.e+-]+ simgrid' \
   "$tmp/bench.txt" || { echo "FAIL the bench printed no SimGrid line"; exit 1; }
 if SIMGRID=maybe "$root/bench/sim_speed.sh" "$bin" small 1 2> "$tmp/bench.err"; then
   echo "FAIL bench accepted SIMGRID=maybe"; exit 1
