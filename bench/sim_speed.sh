@@ -89,7 +89,7 @@ ladder() {
     done
     local wall rounds
     wall=$(printf '%s\n' "${walls[@]}" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
-    rounds=$(/usr/bin/python3 -c "import json; print(json.load(open('$out/summary.json'))['results']['rounds'])")
+    rounds=$(result "$out" rounds)
     printf '%-7s %8d %10.1f %10d %12.0f %14.2f\n' "${p}P${d}D" "$agents" "$wall" "$rounds" \
       "$(echo "$rounds / $wall" | bc -l)" "$(echo "$sim_s / $wall" | bc -l)"
     simgrid_beside "${p}P${d}D" "$out" "$wall" rounds --set policy.name=dualpath --set deployment.prefill_nodes=$p \

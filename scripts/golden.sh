@@ -2,15 +2,17 @@
 # The golden corpus (tests/golden/): a few small runs whose outputs are committed, so that a change in what the
 # simulator computes shows without an old binary to compare with (scripts/same_outputs.sh does the full check).
 #   scripts/golden.sh check [BIN]   runs every case of tests/golden/cases.txt and compares; exit 1 naming each
-#                                   case and file that differs (the new outputs are kept in WORK, printed)
+#                                   case and file that differs (the new runs are kept, in GOLDEN_WORK or a
+#                                   temporary folder it prints)
 #   scripts/golden.sh bless [BIN]   reruns them and rewrites tests/golden/ (after a change meant to move results:
 #                                   commit the new corpus with the change, and say why in the message)
 # BIN defaults to build/release/cli/dualpath. Per case the corpus keeps summary.json, waits.csv, the exit code and
 # the stdout/stderr of the run (wall times taken out), in full, and the SHA-256 and line count of requests.csv and
 # links.csv (too large to commit for every case; a digest names the file that moved, and `diff` of the kept run
 # against a run of the previous commit shows how). perf.json (wall time, version) is not compared.
-# The runs are single-threaded IEEE double arithmetic without FMA contraction, so any x86-64 build (-O2 or -O3,
-# GCC or clang) gives the same bytes; another architecture may differ in the last digits.
+# The runs are single-threaded IEEE double arithmetic, and x86-64's baseline has no fused multiply-add to contract
+# into: the dev (-O2) and release (-O3) GCC builds give the same bytes (checked); another architecture, or flags
+# such as -march=native or -ffast-math, may differ in the last digits.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 mode="${1:?usage: $0 check|bless [BIN]}"
@@ -18,7 +20,9 @@ bin="${2:-$root/build/release/cli/dualpath}"
 case "$mode" in check | bless) ;; *) echo "usage: $0 check|bless [BIN]" >&2; exit 2 ;; esac
 [ -x "$bin" ] || { echo "golden: no dualpath binary at $bin (build it first)" >&2; exit 2; }
 corpus="${GOLDEN_CORPUS:-$root/tests/golden}"  # another corpus folder (with its cases.txt): for tests
-work="${GOLDEN_WORK:-$(mktemp -d)}"
+work="${GOLDEN_WORK:-}"
+keep_work=1
+[ -n "$work" ] || { work=$(mktemp -d); keep_work=0; }
 mkdir -p "$work"
 
 # Writes the compared form of a case's run into $2: the small files whole, digests of the large ones.
@@ -59,6 +63,7 @@ if [ "$mode" = bless ]; then
   find "$corpus" -mindepth 1 -maxdepth 1 -type d -exec rm -rf {} +
   for name in "${names[@]}"; do cp -r "$work/$name/compared" "$corpus/$name"; done
   echo "golden: blessed ${#names[@]} cases into $corpus (commit them with the change that moved them)"
+  [ "$keep_work" = 1 ] || rm -rf "$work"
   exit 0
 fi
 
@@ -80,6 +85,7 @@ for d in "$corpus"/*/; do
 done
 if [ "$bad" = 0 ]; then
   echo "golden: ${#names[@]} cases match $corpus"
+  [ "$keep_work" = 1 ] || rm -rf "$work"  # a failed check keeps its runs, for diffing
 else
   echo "golden: outputs moved; the new runs are in $work (scripts/golden.sh bless if the change is meant to move them)"
 fi

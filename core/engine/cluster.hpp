@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "core/backend/backend.hpp"
+#include "core/backend/run_errors.hpp"  // NoProgressError, StorageError: thrown by the engine
 #include "core/config/scenario.hpp"
 #include "core/cost/cost_model.hpp"
 #include "core/model/request.hpp"
@@ -32,7 +33,6 @@
 #include "core/metrics/activity_log.hpp"
 #include "core/metrics/stop_rule.hpp"
 #include "core/metrics/transfer_totals.hpp"
-#include "core/backend/run_errors.hpp"  // NoProgressError, StorageError: thrown by the engine
 #include "core/metrics/wait_report.hpp"
 #include "core/sched/cluster_view.hpp"
 #include "core/sched/policy.hpp"

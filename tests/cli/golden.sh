@@ -22,7 +22,7 @@ exec "$bin" "\$@"
 SH
 chmod +x "$tmp/other"
 set +e
-out=$(GOLDEN_CORPUS="$tmp/corpus" "$root/scripts/golden.sh" check "$tmp/other" 2>&1); rc=$?
+out=$(GOLDEN_WORK="$tmp/moved" GOLDEN_CORPUS="$tmp/corpus" "$root/scripts/golden.sh" check "$tmp/other" 2>&1); rc=$?
 set -e
 [ "$rc" = 1 ] || { echo "FAIL: a build with other results passed the golden check (exit $rc): $out"; exit 1; }
 grep -q "golden: default-dualpath: Files .*/digests.txt .* differ" <<< "$out" ||
@@ -35,7 +35,7 @@ echo "ok: a build whose results move fails the check, naming the case and files"
 # A case the corpus lacks fails; bless writes it, and the check passes.
 echo 'default-oracle|scenarios/default.json|--policy|oracle|--set|workload.agents=8' >> "$tmp/corpus/cases.txt"
 set +e
-out=$(GOLDEN_CORPUS="$tmp/corpus" "$root/scripts/golden.sh" check "$bin" 2>&1); rc=$?
+out=$(GOLDEN_WORK="$tmp/missing" GOLDEN_CORPUS="$tmp/corpus" "$root/scripts/golden.sh" check "$bin" 2>&1); rc=$?
 set -e
 [ "$rc" = 1 ] && grep -q "golden: default-oracle: not in the corpus" <<< "$out" ||
   { echo "FAIL: a case missing from the corpus was not reported (exit $rc): $out"; exit 1; }
