@@ -6,11 +6,7 @@
 #include <sstream>
 
 #include "core/config/input_error.hpp"
-#include "core/engine/decode_groups.hpp"
-#include "core/engine/kv_io.hpp"
-#include "core/engine/prefill_pipeline.hpp"
-#include "core/engine/read_queues.hpp"
-#include "core/engine/storage_writes.hpp"
+#include "core/engine/phases.hpp"
 #include "core/sched/policy_registry.hpp"
 #include "core/mutation/mutant.hpp"
 
@@ -36,18 +32,24 @@ Cluster::Cluster(const Scenario& scenario, std::vector<Agent> agents, Backend& b
       cost_(scenario.model, scenario.topology.gpu, EpNetwork::of(scenario.topology)),
       policy_(make_policy(scenario.policy)),
       features_(effective_features(scenario.policy)),
-      io_(features_.bypass_io ? std::unique_ptr<KvIo>(std::make_unique<FreeKvIo>(*this))
-                              : std::make_unique<StorageKvIo>(*this)),
       blocks_(agents, scenario.policy.block_tokens),
       agents_(std::move(agents)),
-      gpus_per_node_(scenario.topology.gpus_per_node),
-      per_node_ports_(scenario.sim.kv_port == KvPort::Node),
-      n_layers_(scenario.model.n_layers),
-      kv_per_token_(scenario.model.kv_bytes_per_token()),
-      kv_per_token_layer_(scenario.model.kv_bytes_per_token_one_layer()) {
+      accounts_(be_, view_, scenario.outputs.link_sample_interval),
+      ep_(be_, totals_, scenario.topology.gpus_per_node),
+      ports_(scenario.topology.gpus_per_node, scenario.sim.kv_port == KvPort::Node,
+             static_cast<size_t>(scenario.deployment.prefill_nodes + scenario.deployment.decode_nodes) *
+                 static_cast<size_t>(scenario.topology.gpus_per_node)) {
   const auto& topo = sc_.topology;
   const auto& dep = sc_.deployment;
   const int nodes = dep.prefill_nodes + dep.decode_nodes;
+  layout_.gpus_per_node = topo.gpus_per_node;
+  layout_.n_layers = sc_.model.n_layers;
+  layout_.kv_per_token = sc_.model.kv_bytes_per_token();
+  layout_.kv_per_token_layer = sc_.model.kv_bytes_per_token_one_layer();
+  layout_.per_node_ports = sc_.sim.kv_port == KvPort::Node;
+  layout_.streamed_buffers = sc_.policy.buffer == BufferLifecycle::Stream;
+  layout_.hbm_at_handoff = sc_.policy.de_hbm == DeHbmAt::Handoff;
+  const int gpus_per_node = layout_.gpus_per_node;
   if (sc_.workload.stop == StopMode::Slo) {
     if (!be_.can_stop())
       throw InputError(sc_.source_file + ": /workload/stop",
@@ -56,16 +58,16 @@ Cluster::Cluster(const Scenario& scenario, std::vector<Agent> agents, Backend& b
     rule.ttft_slo = sc_.slo.ttft;
     stop_rule_ = std::make_unique<StopRule>(rule);
   }
-  view_.gpus_per_node = gpus_per_node_;
+  view_.gpus_per_node = gpus_per_node;
   view_.z_factor = sc_.policy.z_factor;
-  view_.pe_groups = make_groups(0, dep.prefill_nodes, gpus_per_node_, dep.pe_group_gpus);
-  view_.de_groups = make_groups(dep.prefill_nodes, dep.decode_nodes, gpus_per_node_, dep.de_group_gpus);
+  view_.pe_groups = make_groups(0, dep.prefill_nodes, gpus_per_node, dep.pe_group_gpus);
+  view_.de_groups = make_groups(dep.prefill_nodes, dep.decode_nodes, gpus_per_node, dep.de_group_gpus);
   view_.nodes.resize(nodes);
   for (int n = 0; n < nodes; ++n) {
     view_.nodes[n].prefill = n < dep.prefill_nodes;
     view_.nodes[n].buffer = BufferPool(topo.dram_buffer_bytes);
   }
-  view_.engines.resize(static_cast<size_t>(nodes) * gpus_per_node_);
+  view_.engines.resize(static_cast<size_t>(nodes) * gpus_per_node);
   check_weights_fit(sc_);
   check_step_profile(sc_);
   auto setup_engines = [&](const std::vector<std::vector<int>>& groups, bool prefill, int group_gpus) {
@@ -73,7 +75,7 @@ Cluster::Cluster(const Scenario& scenario, std::vector<Agent> agents, Backend& b
     for (size_t g = 0; g < groups.size(); ++g)
       for (int gpu : groups[g]) {
         auto& e = view_.engines[gpu];
-        e.gpu = gpu, e.node = gpu / gpus_per_node_, e.group = static_cast<int>(g), e.prefill = prefill;
+        e.gpu = gpu, e.node = gpu / gpus_per_node, e.group = static_cast<int>(g), e.prefill = prefill;
         e.hbm = BufferPool(hbm_kv);
       }
   };
@@ -82,7 +84,7 @@ Cluster::Cluster(const Scenario& scenario, std::vector<Agent> agents, Backend& b
 
   // alpha: tokens one node reads from storage in alpha_seconds; beta: prompt tokens one GPU prefills in
   // beta_seconds at the workload's mean round shape (§A.4 profiles both in advance).
-  view_.alpha_tokens = static_cast<int64_t>(sc_.policy.alpha_seconds * topo.snic_bw / kv_per_token_);
+  view_.alpha_tokens = static_cast<int64_t>(sc_.policy.alpha_seconds * topo.snic_bw / layout_.kv_per_token);
   double ctx_sum = 0, app_sum = 0, n_rounds = 0;
   for (const auto& a : agents_) {
     int64_t ctx = 0;
@@ -99,18 +101,21 @@ Cluster::Cluster(const Scenario& scenario, std::vector<Agent> agents, Backend& b
   if (mutant("beta_in_seconds")) view_.beta_tokens = static_cast<int64_t>(sc_.policy.beta_seconds * 1e6);
 
   if (features_.dram_pool) {
-    const double block_bytes = kv_bytes(sc_.policy.block_tokens);
-    pool_ = std::make_unique<DramPool>(nodes, static_cast<int64_t>(sc_.policy.pool.bytes_per_node / block_bytes),
-                                       block_bytes, sc_.policy.pool.eviction);
+    const double block_bytes = layout_.kv_bytes(sc_.policy.block_tokens);
+    sources_ = std::make_unique<DramPoolSource>(
+        std::make_unique<DramPool>(nodes, static_cast<int64_t>(sc_.policy.pool.bytes_per_node / block_bytes),
+                                   block_bytes, sc_.policy.pool.eviction),
+        be_, blocks_, layout_, totals_);
+  } else {
+    sources_ = std::make_unique<StorageSource>();
   }
-  waits_ = WaitTracker(sc_.outputs.link_sample_interval);
   context_.assign(agents_.size(), 0);
   de_queues_.resize(view_.de_groups.size());
   pe_fetch_armed_.assign(view_.pe_groups.size(), false);
   de_fetch_armed_.assign(view_.de_groups.size(), false);
   // Engines that step together: an EP group synchronises at every layer's all-to-all; without EP (data-parallel
   // dense models) every engine runs on its own and the group is only the scheduler's unit.
-  unit_of_.assign(view_.engines.size(), -1);
+  layout_.unit_of.assign(view_.engines.size(), -1);
   auto make_units = [&](const std::vector<std::vector<int>>& groups) {
     std::vector<std::vector<int>> units;
     for (const auto& g : groups) {
@@ -118,16 +123,12 @@ Cluster::Cluster(const Scenario& scenario, std::vector<Agent> agents, Backend& b
       else for (int e : g) units.push_back({e});
     }
     for (size_t u = 0; u < units.size(); ++u)
-      for (int e : units[u]) unit_of_[e] = static_cast<int>(u);
+      for (int e : units[u]) layout_.unit_of[e] = static_cast<int>(u);
     return units;
   };
-  pe_units_ = make_units(view_.pe_groups);
-  de_units_ = make_units(view_.de_groups);
-  // The phases, each with its own state.
-  reads_ = std::make_unique<ReadQueues>(*this, nodes);
-  prefill_ = std::make_unique<PrefillPipeline>(*this, view_.engines.size(), pe_units_.size());
-  decode_ = std::make_unique<DecodeGroups>(*this, view_.engines.size(), de_units_);
-  writes_ = std::make_unique<StorageWrites>(*this, static_cast<size_t>(nodes));
+  layout_.pe_units = make_units(view_.pe_groups);
+  layout_.de_units = make_units(view_.de_groups);
+  phases_ = std::make_unique<Phases>(*this);  // last: the phases size their state from the layout
 }
 
 Cluster::~Cluster() = default;
@@ -152,19 +153,19 @@ void Cluster::issue_round(int agent, int round) {
   r.agent = agent, r.round = round;
   r.prompt = context + rd.append;
   r.gen = std::max<int64_t>(1, rd.gen);
-  io_->round_issued(agent, context);
+  phases_->io->round_issued(agent, context);
   // The hit is the persisted block-aligned prefix; at least one token is always prefilled (the first token
   // needs a forward).
   r.hit = mutant("hit_ignores_persisted") ? blocks_.aligned(r.prompt - 1)
                                            : std::min(blocks_.persisted_prefix(agent), blocks_.aligned(r.prompt - 1));
   r.fresh = r.prompt - r.hit;
   r.persisted_upto = r.hit;
-  r.hit_bytes = kv_bytes(r.hit);
-  r.prompt_bytes = kv_bytes(r.prompt);
+  r.hit_bytes = layout_.kv_bytes(r.hit);
+  r.prompt_bytes = layout_.kv_bytes(r.prompt);
   r.t.arrival = be_.now();
   r.wait_cause = WaitCause::Fetch, r.wait_since = r.t.arrival;
 
-  const double hbm_need = kv_bytes(r.prompt + r.gen);
+  const double hbm_need = layout_.kv_bytes(r.prompt + r.gen);
   double max_hbm = 0;
   for (const auto& g : view_.de_groups)
     for (int e : g) max_hbm = std::max(max_hbm, view_.engines[e].hbm.capacity());
@@ -183,7 +184,7 @@ void Cluster::issue_round(int agent, int round) {
 
 void Cluster::round_done(Request& r) {
   r.t.done = be_.now();
-  set_wait(r, WaitCause::Count);  // charges its last cause; nothing is charged after this
+  accounts_.set_wait(r, WaitCause::Count);  // charges its last cause; nothing is charged after this
   ++rounds_done_;
   const Agent& a = agents_[r.agent];
   context_[r.agent] += a.rounds[r.round].append + a.rounds[r.round].gen;
@@ -195,6 +196,12 @@ void Cluster::round_done(Request& r) {
     else issue_round(agent, next);
   }
   hand_over_settled();
+}
+
+void Cluster::first_token(const Request& r) {
+  if (!stop_rule_ || stop_reason_ != StopReason::None) return;
+  stop_reason_ = stop_rule_->observe(be_.now(), r.t.first_token - r.t.arrival);
+  if (stop_reason_ != StopReason::None) stop_time_ = be_.now(), be_.stop();
 }
 
 bool Cluster::settled(const Request& r) const {
@@ -274,7 +281,7 @@ void Cluster::prefill_fetch(int group) {
     r.pe = p.engine;
     r.t.pe_assigned = be_.now();
     r.pe_fetch_seen = true;
-    if (r.de < 0) set_wait(r, r.de_fetch_seen ? WaitCause::DeHbm : WaitCause::Fetch);
+    if (r.de < 0) accounts_.set_wait(r, r.de_fetch_seen ? WaitCause::DeHbm : WaitCause::Fetch);
     e.tok += r.prompt, e.seq += 1;
     ids.push_back(r.id);
   }
@@ -285,7 +292,7 @@ void Cluster::prefill_fetch(int group) {
   for (auto it = pe_waiting_.rbegin(); it != pe_waiting_.rend() && !requests_[it->id].pe_fetch_seen; ++it) {
     Request& r = requests_[it->id];
     r.pe_fetch_seen = true;
-    set_wait(r, WaitCause::PeAdmission);
+    accounts_.set_wait(r, WaitCause::PeAdmission);
   }
   for (int64_t id : ids)
     if (requests_[id].de >= 0) placed(requests_[id]);
@@ -305,7 +312,7 @@ void Cluster::decode_fetch(int group) {
   for (const auto& p : placed_list) {
     Request& r = requests_[q[p.index].id];
     auto& e = view_.engines[p.engine];
-    if (!hbm_at_handoff()) {
+    if (!layout_.hbm_at_handoff) {
       e.hbm.touch(be_.now());
       if (!e.hbm.try_reserve(q[p.index].hbm_need))
         throw std::logic_error("policy placed a request on a decode engine without HBM room");
@@ -321,7 +328,7 @@ void Cluster::decode_fetch(int group) {
   for (auto it = q.rbegin(); it != q.rend() && !requests_[it->id].de_fetch_seen; ++it) {
     Request& r = requests_[it->id];
     r.de_fetch_seen = true;
-    if (r.pe >= 0) set_wait(r, WaitCause::DeHbm);  // else it still waits for a PE (charged there)
+    if (r.pe >= 0) accounts_.set_wait(r, WaitCause::DeHbm);  // else it still waits for a PE (charged there)
   }
   for (int64_t id : ids)
     if (requests_[id].pe >= 0) placed(requests_[id]);
@@ -331,11 +338,11 @@ void Cluster::decode_fetch(int group) {
 // Both engines are known: pick the read path and load the hit KV (kv_io.hpp).
 void Cluster::placed(Request& r) {
   const ReadSide side = policy_->choose_read_side(view_, r);
-  reads_->set_read_side(r, side, side == ReadSide::Split ? policy_->split_pe_tokens(view_, r) : 0);
-  io_->load_hit(r);
+  phases_->reads.set_read_side(r, side, side == ReadSide::Split ? policy_->split_pe_tokens(view_, r) : 0);
+  phases_->io->load_hit(r);
 }
 
-const std::vector<std::string>& Cluster::read_failures() const { return reads_->failures(); }
+const std::vector<std::string>& Cluster::read_failures() const { return phases_->reads.failures(); }
 
 double Cluster::peak_buffer_fraction() const {
   double m = 0;
@@ -362,23 +369,23 @@ ResourceUse Cluster::resource_use(double end) const {
   if (pe_nodes) u.pe_buffer_mean /= pe_nodes;
   if (de_nodes) u.de_buffer_mean /= de_nodes;
   if (de_engines) u.de_hbm_mean /= de_engines;
-  const double pe_busy = prefill_->busy_seconds(), pe_stage = prefill_->stage_seconds();
-  u.pe_compute_busy = pe_units_.empty() ? 0 : pe_busy / (static_cast<double>(pe_units_.size()) * end);
+  const double pe_busy = phases_->prefill.busy_seconds(), pe_stage = phases_->prefill.stage_seconds();
+  u.pe_compute_busy = layout_.pe_units.empty() ? 0 : pe_busy / (static_cast<double>(layout_.pe_units.size()) * end);
   u.pe_compute_share = pe_busy > 0 ? std::min(1.0, pe_stage / pe_busy) : 0;
-  u.pe_lockstep_efficiency = pe_stage > 0 ? prefill_->balanced_seconds() / pe_stage : 0;
-  u.de_compute_busy = de_units_.empty() ? 0 : decode_->busy_seconds() / (static_cast<double>(de_units_.size()) * end);
-  const DecodeLayerParts& parts = decode_->parts();
+  u.pe_lockstep_efficiency = pe_stage > 0 ? phases_->prefill.balanced_seconds() / pe_stage : 0;
+  u.de_compute_busy = layout_.de_units.empty() ? 0 : phases_->decode.busy_seconds() / (static_cast<double>(layout_.de_units.size()) * end);
+  const DecodeLayerParts& parts = phases_->decode.parts();
   u.decode_attention = parts.attention, u.decode_dense = parts.dense;
   u.decode_experts = parts.experts, u.decode_kernels = parts.kernels, u.decode_ep = parts.ep;
   u.decode_hidden = parts.hidden;
-  if (pool_) {
-    const double cap = static_cast<double>(pool_->capacity_blocks());
+  if (const DramPool* pool = sources_->pool()) {
+    const double cap = static_cast<double>(pool->capacity_blocks());
     const double hit = totals_.pool_read + totals_.storage_read;
     u.pool = true;
-    u.pool_mean = cap > 0 ? pool_->mean_used_blocks(end) / (cap * pool_->nodes()) : 0;
-    u.pool_peak = cap > 0 ? static_cast<double>(pool_->peak_node_blocks()) / cap : 0;
+    u.pool_mean = cap > 0 ? pool->mean_used_blocks(end) / (cap * pool->nodes()) : 0;
+    u.pool_peak = cap > 0 ? static_cast<double>(pool->peak_node_blocks()) / cap : 0;
     u.pool_hit_share = hit > 0 ? totals_.pool_read / hit : 0;
-    u.pool_evicted_bytes = static_cast<double>(pool_->evicted_blocks()) * pool_->block_bytes();
+    u.pool_evicted_bytes = static_cast<double>(pool->evicted_blocks()) * pool->block_bytes();
   }
   return u;
 }
@@ -387,8 +394,8 @@ std::string Cluster::stall_report() const {
   std::ostringstream m;
   m << (rounds_total_ - rounds_done_) << " of " << rounds_total_ << " rounds did not finish: "
     << pe_waiting_.size() << " waiting for a prefill engine, " << de_global_.size() << " for a decode group";
-  m << ", " << reads_->queued() << " in storage read queues";
-  reads_->describe_heads(m);  // what each stuck queue's head waits for: the first thing to look at in a stall
+  m << ", " << phases_->reads.queued() << " in storage read queues";
+  phases_->reads.describe_heads(m);  // what each stuck queue's head waits for: the first thing to look at in a stall
   return m.str();
 }
 

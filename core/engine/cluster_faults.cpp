@@ -11,8 +11,7 @@
 
 #include "core/config/input_error.hpp"
 #include "core/engine/cluster.hpp"
-#include "core/engine/read_queues.hpp"
-#include "core/engine/storage_writes.hpp"
+#include "core/engine/phases.hpp"
 #include "core/mutation/mutant.hpp"
 
 namespace dualpath {
@@ -20,7 +19,6 @@ namespace dualpath {
 void Cluster::arm_faults() {
   faults_.clear();
   engine_lost_.assign(view_.engines.size(), false);
-  cnic_down_.assign(view_.engines.size(), false);
   if (sc_.faults.empty()) return;
   if (!be_.can_inject_faults())
     throw InputError(sc_.source_file + ": /faults",
@@ -28,7 +26,7 @@ void Cluster::arm_faults() {
                      "injects the hardware body's own)");
   be_.track_storage_io();
   for (size_t i = 0; i < sc_.faults.size(); ++i) {
-    if (effect_of(sc_.faults[i].kind) == FaultEffect::LoseNode) writes_->track_lost_writes();
+    if (effect_of(sc_.faults[i].kind) == FaultEffect::LoseNode) phases_->writes.track_lost_writes();
     faults_.push_back(FaultRecord{sc_.faults[i]});
     const FaultSpec& f = sc_.faults[i];
     be_.timer(f.at, [this, i] { fault_begins(i); });
@@ -79,7 +77,7 @@ void Cluster::snic_down(size_t i) {
   const int node = rec.spec.node;
   view_.nodes[node].snic_up = false;
   set_can_take(node);
-  if (!features_.dual_path) {
+  if (pe_reads_only()) {
     // Some prefill node can read now or later: it is up, or every snic-down holding it down has an `until`.
     bool can_read_later = false;
     for (size_t n = 0; n < view_.nodes.size(); ++n) {
@@ -103,21 +101,21 @@ void Cluster::snic_down(size_t i) {
                           ", snic-down at " + std::to_string(rec.started) + " s)";
   be_.fail_storage_io(node, why);  // their failure callbacks run next, from the event loop
   // Reads still queued on the node go elsewhere where they can.
-  for (const ReadQueues::ReadEntry& e : reads_->take_queue(node)) {
+  for (const ReadQueues::ReadEntry& e : phases_->reads.take_queue(node)) {
     Request& r = requests_[e.id];
     r.wait_since = be_.now();  // its time in the queue was charged by charge_queue, as when ReadQueues::pump takes it
     if (r.side == ReadSide::Split) {  // its other half is abandoned too, and the request reads whole elsewhere
-      rec.bytes_reread += reads_->abandon(r);
-      release_buffer(r, node_of(r.pe), r.buffer_bytes[0]);
-      release_buffer(r, node_of(r.de), r.buffer_bytes[1]);
-      reads_->set_read_side(r, e.half == 0 ? ReadSide::Pe : ReadSide::De);  // the side that is down: reroute moves it
+      rec.bytes_reread += phases_->reads.abandon(r);
+      accounts_.release_buffer(r, layout_.node_of(r.pe), r.buffer_bytes[0]);
+      accounts_.release_buffer(r, layout_.node_of(r.de), r.buffer_bytes[1]);
+      phases_->reads.set_read_side(r, e.half == 0 ? ReadSide::Pe : ReadSide::De);  // the side that is down: reroute moves it
     } else {
-      view_.nodes[node].read_queue_tokens -= reads_->half_tokens(r, e.half);
+      view_.nodes[node].read_queue_tokens -= phases_->reads.half_tokens(r, e.half);
       r.half[e.half] = Request::Half::None;
     }
     reroute_read(r, i);
   }
-  reads_->pump_all();
+  phases_->reads.pump_all();
 }
 
 void Cluster::snic_back(size_t i) {
@@ -125,8 +123,8 @@ void Cluster::snic_back(size_t i) {
   if (down_fault(node) >= 0) return;  // another snic-down still holds it down
   view_.nodes[node].snic_up = true;
   set_can_take(node);
-  writes_->snic_back(node);
-  reads_->pump(node);
+  phases_->writes.snic_back(node);
+  phases_->reads.pump(node);
   arm_fetches();  // PE groups that could not read take requests again
 }
 
@@ -141,7 +139,7 @@ int Cluster::down_fault(int node) const {
 
 int Cluster::read_path_down(const Request& r) const {
   for (int h = 0; h < 2; ++h)
-    if (reads_->has_half(r, h) && !view_.nodes[reads_->read_node(r, h)].snic_up) return reads_->read_node(r, h);
+    if (phases_->reads.has_half(r, h) && !view_.nodes[phases_->reads.read_node(r, h)].snic_up) return phases_->reads.read_node(r, h);
   return -1;
 }
 
@@ -151,26 +149,25 @@ int Cluster::read_path_down(const Request& r) const {
 void Cluster::reroute_read(Request& r, size_t fault) {
   FaultRecord& rec = faults_[fault];
   if (mutant("fault_no_reroute")) {
-    reads_->enqueue(r);
+    phases_->reads.enqueue(r);
     return;
   }
-  if (features_.dual_path) {
-    // (a split read whose PE half cannot be read reads whole through the DE node, and the other way round)
-    const bool pe_down = !view_.nodes[node_of(r.pe)].snic_up;
-    const ReadSide other = r.side == ReadSide::Split ? (pe_down ? ReadSide::De : ReadSide::Pe)
-                           : r.side == ReadSide::Pe  ? ReadSide::De
-                                                     : ReadSide::Pe;
-    if (view_.nodes[node_of(other == ReadSide::De ? r.de : r.pe)].snic_up) {
-      reads_->set_read_side(r, other);
+  // The side whose SNIC is down (a split read whose PE half cannot be read reads whole through the DE node, and
+  // the other way round), and where the policy reads instead.
+  const bool pe_down = !view_.nodes[layout_.node_of(r.pe)].snic_up;
+  const ReadSide down = r.side == ReadSide::Split ? (pe_down ? ReadSide::Pe : ReadSide::De) : r.side;
+  if (const ReadSide other = policy_->other_read_side(down); other != ReadSide::Unset) {
+    if (view_.nodes[layout_.node_of(other == ReadSide::De ? r.de : r.pe)].snic_up) {
+      phases_->reads.set_read_side(r, other);
       ++rec.reads_moved;
     }
-    reads_->enqueue(r);
+    phases_->reads.enqueue(r);
     return;
   }
   bool any_pe_up = false;
   for (const auto& n : view_.nodes) any_pe_up = any_pe_up || (n.prefill && n.snic_up);
   if (!any_pe_up) {
-    reads_->enqueue(r);  // waits for a prefill SNIC to come back
+    phases_->reads.enqueue(r);  // waits for a prefill SNIC to come back
     return;
   }
   ++rec.reads_moved;
@@ -182,14 +179,14 @@ void Cluster::unplace_pe(Request& r) {
   e.tok -= r.prompt, e.seq -= 1;
   r.pe = -1;
   pe_waiting_.push_front({r.id, r.prompt, 0});
-  set_wait(r, WaitCause::PeAdmission);
+  accounts_.set_wait(r, WaitCause::PeAdmission);
   arm_fetches();
 }
 
 // Without the DE read path a prefill engine reads through its own node's SNIC: it takes requests only while that
 // is up (the placements skip it; its group's other engines still take them).
 void Cluster::set_can_take(int node) {
-  if (features_.dual_path || !view_.nodes[node].prefill) return;
+  if (!pe_reads_only() || !view_.nodes[node].prefill) return;
   for (auto& e : view_.engines)
     if (e.node == node && e.prefill) e.can_take = view_.nodes[node].snic_up && !engine_lost_[static_cast<size_t>(e.gpu)];
 }

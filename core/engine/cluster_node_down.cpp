@@ -18,11 +18,7 @@
 #include <sstream>
 
 #include "core/engine/cluster.hpp"
-#include "core/engine/decode_groups.hpp"
-#include "core/engine/kv_io.hpp"
-#include "core/engine/prefill_pipeline.hpp"
-#include "core/engine/read_queues.hpp"
-#include "core/engine/storage_writes.hpp"
+#include "core/engine/phases.hpp"
 
 namespace dualpath {
 
@@ -37,8 +33,8 @@ void Cluster::lose_engines(size_t i, const std::function<bool(int)>& lost) {
       on_unit(u);
     }
   };
-  lose_units(pe_units_, [&](size_t u) { prefill_->lose_unit(u); });
-  lose_units(de_units_, [&](size_t u) { decode_->lose_unit(u, rec); });
+  lose_units(layout_.pe_units, [&](size_t u) { phases_->prefill.lose_unit(u); });
+  lose_units(layout_.de_units, [&](size_t u) { phases_->decode.lose_unit(u, rec); });
   bool pe_left = false, de_left = false;
   for (const auto& e : view_.engines)
     (e.prefill ? pe_left : de_left) |= !engine_lost_[static_cast<size_t>(e.gpu)];
@@ -56,13 +52,13 @@ void Cluster::lose_engines(size_t i, const std::function<bool(int)>& lost) {
 void Cluster::node_down(size_t i) {
   FaultRecord& rec = faults_[i];
   const int node = rec.spec.node;
-  lose_engines(i, [&](int gpu) { return node_of(gpu) == node; });
+  lose_engines(i, [&](int gpu) { return layout_.node_of(gpu) == node; });
   // Its SNIC: storage I/O in flight fails (the failure callbacks run next, from the event loop, and find their
   // requests lost) and its writes in flight are undone now, so that no block stays claimed by a write that will
   // never land.
   view_.nodes[static_cast<size_t>(node)].snic_up = false;
   be_.fail_storage_io(node, "node " + std::to_string(node) + " is down (fault " + std::to_string(i) + ")");
-  writes_->lose_node(node, rec);
+  phases_->writes.lose_node(node, rec);
   restart_lost_rounds(i);
 }
 
@@ -71,20 +67,10 @@ void Cluster::node_down(size_t i) {
 // that sim.kv_port = "node" spreads over the node's CNICs moves off this one (buffer_port).
 void Cluster::cnic_down(size_t i) {
   const FaultSpec& spec = faults_[i].spec;
-  const int gpu = spec.node * gpus_per_node_ + spec.gpu;
+  const int gpu = spec.node * layout_.gpus_per_node + spec.gpu;
   lose_engines(i, [gpu](int g) { return g == gpu; });
-  cnic_down_[static_cast<size_t>(gpu)] = true;
-  any_cnic_down_ = true;
+  ports_.cnic_down(gpu);
   restart_lost_rounds(i);
-}
-
-int Cluster::live_port(int port) const {
-  const int node = node_of(port), local = port % gpus_per_node_;
-  for (int k = 1; k < gpus_per_node_; ++k) {
-    const int p = node * gpus_per_node_ + (local + k) % gpus_per_node_;
-    if (!cnic_down_[static_cast<size_t>(p)]) return p;
-  }
-  return port;  // every CNIC of the node is down: its engines are all lost, and no request uses its buffer
 }
 
 // The attempts lost: those on a lost decode engine that have not finished, and those on a lost prefill engine whose
@@ -96,7 +82,7 @@ void Cluster::restart_lost_rounds(size_t i) {
   for (size_t id = handed_; id < requests_.size(); ++id) {
     Request& r = requests_[id];
     if (r.lost) continue;
-    const bool complete = r.t.done >= 0 && (r.gen > 1 || r.t.handoff_end >= 0 || !io_->persists_prompts());
+    const bool complete = r.t.done >= 0 && (r.gen > 1 || r.t.handoff_end >= 0 || !phases_->io->persists_prompts());
     if (complete) continue;
     const bool on_pe = r.pe >= 0 && engine_lost_[static_cast<size_t>(r.pe)] && r.t.handoff_start < 0;
     const bool on_de = r.de >= 0 && engine_lost_[static_cast<size_t>(r.de)];
@@ -109,8 +95,8 @@ void Cluster::restart_lost_rounds(size_t i) {
     ++rec.rounds_restarted;
     issue_round(r.agent, r.round);
   }
-  reads_->pump_all();
-  if (streamed_buffers()) prefill_->pump();
+  phases_->reads.pump_all();
+  if (layout_.streamed_buffers) phases_->prefill.pump();
   arm_fetches();
   hand_over_settled();  // the lost attempts are settled
 }
@@ -122,20 +108,20 @@ bool Cluster::lose_attempt(Request& r, FaultRecord& rec) {
   // Its storage read: queued (the queue's time is charged up to now, then it leaves), in flight (its slot is
   // freed by the backend's callback), or done; what it read is lost either way.
   if (r.pe >= 0 && r.de >= 0 && r.side != ReadSide::Unset) {
-    const double weight = reads_->queued_entry_weight(r);  // computed before any half leaves
+    const double weight = phases_->reads.queued_entry_weight(r);  // computed before any half leaves
     for (int h = 0; h < 2; ++h) {
-      const int rn = reads_->read_node(r, h);
+      const int rn = phases_->reads.read_node(r, h);
       switch (r.half[h]) {
         case Request::Half::Queued:
-          reads_->unqueue_half(r, h, weight);
+          phases_->reads.unqueue_half(r, h, weight);
           r.wait_since = now;
           break;
         case Request::Half::Reading:
-          view_.nodes[static_cast<size_t>(rn)].read_queue_tokens -= reads_->half_tokens(r, h);
-          rec.bytes_lost += reads_->half_bytes(r, h);
+          view_.nodes[static_cast<size_t>(rn)].read_queue_tokens -= phases_->reads.half_tokens(r, h);
+          rec.bytes_lost += phases_->reads.half_bytes(r, h);
           break;
         case Request::Half::Done:
-          rec.bytes_lost += reads_->half_bytes(r, h);
+          rec.bytes_lost += phases_->reads.half_bytes(r, h);
           break;
         case Request::Half::None:
           break;
@@ -150,19 +136,19 @@ bool Cluster::lose_attempt(Request& r, FaultRecord& rec) {
   if (r.de >= 0) {
     auto& e = view_.engines[r.de];
     e.tok -= r.prompt + r.gen, e.seq -= 1;
-    const bool waited = decode_->leave_hbm_wait(r);
-    const bool holds_hbm = !hbm_at_handoff() || (r.t.handoff_start >= 0 && !waited);
+    const bool waited = phases_->decode.leave_hbm_wait(r);
+    const bool holds_hbm = !layout_.hbm_at_handoff || (r.t.handoff_start >= 0 && !waited);
     if (holds_hbm) {
-      if (engine_lost_[static_cast<size_t>(r.de)]) e.hbm.release(kv_bytes(r.prompt + r.gen));
-      else decode_->release_hbm(r.de, kv_bytes(r.prompt + r.gen));
+      if (engine_lost_[static_cast<size_t>(r.de)]) e.hbm.release(layout_.kv_bytes(r.prompt + r.gen));
+      else phases_->decode.release_hbm(r.de, layout_.kv_bytes(r.prompt + r.gen));
     }
   }
-  if (r.buffer_bytes[0] > 0) release_buffer(r, node_of(r.pe), r.buffer_bytes[0]);
-  if (r.buffer_bytes[1] > 0) release_buffer(r, node_of(r.de), r.buffer_bytes[1]);
+  if (r.buffer_bytes[0] > 0) accounts_.release_buffer(r, layout_.node_of(r.pe), r.buffer_bytes[0]);
+  if (r.buffer_bytes[1] > 0) accounts_.release_buffer(r, layout_.node_of(r.de), r.buffer_bytes[1]);
   // The prompt's persistence that its first token started (its handoff would have ended it).
-  io_->prompt_abandoned(r);
+  phases_->io->prompt_abandoned(r);
   if (round_over) return false;
-  waits_.charge(r.wait_cause, r.wait_since, now);
+  accounts_.charge(r.wait_cause, r.wait_since);
   r.wait_cause = WaitCause::Count;
   return true;
 }
@@ -188,8 +174,8 @@ void Cluster::drop_lost_from_queues() {
     de_queues_[g].clear();
   }
   de_global_.insert(de_global_.begin(), rerouted.begin(), rerouted.end());
-  prefill_->drop_lost();
-  decode_->drop_lost();
+  phases_->prefill.drop_lost();
+  phases_->decode.drop_lost();
 }
 
 }  // namespace dualpath

@@ -7,7 +7,20 @@
 #include <deque>
 #include <vector>
 
-#include "core/engine/cluster.hpp"
+#include "core/backend/backend.hpp"
+#include "core/config/scenario.hpp"
+#include "core/cost/cost_model.hpp"
+#include "core/engine/cluster_hooks.hpp"
+#include "core/engine/cluster_layout.hpp"
+#include "core/engine/ep_all_to_all.hpp"
+#include "core/engine/request_accounts.hpp"
+#include "core/metrics/activity_log.hpp"
+#include "core/model/request.hpp"
+#include "core/sched/cluster_view.hpp"
+#include "core/engine/fault_record.hpp"
+#include "core/engine/kv_sources.hpp"
+#include "core/kv/block_index.hpp"
+#include "core/metrics/transfer_totals.hpp"
 
 namespace dualpath {
 
@@ -17,9 +30,20 @@ struct AgentWrite {
   BlockRanges blocks;
 };
 
-class Cluster::DecodeGroups {
+class KvIo;
+class ReadQueues;
+class StorageWrites;
+
+class DecodeGroups {
  public:
-  DecodeGroups(Cluster& c, size_t engines, const std::vector<std::vector<int>>& units);
+  // Reads the scenario's chunking and model, the cost model; changes the requests, the DE engines' HBM and counts
+  // (view), their accounts, the block index (claims of filled blocks) and the transfer totals. The handoff moves KV
+  // through `io`, filled blocks are persisted through `writes` (and written through to the KV `sources`), written
+  // blocks pump `reads`; rounds that end go to the Cluster (hooks).
+  DecodeGroups(Backend& be, RequestLog& requests, ClusterView& view, const ClusterLayout& layout,
+               RequestAccounts& accounts, const Scenario& scenario, const CostModel& cost, BlockIndex& blocks,
+               TransferTotals& totals, EpAllToAll& ep, ActivityObserver* const& obs, ClusterHooks& hooks, KvIo& io,
+               KvSources& sources, StorageWrites& writes, ReadQueues& reads, double persist_flush_bytes);
 
   void kv_arrived(Request& r);    // every stage of its prompt KV is in the DE buffer: the handoff starts
   void handoff_done(Request& r);  // the KV-I/O facade ends the handoff here
@@ -70,7 +94,23 @@ class Cluster::DecodeGroups {
   // next read needs them) or, with `full_ones`, when ClusterTuning::persist_flush_bytes have accumulated.
   void flush(int group, const std::vector<bool>& forced, bool full_ones);
 
-  Cluster& c_;
+  Backend& be_;
+  RequestLog& requests_;
+  ClusterView& view_;
+  const ClusterLayout& layout_;
+  RequestAccounts& accounts_;
+  const Scenario& scenario_;
+  const CostModel& cost_;
+  BlockIndex& blocks_;
+  TransferTotals& totals_;
+  EpAllToAll& ep_;
+  ActivityObserver* const& obs_;  // the Cluster's (set before start)
+  ClusterHooks& hooks_;
+  KvIo& io_;
+  KvSources& sources_;
+  StorageWrites& writes_;
+  ReadQueues& reads_;
+  double persist_flush_bytes_;  // ClusterTuning::persist_flush_bytes
   // per decode engine, with policy.de_hbm = "handoff": requests whose prompt KV is in the DE buffer, waiting for
   // the engine's HBM (FIFO)
   std::vector<std::deque<int64_t>> hbm_waiting_;

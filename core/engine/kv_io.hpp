@@ -10,11 +10,26 @@
 
 #include <cstdint>
 
-#include "core/engine/cluster.hpp"
+#include "core/backend/backend.hpp"
+#include "core/engine/buffer_ports.hpp"
+#include "core/engine/cluster_hooks.hpp"
+#include "core/engine/cluster_layout.hpp"
+#include "core/engine/kv_sources.hpp"
+#include "core/engine/request_accounts.hpp"
+#include "core/kv/block_index.hpp"
+#include "core/metrics/activity_log.hpp"
+#include "core/metrics/transfer_totals.hpp"
+#include "core/model/request.hpp"
 
 namespace dualpath {
 
-class Cluster::KvIo {
+struct PrefillForward;
+class ReadQueues;
+class PrefillPipeline;
+class DecodeGroups;
+class StorageWrites;
+
+class KvIo {
  public:
   virtual ~KvIo() = default;
   // An agent's round arrives with `context` tokens of earlier rounds.
@@ -25,11 +40,11 @@ class Cluster::KvIo {
   virtual bool reserves_de_room() const = 0;
   // Starts moving stage `stage`'s cached KV into HBM for forward `f`; returns the transfers started (each ends in
   // stage_loaded once all have). With none started the caller marks the stage loaded itself.
-  virtual int load_stage(Forward& f, int stage) = 0;
+  virtual int load_stage(PrefillForward& f, int stage) = 0;
   // Stage `stage`'s KV is in HBM: buffer room the stage's layers held can go back.
-  virtual void stage_loaded(const Forward& f, int stage) = 0;
+  virtual void stage_loaded(const PrefillForward& f, int stage) = 0;
   // Starts sending stage `stage`'s KV to the decode buffers; returns the transfers started (send_done after all).
-  virtual int send_stage(Forward& f, int stage) = 0;
+  virtual int send_stage(PrefillForward& f, int stage) = 0;
   // A request's prefill is done: its prompt's new blocks are to be persisted at the handoff (the agent's next read
   // waits for that write), or, if its attempt is lost before the handoff ends, never.
   virtual void prompt_computed(Request& r) = 0;
@@ -47,15 +62,36 @@ class Cluster::KvIo {
   virtual void de_room_back() = 0;
 };
 
-class Cluster::StorageKvIo final : public Cluster::KvIo {
+class StorageKvIo final : public KvIo {
  public:
-  explicit StorageKvIo(Cluster& c) : c_(c) {}
+  // Moves KV through the backend (counted in `totals`, reported to `*obs`) between the buffers and ports the
+  // layout and `ports` name; claims and persists blocks in the block index (through `writes`, written through to
+  // the KV `sources`); gives buffer room back in the accounts; a read whose SNIC is down goes back to the Cluster
+  // (hooks). Ends its moves in the phases.
+  StorageKvIo(Backend& be, RequestLog& requests, const ClusterLayout& layout, RequestAccounts& accounts,
+              BlockIndex& blocks, TransferTotals& totals, const BufferPorts& ports, KvSources& sources,
+              ActivityObserver* const& obs, ClusterHooks& hooks, ReadQueues& reads, PrefillPipeline& prefill,
+              DecodeGroups& decode, StorageWrites& writes)
+      : be_(be),
+        requests_(requests),
+        layout_(layout),
+        accounts_(accounts),
+        blocks_(blocks),
+        totals_(totals),
+        ports_(ports),
+        sources_(sources),
+        obs_(obs),
+        hooks_(hooks),
+        reads_(reads),
+        prefill_(prefill),
+        decode_(decode),
+        writes_(writes) {}
   void round_issued(int, int64_t) override {}
   void load_hit(Request& r) override;
-  bool reserves_de_room() const override { return c_.streamed_buffers(); }
-  int load_stage(Forward& f, int stage) override;
-  void stage_loaded(const Forward& f, int stage) override;
-  int send_stage(Forward& f, int stage) override;
+  bool reserves_de_room() const override { return layout_.streamed_buffers; }
+  int load_stage(PrefillForward& f, int stage) override;
+  void stage_loaded(const PrefillForward& f, int stage) override;
+  int send_stage(PrefillForward& f, int stage) override;
   void prompt_computed(Request& r) override;
   void prompt_abandoned(Request& r) override;
   bool persists_prompts() const override { return true; }
@@ -66,18 +102,33 @@ class Cluster::StorageKvIo final : public Cluster::KvIo {
   void de_room_back() override;
 
  private:
-  Cluster& c_;
+  Backend& be_;
+  RequestLog& requests_;
+  const ClusterLayout& layout_;
+  RequestAccounts& accounts_;
+  BlockIndex& blocks_;
+  TransferTotals& totals_;
+  const BufferPorts& ports_;
+  KvSources& sources_;
+  ActivityObserver* const& obs_;
+  ClusterHooks& hooks_;
+  ReadQueues& reads_;
+  PrefillPipeline& prefill_;
+  DecodeGroups& decode_;
+  StorageWrites& writes_;
 };
 
-class Cluster::FreeKvIo final : public Cluster::KvIo {
+class FreeKvIo final : public KvIo {
  public:
-  explicit FreeKvIo(Cluster& c) : c_(c) {}
+  // Marks every round's context persisted in the block index; hands requests straight on to the phases.
+  FreeKvIo(Backend& be, BlockIndex& blocks, PrefillPipeline& prefill, DecodeGroups& decode)
+      : be_(be), blocks_(blocks), prefill_(prefill), decode_(decode) {}
   void round_issued(int agent, int64_t context) override;
   void load_hit(Request& r) override;
   bool reserves_de_room() const override { return false; }
-  int load_stage(Forward&, int) override { return 0; }
-  void stage_loaded(const Forward&, int) override {}
-  int send_stage(Forward&, int) override { return 0; }
+  int load_stage(PrefillForward&, int) override { return 0; }
+  void stage_loaded(const PrefillForward&, int) override {}
+  int send_stage(PrefillForward&, int) override { return 0; }
   void prompt_computed(Request&) override {}
   void prompt_abandoned(Request&) override {}
   bool persists_prompts() const override { return false; }
@@ -88,7 +139,10 @@ class Cluster::FreeKvIo final : public Cluster::KvIo {
   void de_room_back() override {}
 
  private:
-  Cluster& c_;
+  Backend& be_;
+  BlockIndex& blocks_;
+  PrefillPipeline& prefill_;
+  DecodeGroups& decode_;
 };
 
 }  // namespace dualpath

@@ -7,13 +7,13 @@
 
 namespace dualpath {
 
-void Cluster::FreeKvIo::round_issued(int agent, int64_t context) { c_.blocks_.mark_persisted(agent, context); }
+void FreeKvIo::round_issued(int agent, int64_t context) { blocks_.mark_persisted(agent, context); }
 
-void Cluster::FreeKvIo::load_hit(Request& r) {
-  r.t.read_start = r.t.read_end = c_.be_.now();
-  c_.prefill_->ready(r);
+void FreeKvIo::load_hit(Request& r) {
+  r.t.read_start = r.t.read_end = be_.now();
+  prefill_.ready(r);
 }
 
-void Cluster::FreeKvIo::hand_off(Request& r) { c_.decode_->handoff_done(r); }
+void FreeKvIo::hand_off(Request& r) { decode_.handoff_done(r); }
 
 }  // namespace dualpath

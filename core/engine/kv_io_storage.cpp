@@ -14,54 +14,53 @@
 
 namespace dualpath {
 
-void Cluster::StorageKvIo::load_hit(Request& r) {
-  if (const int down = c_.faults_.empty() ? -1 : c_.read_path_down(r); down >= 0) {
+void StorageKvIo::load_hit(Request& r) {
+  if (const int down = hooks_.has_faults() ? hooks_.read_path_down(r) : -1; down >= 0) {
     // a fault has a chosen SNIC down: the path that is up, if any
-    c_.reroute_read(r, static_cast<size_t>(c_.down_fault(down)));
+    hooks_.reroute_read(r, static_cast<size_t>(hooks_.down_fault(down)));
     return;
   }
-  c_.reads_->enqueue(r);
+  reads_.enqueue(r);
 }
 
 // One transfer per (engine, source buffer): the engine's requests' stage KV from the PE buffer (its own CNIC's
 // loopback) or from a DE buffer (that node's CNIC facing the engine, Cluster::buffer_port).
-int Cluster::StorageKvIo::load_stage(Forward& f, int stage) {
-  Cluster& c = c_;
-  const auto& engines = c.pe_units_[f.group];
+int StorageKvIo::load_stage(PrefillForward& f, int stage) {
+  const auto& engines = layout_.pe_units[f.group];
   int count = 0;
   for (size_t i = 0; i < engines.size(); ++i) {
     std::map<int, double> by_source;  // source GPU (whose CNIC reads the buffer) -> bytes; ordered: deterministic
     for (const auto& e : f.batch[i]) {
-      const Request& r = c.requests_[e.request];
-      const double bytes = c.kv_bytes_layers(e.cached, f.layers[stage]);
+      const Request& r = requests_[e.request];
+      const double bytes = layout_.kv_bytes_layers(e.cached, f.layers[stage]);
       if (bytes <= 0 || r.lost) continue;  // a lost attempt's KV went with its node
-      if (e.cached == r.hit && r.prefilled == e.fresh) c.totals_.hit_loaded_to_pe += bytes;  // first chunk
+      if (e.cached == r.hit && r.prefilled == e.fresh) totals_.hit_loaded_to_pe += bytes;  // first chunk
       if (r.side != ReadSide::Split) {
-        by_source[r.side == ReadSide::De ? c.buffer_port(r.de, engines[i]) : r.pe] += bytes;
+        by_source[r.side == ReadSide::De ? ports_.port(r.de, engines[i]) : r.pe] += bytes;
         continue;
       }
       // A split read: the PE half from the PE buffer, the DE half (and earlier chunks' KV, sent to the DE
       // buffer) over the compute network; the stage computes when both are in HBM (loads_pending counts both).
-      const double local = c.kv_bytes_layers(r.pe_hit, f.layers[stage]);
+      const double local = layout_.kv_bytes_layers(r.pe_hit, f.layers[stage]);
       by_source[r.pe] += local;
-      if (bytes > local) by_source[c.buffer_port(r.de, engines[i])] += bytes - local;
+      if (bytes > local) by_source[ports_.port(r.de, engines[i])] += bytes - local;
     }
     for (const auto& [src, bytes] : by_source) {
       const bool local = src == engines[i];
-      (local ? c.totals_.h2d : c.totals_.de_to_pe) += bytes;
+      (local ? totals_.h2d : totals_.de_to_pe) += bytes;
       ++count;
-      Forward* fp = &f;
-      const int rec = c.obs_->transfer_started({f.log_forward, stage, true, src, engines[i], bytes, c.be_.now(), -1});
-      c.be_.transfer(local ? Hop::H2D : Hop::RemoteDramToHbm, Place{Loc::Dram, src}, Place{Loc::Hbm, engines[i]},
-                     bytes, TrafficClass::Kv, [&c, fp, stage, rec] {
-                       c.obs_->transfer_ended(rec, c.be_.now());
+      PrefillForward* fp = &f;
+      const int rec = obs_->transfer_started({f.log_forward, stage, true, src, engines[i], bytes, be_.now(), -1});
+      be_.transfer(local ? Hop::H2D : Hop::RemoteDramToHbm, Place{Loc::Dram, src}, Place{Loc::Hbm, engines[i]},
+                     bytes, TrafficClass::Kv, [this, fp, stage, rec] {
+                       obs_->transfer_ended(rec, be_.now());
                        if (fp->lost) return;
                        if (--fp->loads_pending[stage] == 0) {
-                         c.obs_->stage_point(fp->log_forward, stage, ActivityObserver::StagePoint::LoadEnd,
-                                             c.be_.now());
+                         obs_->stage_point(fp->log_forward, stage, ActivityObserver::StagePoint::LoadEnd,
+                                             be_.now());
                          fp->loaded[stage] = true;
-                         c.prefill_->release_loaded_layers(*fp, stage);
-                         c.prefill_->try_compute(*fp);
+                         prefill_.release_loaded_layers(*fp, stage);
+                         prefill_.try_compute(*fp);
                        }
                      });
     }
@@ -70,93 +69,91 @@ int Cluster::StorageKvIo::load_stage(Forward& f, int stage) {
 }
 
 // One transfer per (PE engine, DE buffer port): the stage's KV of the engine's requests bound for that DE node.
-int Cluster::StorageKvIo::send_stage(Forward& f, int stage) {
-  Cluster& c = c_;
-  const auto& engines = c.pe_units_[f.group];
+int StorageKvIo::send_stage(PrefillForward& f, int stage) {
+  const auto& engines = layout_.pe_units[f.group];
   int count = 0;
   for (size_t i = 0; i < engines.size(); ++i) {
     std::map<int, double> by_dest;
     for (const auto& e : f.batch[i])
-      if (!c.requests_[e.request].lost)  // a lost attempt's decode node is gone
-        by_dest[c.buffer_port(c.requests_[e.request].de, engines[i])] +=
-            c.kv_bytes_layers(e.send_tokens, f.layers[stage]);
+      if (!requests_[e.request].lost)  // a lost attempt's decode node is gone
+        by_dest[ports_.port(requests_[e.request].de, engines[i])] +=
+            layout_.kv_bytes_layers(e.send_tokens, f.layers[stage]);
     for (const auto& [de, bytes] : by_dest) {
       if (bytes <= 0) continue;
-      c.totals_.pe_to_de += bytes;
+      totals_.pe_to_de += bytes;
       ++count;
-      Forward* fp = &f;
-      const int rec = c.obs_->transfer_started({f.log_forward, stage, false, engines[i], de, bytes, c.be_.now(), -1});
-      c.be_.transfer(Hop::HbmToRemoteDram, Place{Loc::Hbm, engines[i]}, Place{Loc::Dram, de}, bytes,
-                     TrafficClass::Kv, [&c, fp, stage, rec] {
-                       c.obs_->transfer_ended(rec, c.be_.now());
-                       if (!fp->lost && --fp->sends_pending[stage] == 0) c.prefill_->send_done(*fp, stage);
+      PrefillForward* fp = &f;
+      const int rec = obs_->transfer_started({f.log_forward, stage, false, engines[i], de, bytes, be_.now(), -1});
+      be_.transfer(Hop::HbmToRemoteDram, Place{Loc::Hbm, engines[i]}, Place{Loc::Dram, de}, bytes,
+                     TrafficClass::Kv, [this, fp, stage, rec] {
+                       obs_->transfer_ended(rec, be_.now());
+                       if (!fp->lost && --fp->sends_pending[stage] == 0) prefill_.send_done(*fp, stage);
                      });
     }
   }
   return count;
 }
 
-void Cluster::StorageKvIo::prompt_computed(Request& r) { c_.blocks_.write_started(r.agent); }
+void StorageKvIo::prompt_computed(Request& r) { blocks_.write_started(r.agent); }
 
-void Cluster::StorageKvIo::prompt_abandoned(Request& r) {
-  if (r.t.first_token >= 0 && r.t.handoff_end < 0) c_.blocks_.write_finished(r.agent);
+void StorageKvIo::prompt_abandoned(Request& r) {
+  if (r.t.first_token >= 0 && r.t.handoff_end < 0) blocks_.write_finished(r.agent);
 }
 
-void Cluster::StorageKvIo::hand_off(Request& r) {
-  Cluster& c = c_;
+void StorageKvIo::hand_off(Request& r) {
   const int64_t id = r.id;
-  const int node = c.node_of(r.de);
+  const int node = layout_.node_of(r.de);
   // The prompt's Full Blocks past the hit that are not in storage yet: claim() skips blocks already stored (the
   // block a block-aligned prompt recomputes, since one token must be computed) and blocks other agents share and
   // have written or are writing.
-  const int64_t bt = c.blocks_.block_tokens();
-  BlockRanges blocks = c.blocks_.claim(r.agent, r.hit / bt, c.blocks_.aligned(r.prompt) / bt);
-  const double new_blocks = c.kv_bytes(BlockIndex::block_count(blocks) * bt);
+  const int64_t bt = blocks_.block_tokens();
+  BlockRanges blocks = blocks_.claim(r.agent, r.hit / bt, blocks_.aligned(r.prompt) / bt);
+  const double new_blocks = layout_.kv_bytes(BlockIndex::block_count(blocks) * bt);
   const bool decodes = r.gen > 1;
   auto part = std::make_shared<int>((decodes ? 1 : 0) + (new_blocks > 0 ? 1 : 0));
-  auto one_done = [&c, id, part] {
-    if (--*part == 0) c.decode_->handoff_done(c.requests_[id]);
+  auto one_done = [this, id, part] {
+    if (--*part == 0) decode_.handoff_done(requests_[id]);
   };
   if (*part == 0) {
-    c.decode_->handoff_done(r);
+    decode_.handoff_done(r);
     return;
   }
   if (decodes) {
-    c.totals_.h2d += r.prompt_bytes;
-    c.be_.transfer(Hop::H2D, Place{Loc::Dram, r.de}, Place{Loc::Hbm, r.de}, r.prompt_bytes, TrafficClass::Kv,
+    totals_.h2d += r.prompt_bytes;
+    be_.transfer(Hop::H2D, Place{Loc::Dram, r.de}, Place{Loc::Hbm, r.de}, r.prompt_bytes, TrafficClass::Kv,
                    one_done);
   }
   if (new_blocks > 0) {
-    c.totals_.storage_write += new_blocks;
-    if (c.pool_) c.write_to_pool(node, blocks);  // write-through, beside the storage write
-    const int64_t write = c.writes_->track(node, blocks, {}, new_blocks);
-    c.writes_->persist(node, write, blocks, new_blocks, [&c, blocks, one_done] {
-      c.blocks_.persist(blocks);
+    totals_.storage_write += new_blocks;
+    sources_.write_through(node, blocks);  // beside the storage write
+    const int64_t write = writes_.track(node, blocks, {}, new_blocks);
+    writes_.persist(node, write, blocks, new_blocks, [this, blocks, one_done] {
+      blocks_.persist(blocks);
       one_done();
     });
   }
 }
 
-void Cluster::StorageKvIo::handoff_finished(Request& r) {
-  c_.blocks_.write_finished(r.agent);
-  c_.release_buffer(r, c_.node_of(r.de), r.buffer_bytes[1]);
+void StorageKvIo::handoff_finished(Request& r) {
+  blocks_.write_finished(r.agent);
+  accounts_.release_buffer(r, layout_.node_of(r.de), r.buffer_bytes[1]);
 }
 
-BlockRanges Cluster::StorageKvIo::claim_filled(Request& r, int64_t upto) {
+BlockRanges StorageKvIo::claim_filled(Request& r, int64_t upto) {
   if (upto <= r.persisted_upto || mutant("no_decode_persist")) return {};
-  const int64_t bt = c_.blocks_.block_tokens();
-  BlockRanges blocks = c_.blocks_.claim(r.agent, r.persisted_upto / bt, upto / bt);
-  if (!blocks.empty()) c_.blocks_.write_started(r.agent);  // blocks shared with another agent may be stored already
+  const int64_t bt = blocks_.block_tokens();
+  BlockRanges blocks = blocks_.claim(r.agent, r.persisted_upto / bt, upto / bt);
+  if (!blocks.empty()) blocks_.write_started(r.agent);  // blocks shared with another agent may be stored already
   return blocks;
 }
 
-void Cluster::StorageKvIo::stage_loaded(const Forward& f, int stage) { c_.prefill_->release_loaded_layers(f, stage); }
+void StorageKvIo::stage_loaded(const PrefillForward& f, int stage) { prefill_.release_loaded_layers(f, stage); }
 
-void Cluster::StorageKvIo::pe_room_back() { c_.reads_->pump_all(); }
+void StorageKvIo::pe_room_back() { reads_.pump_all(); }
 
-void Cluster::StorageKvIo::de_room_back() {
-  c_.reads_->pump_all();
-  if (c_.streamed_buffers()) c_.prefill_->pump();  // held-back forwards may fit their DE reservations now
+void StorageKvIo::de_room_back() {
+  reads_.pump_all();
+  if (layout_.streamed_buffers) prefill_.pump();  // held-back forwards may fit their DE reservations now
 }
 
 }  // namespace dualpath

@@ -17,13 +17,31 @@
 
 namespace dualpath {
 
-Cluster::PrefillPipeline::PrefillPipeline(Cluster& c, size_t engines, size_t units)
-    : c_(c), ready_(engines), units_(units) {}
+PrefillPipeline::PrefillPipeline(Backend& be, RequestLog& requests, ClusterView& view, const ClusterLayout& layout,
+                                 RequestAccounts& accounts, const Scenario& scenario, const CostModel& cost,
+                                 const PolicyFeatures& features, EpAllToAll& ep, ActivityObserver* const& obs,
+                                 ClusterHooks& hooks, KvIo& io, ReadQueues& reads, DecodeGroups& decode)
+    : be_(be),
+      requests_(requests),
+      view_(view),
+      layout_(layout),
+      accounts_(accounts),
+      scenario_(scenario),
+      cost_(cost),
+      features_(features),
+      ep_(ep),
+      obs_(obs),
+      hooks_(hooks),
+      io_(io),
+      reads_(reads),
+      decode_(decode),
+      ready_(view.engines.size()),
+      units_(layout.pe_units.size()) {}
 
-void Cluster::PrefillPipeline::ready(Request& r) {
+void PrefillPipeline::ready(Request& r) {
   ready_[r.pe].push_back(r.id);
-  c_.set_wait(r, WaitCause::PeQueue);
-  maybe_start(c_.unit_of_[r.pe]);
+  accounts_.set_wait(r, WaitCause::PeQueue);
+  maybe_start(layout_.unit_of[r.pe]);
 }
 
 namespace {
@@ -37,24 +55,24 @@ std::vector<int> stage_layers(int n_layers, bool layerwise, int layer_group) {
 }
 }  // namespace
 
-void Cluster::PrefillPipeline::maybe_start(int group) {
+void PrefillPipeline::maybe_start(int group) {
   auto& gs = units_[group];
   if (gs.current || gs.lost) return;  // the group is computing; the next forward is formed when it finishes
-  const auto& engines = c_.pe_units_[group];
-  const double scope = c_.sc_.policy.quota_scope == QuotaScope::Forward ? c_.n_layers_ : 1.0;
+  const auto& engines = layout_.pe_units[group];
+  const double scope = scenario_.policy.quota_scope == QuotaScope::Forward ? layout_.n_layers : 1.0;
   const int group_gpus = static_cast<int>(engines.size());
   auto predict = [&](int64_t cached, int64_t fresh) {
-    return c_.cost_.prefill_attention(cached, fresh, group_gpus) * scope;
+    return cost_.prefill_attention(cached, fresh, group_gpus) * scope;
   };
 
-  auto f = std::make_unique<Forward>();
+  auto f = std::make_unique<PrefillForward>();
   f->group = group;
   f->batch.resize(engines.size());
   f->hbm_per_engine.assign(engines.size(), 0);
   bool any = false;
   // Streamed buffers: a PE-path request's first forward reserves the DE buffer room its prompt KV will take; one
   // that does not fit stays ready (charged to the DE buffer) and the others go ahead of it.
-  const bool jit_de = c_.io_->reserves_de_room();
+  const bool jit_de = io_.reserves_de_room();
   std::map<int, double> de_free;  // DE node -> buffer room left for this forward's reservations
   gs.waits_for_de_room = false;
   auto needs_de_room = [&](const Request& r) { return jit_de && r.buffer_bytes[1] <= 0; };
@@ -65,37 +83,37 @@ void Cluster::PrefillPipeline::maybe_start(int group) {
     std::vector<int64_t> ids;  // the candidates' request ids
     cands.reserve(ready.size());
     for (int64_t id : ready) {
-      Request& r = c_.requests_[id];
+      Request& r = requests_[id];
       if (needs_de_room(r)) {
-        const int node = c_.node_of(r.de);
+        const int node = layout_.node_of(r.de);
         auto it = de_free.find(node);
-        if (it == de_free.end()) it = de_free.emplace(node, c_.view_.nodes[node].buffer.free()).first;
+        if (it == de_free.end()) it = de_free.emplace(node, view_.nodes[node].buffer.free()).first;
         if (it->second < r.prompt_bytes * (1 - 1e-12)) {
           gs.waits_for_de_room = true;
-          c_.set_wait(r, WaitCause::DeBuffer);
+          accounts_.set_wait(r, WaitCause::DeBuffer);
           continue;
         }
         it->second -= r.prompt_bytes;  // tentative: given back below if the quota leaves the request out
       }
       const int64_t cached = r.hit + r.prefilled;
       const int64_t fresh = r.fresh - r.prefilled;
-      cands.push_back({cached, fresh, c_.features_.layerwise ? 0.0 : c_.kv_bytes(cached + fresh)});
+      cands.push_back({cached, fresh, features_.layerwise ? 0.0 : layout_.kv_bytes(cached + fresh)});
       ids.push_back(id);
     }
-    BatchLimits limits{mutant("no_quota") ? 1e300 : c_.sc_.policy.compute_quota, c_.features_.layerwise ? 0.0 : c_.view_.engines[engines[i]].hbm.free()};
+    BatchLimits limits{mutant("no_quota") ? 1e300 : scenario_.policy.compute_quota, features_.layerwise ? 0.0 : view_.engines[engines[i]].hbm.free()};
     const auto items = form_batch(cands, limits, predict);
     std::vector<bool> taken(ids.size(), false);
     std::vector<int64_t> completed;
     for (const auto& it : items) {
       taken[it.index] = true;
-      Request& r = c_.requests_[ids[it.index]];
+      Request& r = requests_[ids[it.index]];
       if (needs_de_room(r)) {
-        c_.reserve_buffer(r, c_.node_of(r.de), r.prompt_bytes);
+        accounts_.reserve_buffer(r, layout_.node_of(r.de), r.prompt_bytes);
       }
       BatchEntry e{r.id, r.hit + r.prefilled, it.fresh, 0, r.prefilled + it.fresh == r.fresh};
       // The first chunk also sends the hit KV read through the PE node (the DE buffer already has the rest).
       e.send_tokens = it.fresh + (r.prefilled == 0 ? r.pe_hit : 0);
-      if (r.t.prefill_start < 0) r.t.prefill_start = c_.be_.now();
+      if (r.t.prefill_start < 0) r.t.prefill_start = be_.now();
       r.prefilled += it.fresh;
       f->hbm_per_engine[i] += cands[it.index].hbm_bytes;
       if (e.last_chunk) completed.push_back(r.id);
@@ -104,9 +122,9 @@ void Cluster::PrefillPipeline::maybe_start(int group) {
     }
     for (size_t k = 0; k < ids.size(); ++k) {  // candidates the quota left out: give back their tentative room
       if (taken[k]) continue;
-      Request& r = c_.requests_[ids[k]];
-      if (needs_de_room(r)) de_free[c_.node_of(r.de)] += r.prompt_bytes;
-      c_.set_wait(r, WaitCause::PeQueue);  // it has its room if it needs any; it waits for the PE now
+      Request& r = requests_[ids[k]];
+      if (needs_de_room(r)) de_free[layout_.node_of(r.de)] += r.prompt_bytes;
+      accounts_.set_wait(r, WaitCause::PeQueue);  // it has its room if it needs any; it waits for the PE now
     }
     // Completed requests leave the ready queue; a chunked one stays in it for the next forward.
     if (!completed.empty()) {
@@ -120,17 +138,17 @@ void Cluster::PrefillPipeline::maybe_start(int group) {
     }
   }
   if (!any) return;
-  f->start = c_.be_.now();
-  for (size_t i = 0; i < engines.size(); ++i) c_.view_.engines[engines[i]].hbm.try_reserve(f->hbm_per_engine[i]);
-  f->layers = stage_layers(c_.n_layers_, c_.features_.layerwise, c_.sc_.sim.layer_group);
+  f->start = be_.now();
+  for (size_t i = 0; i < engines.size(); ++i) view_.engines[engines[i]].hbm.try_reserve(f->hbm_per_engine[i]);
+  f->layers = stage_layers(layout_.n_layers, features_.layerwise, scenario_.sim.layer_group);
   const size_t n = f->layers.size();
   f->loads_pending.assign(n, 0), f->sends_pending.assign(n, 0), f->loaded.assign(n, false);
-  const Forward& fr = *f;
+  const PrefillForward& fr = *f;
   // (Two captures fit std::function's own storage: no allocation per forward when nothing keeps the record.)
-  f->log_forward = c_.obs_->forward_started(
+  f->log_forward = obs_->forward_started(
       [this, &fr] {
         ForwardRecord rec;
-        rec.unit = fr.group, rec.leader_gpu = c_.pe_units_[fr.group][0], rec.start = c_.be_.now();
+        rec.unit = fr.group, rec.leader_gpu = layout_.pe_units[fr.group][0], rec.start = be_.now();
         rec.stages = static_cast<int>(fr.layers.size());
         for (const auto& per_engine : fr.batch)
           for (const auto& e : per_engine) {
@@ -145,48 +163,48 @@ void Cluster::PrefillPipeline::maybe_start(int group) {
   try_compute(*gs.current);
 }
 
-void Cluster::PrefillPipeline::mark(const Forward& f, WaitCause c) {
+void PrefillPipeline::mark(const PrefillForward& f, WaitCause c) {
   for (const auto& per_engine : f.batch)
-    for (const auto& e : per_engine) c_.set_wait(c_.requests_[e.request], c);
+    for (const auto& e : per_engine) accounts_.set_wait(requests_[e.request], c);
 }
 
-void Cluster::PrefillPipeline::pump() {
-  for (size_t g = 0; g < c_.pe_units_.size(); ++g)
+void PrefillPipeline::pump() {
+  for (size_t g = 0; g < layout_.pe_units.size(); ++g)
     if (!units_[g].current && units_[g].waits_for_de_room) maybe_start(static_cast<int>(g));
 }
 
 // Streamed buffers: once a stage's Layer Blocks are in HBM, the PE buffer no longer holds them for requests whose
 // prefill ends with this forward (an earlier chunk's forward keeps them: later chunks reload the cached KV).
-void Cluster::PrefillPipeline::release_loaded_layers(const Forward& f, int stage) {
-  if (!c_.streamed_buffers()) return;
-  const auto& engines = c_.pe_units_[f.group];
-  const double share = static_cast<double>(f.layers[stage]) / c_.n_layers_;
+void PrefillPipeline::release_loaded_layers(const PrefillForward& f, int stage) {
+  if (!layout_.streamed_buffers) return;
+  const auto& engines = layout_.pe_units[f.group];
+  const double share = static_cast<double>(f.layers[stage]) / layout_.n_layers;
   std::vector<int> nodes;
   for (size_t i = 0; i < engines.size(); ++i)
     for (const auto& e : f.batch[i]) {
-      Request& r = c_.requests_[e.request];
+      Request& r = requests_[e.request];
       if (!e.last_chunk || r.side == ReadSide::De || r.pe_hit_bytes <= 0 || r.lost) continue;
-      c_.release_buffer(r, c_.node_of(r.pe), r.pe_hit_bytes * share);
-      if (std::find(nodes.begin(), nodes.end(), c_.node_of(r.pe)) == nodes.end()) nodes.push_back(c_.node_of(r.pe));
+      accounts_.release_buffer(r, layout_.node_of(r.pe), r.pe_hit_bytes * share);
+      if (std::find(nodes.begin(), nodes.end(), layout_.node_of(r.pe)) == nodes.end()) nodes.push_back(layout_.node_of(r.pe));
     }
-  for (int n : nodes) c_.reads_->pump(n);
+  for (int n : nodes) reads_.pump(n);
 }
 
-void Cluster::PrefillPipeline::start_loads(Forward& f, int stage) {
+void PrefillPipeline::start_loads(PrefillForward& f, int stage) {
   f.loads_started = stage + 1;
-  c_.obs_->stage_point(f.log_forward, stage, ActivityObserver::StagePoint::LoadStart, c_.be_.now());
-  const int count = c_.io_->load_stage(f, stage);
+  obs_->stage_point(f.log_forward, stage, ActivityObserver::StagePoint::LoadStart, be_.now());
+  const int count = io_.load_stage(f, stage);
   f.loads_pending[stage] = count;
   if (count == 0) {
     f.loaded[stage] = true;
-    c_.obs_->stage_point(f.log_forward, stage, ActivityObserver::StagePoint::LoadEnd, c_.be_.now());
-    c_.io_->stage_loaded(f, stage);
+    obs_->stage_point(f.log_forward, stage, ActivityObserver::StagePoint::LoadEnd, be_.now());
+    io_.stage_loaded(f, stage);
   }
 }
 
 // Advances the pipeline: starts the next stage's loads (at most two stages resident, loads in order) and the
 // next stage's compute once its KV is in HBM.
-void Cluster::PrefillPipeline::try_compute(Forward& f) {
+void PrefillPipeline::try_compute(PrefillForward& f) {
   const int n = static_cast<int>(f.layers.size());
   while (f.loads_started < n && f.loads_started <= f.computed + 1 &&
          (f.loads_started == 0 || f.loaded[f.loads_started - 1]))
@@ -196,8 +214,8 @@ void Cluster::PrefillPipeline::try_compute(Forward& f) {
   const int stage = f.computed;
   f.computing = true;
   mark(f, WaitCause::PrefillCompute);
-  c_.obs_->stage_point(f.log_forward, stage, ActivityObserver::StagePoint::ComputeStart, c_.be_.now());
-  const auto& engines = c_.pe_units_[f.group];
+  obs_->stage_point(f.log_forward, stage, ActivityObserver::StagePoint::ComputeStart, be_.now());
+  const auto& engines = layout_.pe_units[f.group];
   // Per-layer time: the slowest engine's attention, then linear/MoE on the group's mean token count (EP
   // spreads expert work evenly); a data-parallel group of one engine just uses its own tokens.
   double max_attn = 0, attn_sum = 0, tokens_total = 0, flops = 0;
@@ -206,8 +224,8 @@ void Cluster::PrefillPipeline::try_compute(Forward& f) {
   for (size_t i = 0; i < engines.size(); ++i) {
     double attn = 0;
     for (const auto& e : f.batch[i]) {
-      attn += c_.cost_.prefill_attention(e.cached, e.fresh, static_cast<int>(engines.size()));
-      flops += c_.cost_.attention_layer_flops(e.cached, e.fresh);
+      attn += cost_.prefill_attention(e.cached, e.fresh, static_cast<int>(engines.size()));
+      flops += cost_.attention_layer_flops(e.cached, e.fresh);
       tokens[i] += static_cast<double>(e.fresh);
     }
     if (attn > max_attn || i == 0) max_attn = attn, slowest = i;
@@ -215,7 +233,7 @@ void Cluster::PrefillPipeline::try_compute(Forward& f) {
     tokens_total += tokens[i];
   }
   const double mean_tokens = tokens_total / static_cast<double>(engines.size());
-  const double linear = c_.cost_.prefill_linear(mean_tokens, static_cast<int>(engines.size()));  // + fixed costs
+  const double linear = cost_.prefill_linear(mean_tokens, static_cast<int>(engines.size()));  // + fixed costs
   const double layer_time = max_attn + linear;
   const int layers = f.layers[stage];
   // Lockstep balance: the stage's time if every engine's attention were the group's mean, against the slowest's.
@@ -223,16 +241,16 @@ void Cluster::PrefillPipeline::try_compute(Forward& f) {
   pe_balanced_seconds_ += (attn_sum / static_cast<double>(engines.size()) + linear) * layers;
   ComputeWork work;
   work.seconds = layer_time * layers;
-  work.flops = (flops + tokens_total * c_.cost_.linear_flops_per_token_layer()) * layers;
+  work.flops = (flops + tokens_total * cost_.linear_flops_per_token_layer()) * layers;
   work.layers = layers;
   work.tokens = static_cast<int64_t>(tokens_total);
   work.linear_tokens = mean_tokens;
-  work.weight_bytes_per_gpu = c_.cost_.weight_bytes_per_gpu(static_cast<int>(engines.size()));
+  work.weight_bytes_per_gpu = cost_.weight_bytes_per_gpu(static_cast<int>(engines.size()));
   for (const auto& e : f.batch[slowest]) work.seqs.push_back(SeqShape{e.cached, e.fresh});
 
   // The stage ends when its compute and its EP all-to-all traffic are both done (DeepSeek overlaps them with
   // two micro-batches). loads_pending[stage] is zero by now and is reused to count the parts.
-  Forward* fp = &f;
+  PrefillForward* fp = &f;
   auto part_done = [this, fp, stage] {
     if (fp->lost) return;  // its group was lost with a node
     if (--fp->loads_pending[stage] == 0) compute_done(*fp, stage);
@@ -240,22 +258,22 @@ void Cluster::PrefillPipeline::try_compute(Forward& f) {
   // EP all-to-all per stage rather than per forward, so that model-traffic bursts interleave with the next stage's
   // KV loads as they do per layer. DeepEP normal kernels: one copy per (token, remote node with one of its experts)
   // when the model gives moe_topk (forwarded over NVLink there), else one per remote expert.
-  const auto collectives = c_.ep_all_to_all(engines, tokens, 1.0,
-                                         c_.sc_.model.prefill_ep_rdma_bytes_per_token_layer(c_.nodes_spanned(engines)),
+  const auto collectives = EpAllToAll::flows(engines, tokens, 1.0,
+                                         scenario_.model.prefill_ep_rdma_bytes_per_token_layer(layout_.nodes_spanned(engines)),
                                          layers);
   f.loads_pending[stage] = 1 + static_cast<int>(collectives.size());
-  c_.be_.compute(engines[0], work, [this, fp, stage, part_done] {
+  be_.compute(engines[0], work, [this, fp, stage, part_done] {
     if (!fp->lost && fp->loads_pending[stage] > 1) mark(*fp, WaitCause::EpAllToAll);  // the all-to-all outlasts compute
     part_done();
   });
-  c_.start_ep_all_to_all(engines, collectives, part_done);
+  ep_.start(engines, collectives, part_done);
 }
 
-void Cluster::PrefillPipeline::compute_done(Forward& f, int stage) {
+void PrefillPipeline::compute_done(PrefillForward& f, int stage) {
   f.computing = false;
   f.computed = stage + 1;
-  c_.obs_->stage_point(f.log_forward, stage, ActivityObserver::StagePoint::ComputeEnd, c_.be_.now());
-  const int count = c_.io_->send_stage(f, stage);
+  obs_->stage_point(f.log_forward, stage, ActivityObserver::StagePoint::ComputeEnd, be_.now());
+  const int count = io_.send_stage(f, stage);
   f.sends_pending[stage] = count;
   const bool last = f.computed == static_cast<int>(f.layers.size());
   if (!last) mark(f, WaitCause::KvLoad);  // until the next stage's compute starts (maybe right now)
@@ -266,44 +284,41 @@ void Cluster::PrefillPipeline::compute_done(Forward& f, int stage) {
 
 // The forward's compute is done: first tokens are out, the group can start its next forward while the tail of
 // the KV is still streaming to the DE buffers.
-void Cluster::PrefillPipeline::forward_finished(Forward& f) {
+void PrefillPipeline::forward_finished(PrefillForward& f) {
   f.compute_finished = true;
-  pe_busy_ += c_.be_.now() - f.start;
-  c_.obs_->forward_compute_end(f.log_forward, c_.be_.now());
-  const auto& engines = c_.pe_units_[f.group];
+  pe_busy_ += be_.now() - f.start;
+  obs_->forward_compute_end(f.log_forward, be_.now());
+  const auto& engines = layout_.pe_units[f.group];
   for (size_t i = 0; i < engines.size(); ++i) {
-    auto& eng = c_.view_.engines[engines[i]];
+    auto& eng = view_.engines[engines[i]];
     eng.hbm.release(f.hbm_per_engine[i]);
     for (const auto& e : f.batch[i]) {
-      Request& r = c_.requests_[e.request];
+      Request& r = requests_[e.request];
       if (r.lost) continue;  // node_down released what it held
       if (!e.last_chunk) {
-        c_.set_wait(r, WaitCause::PeQueue);  // back in the ready queue for its next chunk
+        accounts_.set_wait(r, WaitCause::PeQueue);  // back in the ready queue for its next chunk
         continue;
       }
-      r.t.first_token = c_.be_.now();
-      if (c_.stop_rule_ && c_.stop_reason_ == StopReason::None) {
-        c_.stop_reason_ = c_.stop_rule_->observe(c_.be_.now(), r.t.first_token - r.t.arrival);
-        if (c_.stop_reason_ != StopReason::None) c_.stop_time_ = c_.be_.now(), c_.be_.stop();
-      }
-      c_.set_wait(r, WaitCause::KvTail);
+      r.t.first_token = be_.now();
+      hooks_.first_token(r);
+      accounts_.set_wait(r, WaitCause::KvTail);
       r.generated = 1;
       eng.tok -= r.prompt, eng.seq -= 1;
       // Reserved buffers give the PE buffer back now; streamed ones did it layer by layer (this clears rounding).
-      if (r.buffer_bytes[0] > 0) c_.release_buffer(r, c_.node_of(r.pe), r.buffer_bytes[0]);
+      if (r.buffer_bytes[0] > 0) accounts_.release_buffer(r, layout_.node_of(r.pe), r.buffer_bytes[0]);
       // The DE will persist the prompt's new full blocks; the agent's next read waits for that write.
-      c_.io_->prompt_computed(r);
-      if (r.gen <= 1) c_.round_done(r);  // the first token was the last one
+      io_.prompt_computed(r);
+      if (r.gen <= 1) hooks_.round_done(r);  // the first token was the last one
     }
   }
-  c_.io_->pe_room_back();
+  io_.pe_room_back();
   auto& gs = units_[f.group];
   gs.draining.push_back(std::move(gs.current));
   const int group = f.group;
   maybe_start(group);
 }
 
-void Cluster::PrefillPipeline::send_done(Forward& f, int stage) {
+void PrefillPipeline::send_done(PrefillForward& f, int stage) {
   (void)stage;
   ++f.sends_finished;
   if (f.sends_finished < static_cast<int>(f.layers.size()) || !f.compute_finished) {
@@ -314,14 +329,14 @@ void Cluster::PrefillPipeline::send_done(Forward& f, int stage) {
   std::vector<int64_t> arrived;
   for (const auto& per_engine : f.batch)
     for (const auto& e : per_engine)
-      if (e.last_chunk && !c_.requests_[e.request].lost) arrived.push_back(e.request);
+      if (e.last_chunk && !requests_[e.request].lost) arrived.push_back(e.request);
   auto& draining = units_[f.group].draining;
   draining.erase(std::remove_if(draining.begin(), draining.end(), [&](const auto& p) { return p.get() == &f; }),
                  draining.end());  // f is destroyed here; only `arrived` is used below
-  for (int64_t id : arrived) c_.decode_->kv_arrived(c_.requests_[id]);
+  for (int64_t id : arrived) decode_.kv_arrived(requests_[id]);
 }
 
-void Cluster::PrefillPipeline::lose_unit(size_t u) {
+void PrefillPipeline::lose_unit(size_t u) {
   auto& gs = units_[u];
   gs.lost = true;
   if (gs.current) gs.draining.push_back(std::move(gs.current));
@@ -332,9 +347,9 @@ void Cluster::PrefillPipeline::lose_unit(size_t u) {
   gs.draining.clear();
 }
 
-void Cluster::PrefillPipeline::drop_lost() {
+void PrefillPipeline::drop_lost() {
   for (auto& ready : ready_)
-    ready.erase(std::remove_if(ready.begin(), ready.end(), [this](int64_t id) { return c_.requests_[id].lost; }),
+    ready.erase(std::remove_if(ready.begin(), ready.end(), [this](int64_t id) { return requests_[id].lost; }),
                 ready.end());
 }
 

@@ -8,7 +8,17 @@
 #include <memory>
 #include <vector>
 
-#include "core/engine/cluster.hpp"
+#include "core/backend/backend.hpp"
+#include "core/config/scenario.hpp"
+#include "core/cost/cost_model.hpp"
+#include "core/engine/cluster_hooks.hpp"
+#include "core/engine/cluster_layout.hpp"
+#include "core/engine/ep_all_to_all.hpp"
+#include "core/engine/request_accounts.hpp"
+#include "core/metrics/activity_log.hpp"
+#include "core/model/request.hpp"
+#include "core/sched/cluster_view.hpp"
+#include "core/sched/policy.hpp"
 
 namespace dualpath {
 
@@ -23,7 +33,7 @@ struct BatchEntry {
 
 // A forward pass of one prefill group, streamed in stages of `layers[s]` layers: stage s+1 loads while stage s
 // computes (two stages of KV resident), and stage s's KV goes to the DE buffers while s+1 computes.
-struct Cluster::Forward {
+struct PrefillForward {
   int group = -1;
   std::vector<std::vector<BatchEntry>> batch;  // per engine of the group
   std::vector<int> layers;                     // layers per stage
@@ -40,17 +50,28 @@ struct Cluster::Forward {
   bool lost = false;         // its group was lost with a node: callbacks still in flight do nothing
 };
 
-class Cluster::PrefillPipeline {
+class KvIo;
+class ReadQueues;
+class DecodeGroups;
+
+class PrefillPipeline {
  public:
-  PrefillPipeline(Cluster& c, size_t engines, size_t units);
+  // Reads the scenario's quota and stage size, the cost model and the policy's features; changes the requests,
+  // the PE engines' HBM and counts (view) and their accounts. Its forwards move KV through `io`, start their EP
+  // all-to-all through `ep` and report to `*obs`; room given back pumps `reads`, finished prefills go to `decode`,
+  // and first tokens and rounds that end there to the Cluster (hooks).
+  PrefillPipeline(Backend& be, RequestLog& requests, ClusterView& view, const ClusterLayout& layout,
+                  RequestAccounts& accounts, const Scenario& scenario, const CostModel& cost,
+                  const PolicyFeatures& features, EpAllToAll& ep, ActivityObserver* const& obs, ClusterHooks& hooks,
+                  KvIo& io, ReadQueues& reads, DecodeGroups& decode);
 
   void ready(Request& r);  // its hit KV is in a DRAM buffer: it joins its PE's ready queue
   // Idle PE groups that left requests out for DE buffer room try again (room came back).
   void pump();
   // The KV-I/O facade's transfers end here (kv_io_storage.cpp).
-  void release_loaded_layers(const Forward& f, int stage);
-  void try_compute(Forward& f);
-  void send_done(Forward& f, int stage);
+  void release_loaded_layers(const PrefillForward& f, int stage);
+  void try_compute(PrefillForward& f);
+  void send_done(PrefillForward& f, int stage);
 
   // node-down: unit `u` is lost; its forwards in flight are dropped (kept, marked lost, for their callbacks).
   void lose_unit(size_t u);
@@ -64,19 +85,32 @@ class Cluster::PrefillPipeline {
   struct GroupState {
     bool lost = false;               // an engine of the group was lost with a node (fault node-down)
     bool waits_for_de_room = false;  // its last formation left ready requests out for lack of DE buffer room
-    std::unique_ptr<Forward> current;                // the forward whose compute is running (at most one)
-    std::vector<std::unique_ptr<Forward>> draining;  // forwards whose sends are still in flight
+    std::unique_ptr<PrefillForward> current;                // the forward whose compute is running (at most one)
+    std::vector<std::unique_ptr<PrefillForward>> draining;  // forwards whose sends are still in flight
   };
   void maybe_start(int group);
-  void mark(const Forward& f, WaitCause c);
-  void start_loads(Forward& f, int stage);
-  void compute_done(Forward& f, int stage);
-  void forward_finished(Forward& f);
+  void mark(const PrefillForward& f, WaitCause c);
+  void start_loads(PrefillForward& f, int stage);
+  void compute_done(PrefillForward& f, int stage);
+  void forward_finished(PrefillForward& f);
 
-  Cluster& c_;
+  Backend& be_;
+  RequestLog& requests_;
+  ClusterView& view_;
+  const ClusterLayout& layout_;
+  RequestAccounts& accounts_;
+  const Scenario& scenario_;
+  const CostModel& cost_;
+  const PolicyFeatures& features_;
+  EpAllToAll& ep_;
+  ActivityObserver* const& obs_;  // the Cluster's (set before start)
+  ClusterHooks& hooks_;
+  KvIo& io_;
+  ReadQueues& reads_;
+  DecodeGroups& decode_;
   std::vector<std::deque<int64_t>> ready_;  // per engine: requests whose hit KV is in a DRAM buffer
   std::vector<GroupState> units_;            // per lockstep unit (Cluster::pe_units)
-  std::vector<std::unique_ptr<Forward>> lost_forwards_;  // of lost units: their callbacks in flight find them
+  std::vector<std::unique_ptr<PrefillForward>> lost_forwards_;  // of lost units: their callbacks in flight find them
   double pe_busy_ = 0, pe_stage_seconds_ = 0, pe_balanced_seconds_ = 0;
 };
 

@@ -11,16 +11,32 @@
 
 #include "core/engine/read_queues.hpp"
 
+#include "core/backend/run_errors.hpp"
 #include "core/engine/prefill_pipeline.hpp"
 #include "core/mutation/mutant.hpp"
 
 namespace dualpath {
 
-Cluster::ReadQueues::ReadQueues(Cluster& c, int nodes)
-    : c_(c), read_queue_(nodes), queued_weight_(nodes, 0.0), queue_wait_(nodes), reads_in_flight_(nodes, 0) {}
+ReadQueues::ReadQueues(Backend& be, RequestLog& requests, ClusterView& view, const ClusterLayout& layout,
+                       RequestAccounts& accounts, const BlockIndex& blocks, TransferTotals& totals,
+                       KvSources& sources, ClusterHooks& hooks, PrefillPipeline& prefill, const Policy& policy,
+                       int reads_per_node, int nodes)
+    : be_(be),
+      requests_(requests),
+      view_(view),
+      layout_(layout),
+      accounts_(accounts),
+      blocks_(blocks),
+      totals_(totals),
+      sources_(sources),
+      hooks_(hooks),
+      prefill_(prefill),
+      policy_(policy),
+      reads_per_node_(reads_per_node),
+      read_queue_(nodes), queued_weight_(nodes, 0.0), queue_wait_(nodes), reads_in_flight_(nodes, 0) {}
 
-void Cluster::ReadQueues::enqueue(Request& r) {
-  c_.set_wait(r, WaitCause::ReadQueue);  // from now on the node queues charge its time (charge_queue)
+void ReadQueues::enqueue(Request& r) {
+  accounts_.set_wait(r, WaitCause::ReadQueue);  // from now on the node queues charge its time (charge_queue)
   const bool halves[2] = {has_half(r, 0), has_half(r, 1)};
   for (int h = 0; h < 2; ++h) r.half[h] = halves[h] ? Request::Half::Queued : Request::Half::None;
   // A split read waits in both queues, each entry charging half of the request's time while both wait.
@@ -28,7 +44,7 @@ void Cluster::ReadQueues::enqueue(Request& r) {
   for (int h = 0; h < 2; ++h) {
     if (!halves[h]) continue;
     const int node = read_node(r, h);
-    c_.view_.nodes[node].read_queue_tokens += half_tokens(r, h);
+    view_.nodes[node].read_queue_tokens += half_tokens(r, h);
     charge_queue(node);
     read_queue_[node].push_back({r.id, h});
     queued_weight_[node] += weight;
@@ -37,33 +53,33 @@ void Cluster::ReadQueues::enqueue(Request& r) {
     if (halves[h]) pump(read_node(r, h));
 }
 
-void Cluster::ReadQueues::charge_queue(int node) {
+void ReadQueues::charge_queue(int node) {
   auto& w = queue_wait_[node];
-  c_.waits_.charge(w.cause, w.since, c_.be_.now(), queued_weight_[node]);
-  w.since = c_.be_.now();
+  accounts_.charge(w.cause, w.since, queued_weight_[node]);
+  w.since = be_.now();
 }
 
-WaitCause Cluster::ReadQueues::admit(Request& r) {
+WaitCause ReadQueues::admit(Request& r) {
   // A split read is admitted once, with the room both halves need, when its first half reaches a queue head: the
   // request then holds all it needs, as a DE-path one does, and its other half needs only a read slot
   // (start_admitted_halves), so buffers cannot deadlock between the two queues.
   if (r.halves(Request::Half::Reading) + r.halves(Request::Half::Done) > 0) return WaitCause::Count;
-  if (c_.blocks_.writes_pending(r.agent)) return WaitCause::WriteWait;  // the blocks to read are still being written
-  const int de_node = c_.node_of(r.de), pe_node = c_.node_of(r.pe);
+  if (blocks_.writes_pending(r.agent)) return WaitCause::WriteWait;  // the blocks to read are still being written
+  const int de_node = layout_.node_of(r.de), pe_node = layout_.node_of(r.pe);
   const bool need_pe = r.side != ReadSide::De;
-  const bool need_de = r.side != ReadSide::Pe || !c_.streamed_buffers();
+  const bool need_de = r.side != ReadSide::Pe || !layout_.streamed_buffers;
   const bool unbounded = mutant("read_admission_unbounded");
-  if (need_pe && !unbounded && !c_.view_.nodes[pe_node].buffer.fits(r.pe_hit_bytes)) return WaitCause::PeBuffer;
-  if (need_de && !unbounded && !c_.view_.nodes[de_node].buffer.fits(r.prompt_bytes)) return WaitCause::DeBuffer;
-  if (need_pe) c_.reserve_buffer(r, pe_node, r.pe_hit_bytes);
-  if (need_de) c_.reserve_buffer(r, de_node, r.prompt_bytes);
+  if (need_pe && !unbounded && !view_.nodes[pe_node].buffer.fits(r.pe_hit_bytes)) return WaitCause::PeBuffer;
+  if (need_de && !unbounded && !view_.nodes[de_node].buffer.fits(r.prompt_bytes)) return WaitCause::DeBuffer;
+  if (need_pe) accounts_.reserve_buffer(r, pe_node, r.pe_hit_bytes);
+  if (need_de) accounts_.reserve_buffer(r, de_node, r.prompt_bytes);
   return WaitCause::Count;
 }
 
-void Cluster::ReadQueues::pump(int node) {
+void ReadQueues::pump(int node) {
   auto& q = read_queue_[node];
   charge_queue(node);
-  if (!c_.view_.nodes[node].snic_up) {  // a fault has its SNIC down: the queue waits for it
+  if (!view_.nodes[node].snic_up) {  // a fault has its SNIC down: the queue waits for it
     queue_wait_[node].cause = WaitCause::ReadQueue;
     return;
   }
@@ -71,10 +87,10 @@ void Cluster::ReadQueues::pump(int node) {
   bool blocked_on_slot = false;
   while (!q.empty()) {
     const ReadEntry entry = q.front();
-    Request& r = c_.requests_[entry.id];
+    Request& r = requests_[entry.id];
     // A read takes one of the SNIC's read slots, unless the DRAM pool serves all of it (it uses no SNIC).
-    const bool slot = !c_.pool_ || !c_.pool_serves(half_blocks(r, entry.half));
-    if (slot && reads_in_flight_[node] >= c_.tuning_.reads_in_flight_per_node) {
+    const bool slot = needs_slot(r, entry.half);
+    if (slot && reads_in_flight_[node] >= reads_per_node_) {
       blocked_on_slot = true;
       break;
     }
@@ -93,8 +109,8 @@ void Cluster::ReadQueues::pump(int node) {
       !q.empty() && !blocked_on_slot && head_blocked != WaitCause::Count ? head_blocked : WaitCause::ReadQueue;
 }
 
-void Cluster::ReadQueues::start_read(int node, const ReadEntry& entry, bool slot) {
-  Request& r = c_.requests_[entry.id];
+void ReadQueues::start_read(int node, const ReadEntry& entry, bool slot) {
+  Request& r = requests_[entry.id];
   const int h = entry.half;
   const bool first = r.halves(Request::Half::Reading) + r.halves(Request::Half::Done) == 0;
   queued_weight_[node] -= queued_entry_weight(r);
@@ -104,9 +120,9 @@ void Cluster::ReadQueues::start_read(int node, const ReadEntry& entry, bool slot
     charge_queue(other);
     queued_weight_[other] += 0.5;
   }
-  if (first) r.t.read_start = c_.be_.now();
-  r.wait_since = c_.be_.now();  // its time in the queue was charged by charge_queue
-  if (r.halves(Request::Half::Queued) == 0) c_.set_wait(r, WaitCause::Read);
+  if (first) r.t.read_start = be_.now();
+  r.wait_since = be_.now();  // its time in the queue was charged by charge_queue
+  if (r.halves(Request::Half::Queued) == 0) accounts_.set_wait(r, WaitCause::Read);
   double bytes = half_bytes(r, h);
   if (bytes <= 0) {
     read_done(r, h);
@@ -119,62 +135,59 @@ void Cluster::ReadQueues::start_read(int node, const ReadEntry& entry, bool slot
   BlockRanges blocks = half_blocks(r, h);
   Done done = [this, id, node, h, epoch, tokens, slot] {
     if (slot) --reads_in_flight_[node];
-    Request& rq = c_.requests_[id];
+    Request& rq = requests_[id];
     // A half of an abandoned split read leaves the queue count (lost since or not: node_down counts only the
     // halves of the attempt it finds); a lost attempt's own read was counted by node_down.
-    if (rq.read_epoch != epoch) c_.view_.nodes[node].read_queue_tokens -= tokens;
+    if (rq.read_epoch != epoch) view_.nodes[node].read_queue_tokens -= tokens;
     else if (!rq.lost) read_done(rq, h);
     pump(node);
   };
   // With a DRAM pool the read's blocks that the pool holds come from there, beside the storage read of the rest;
   // the read ends when every part has. `left` counts the parts in flight (-1 once the storage part failed).
   auto left = std::make_shared<int>(1);
-  PoolSplit pooled;
-  if (c_.pool_) {
-    pooled = c_.read_from_pool(r, blocks, [left, done] {
-      if (--*left == 0) done();
-    });
-    blocks = std::move(pooled.storage);
-    bytes = c_.kv_bytes(BlockIndex::block_count(blocks) * c_.blocks_.block_tokens());
-    *left = pooled.transfers + (bytes > 0 ? 1 : 0);
-    c_.totals_.pool_read += pooled.pool_bytes;
-    // The "what binds" report: a read the pool serves alone waits for the pool, not for the SNIC.
-    if (bytes <= 0 && r.wait_cause == WaitCause::Read) c_.set_wait(r, WaitCause::PoolRead);
-    if (*left == 0) {  // all of it in the pool on the PE's own node
-      c_.be_.timer(0, done);
-      return;
-    }
+  KvSources::Split split = sources_.read(r, std::move(blocks), bytes, [left, done] {
+    if (--*left == 0) done();
+  });
+  blocks = std::move(split.storage);
+  bytes = split.storage_bytes;
+  *left = split.transfers + (bytes > 0 ? 1 : 0);
+  totals_.pool_read += split.other_bytes;
+  // The "what binds" report: a read the pool serves alone waits for the pool, not for the SNIC.
+  if (bytes <= 0 && r.wait_cause == WaitCause::Read) accounts_.set_wait(r, WaitCause::PoolRead);
+  if (*left == 0) {  // all of it in the pool on the PE's own node
+    be_.timer(0, done);
+    return;
   }
-  c_.totals_.storage_read += bytes;
-  (c_.view_.nodes[node].prefill ? c_.totals_.storage_read_pe : c_.totals_.storage_read_de) += bytes;
-  if (c_.pool_ && bytes <= 0) return;
-  const double pool_bytes = pooled.pool_bytes;
-  c_.be_.storage_read(
+  totals_.storage_read += bytes;
+  (view_.nodes[node].prefill ? totals_.storage_read_pe : totals_.storage_read_de) += bytes;
+  if (bytes <= 0) return;
+  const double pool_bytes = split.other_bytes;
+  be_.storage_read(
       node, blocks, bytes,
       [left, done] {
         if (--*left == 0) done();
       },
       [this, id, node, h, epoch, tokens, bytes, pool_bytes, left](const std::string& error) {
         *left = -1;  // the pool's parts still in flight end nothing
-        read_failed(c_.requests_[id], {node, h, epoch, tokens, bytes, pool_bytes}, error);
+        read_failed(requests_[id], {node, h, epoch, tokens, bytes, pool_bytes}, error);
       });
 }
 
-void Cluster::ReadQueues::start_admitted_halves(int node) {
+void ReadQueues::start_admitted_halves(int node) {
   auto& q = read_queue_[node];
   for (size_t k = 1; k < q.size(); ++k) {
     const ReadEntry entry = q[k];
-    const Request& r = c_.requests_[entry.id];
+    const Request& r = requests_[entry.id];
     if (r.halves(Request::Half::Reading) + r.halves(Request::Half::Done) == 0) continue;  // not admitted yet
-    const bool slot = !c_.pool_ || !c_.pool_serves(half_blocks(r, entry.half));
-    if (slot && reads_in_flight_[node] >= c_.tuning_.reads_in_flight_per_node) return;
+    const bool slot = needs_slot(r, entry.half);
+    if (slot && reads_in_flight_[node] >= reads_per_node_) return;
     q.erase(q.begin() + static_cast<std::ptrdiff_t>(k));
     start_read(node, entry, slot);  // may change the queue (a read with nothing to read ends at once): rescan
     k = 0;
   }
 }
 
-void Cluster::ReadQueues::pump_all() {
+void ReadQueues::pump_all() {
   for (int n = 0; n < static_cast<int>(read_queue_.size()); ++n)
     if (!read_queue_[n].empty()) pump(n);
 }
@@ -183,7 +196,7 @@ void Cluster::ReadQueues::pump_all() {
 // policy has two (the other node's SNIC reads the same blocks from the shared storage), else on the same one. Its
 // buffers are returned and reserved again by admit() on the new side; nothing else of the request has started. A
 // split read is retried whole: its other half is abandoned (abandon) and the request reads on one side.
-void Cluster::ReadQueues::read_failed(Request& r, const HalfRead& read, const std::string& error) {
+void ReadQueues::read_failed(Request& r, const HalfRead& read, const std::string& error) {
   const int node = read.node, h = read.half;
   --reads_in_flight_[node];
   const bool abandoned = r.read_epoch != read.epoch;  // a half of an abandoned split read
@@ -191,27 +204,27 @@ void Cluster::ReadQueues::read_failed(Request& r, const HalfRead& read, const st
     pump(node);
     return;
   }
-  c_.view_.nodes[node].read_queue_tokens -= read.tokens;
-  c_.totals_.storage_read -= read.bytes;  // counted again when the retry starts
-  c_.totals_.pool_read -= read.pool_bytes;
-  (c_.view_.nodes[node].prefill ? c_.totals_.storage_read_pe : c_.totals_.storage_read_de) -= read.bytes;
+  view_.nodes[node].read_queue_tokens -= read.tokens;
+  totals_.storage_read -= read.bytes;  // counted again when the retry starts
+  totals_.pool_read -= read.pool_bytes;
+  (view_.nodes[node].prefill ? totals_.storage_read_pe : totals_.storage_read_de) -= read.bytes;
   if (abandoned) {  // nothing to read again
     pump(node);
     return;
   }
   r.half[h] = Request::Half::None;
   const bool split = r.side == ReadSide::Split;
-  if (const int f = c_.faults_.empty() ? -1 : c_.down_fault(node); f >= 0) {  // a scenario fault took the SNIC down
-    FaultRecord& rec = c_.faults_[static_cast<size_t>(f)];
+  if (const int f = hooks_.has_faults() ? hooks_.down_fault(node) : -1; f >= 0) {  // a scenario fault took the SNIC down
+    FaultRecord& rec = hooks_.fault(static_cast<size_t>(f));
     ++rec.reads_failed;
     rec.bytes_reread += read.bytes;
     if (split) rec.bytes_reread += abandon(r);
-    c_.release_buffer(r, c_.node_of(r.pe), r.buffer_bytes[0]);
-    c_.release_buffer(r, c_.node_of(r.de), r.buffer_bytes[1]);
+    accounts_.release_buffer(r, layout_.node_of(r.pe), r.buffer_bytes[0]);
+    accounts_.release_buffer(r, layout_.node_of(r.de), r.buffer_bytes[1]);
     if (split) set_read_side(r, h == 0 ? ReadSide::Pe : ReadSide::De);  // reroute_read moves it off `node`
-    c_.reroute_read(r, static_cast<size_t>(f));
+    hooks_.reroute_read(r, static_cast<size_t>(f));
     pump_all();
-    if (c_.streamed_buffers()) c_.prefill_->pump();
+    if (layout_.streamed_buffers) prefill_.pump();
     return;
   }
   const std::string what = "agent " + std::to_string(r.agent) + " round " + std::to_string(r.round) +
@@ -220,16 +233,18 @@ void Cluster::ReadQueues::read_failed(Request& r, const HalfRead& read, const st
   read_failures_.push_back(what);
   ++r.read_retries;
   if (split) abandon(r);
-  c_.release_buffer(r, c_.node_of(r.pe), r.buffer_bytes[0]);  // whatever it holds: it is read again from scratch
-  c_.release_buffer(r, c_.node_of(r.de), r.buffer_bytes[1]);
-  if (split) set_read_side(r, h == 0 ? ReadSide::De : ReadSide::Pe);  // whole, through the other node
-  else if (c_.features_.dual_path) set_read_side(r, r.side == ReadSide::Pe ? ReadSide::De : ReadSide::Pe);
+  accounts_.release_buffer(r, layout_.node_of(r.pe), r.buffer_bytes[0]);  // whatever it holds: it is read again from scratch
+  accounts_.release_buffer(r, layout_.node_of(r.de), r.buffer_bytes[1]);
+  // Whole, through the other node where the policy has two read paths (a split read has: the failed half's side is
+  // the one it leaves), else again through the same one.
+  if (const ReadSide other = policy_.other_read_side(h == 0 ? ReadSide::Pe : ReadSide::De); other != ReadSide::Unset)
+    set_read_side(r, other);
   enqueue(r);
   pump_all();  // both buffers were returned: any node's queue head may fit now
-  if (c_.streamed_buffers()) c_.prefill_->pump();
+  if (layout_.streamed_buffers) prefill_.pump();
 }
 
-void Cluster::ReadQueues::unqueue_half(Request& r, int h, double weight) {
+void ReadQueues::unqueue_half(Request& r, int h, double weight) {
   const int node = read_node(r, h);
   auto& q = read_queue_[node];
   const auto it = std::find_if(q.begin(), q.end(), [&](const ReadEntry& e) { return e.id == r.id && e.half == h; });
@@ -238,10 +253,10 @@ void Cluster::ReadQueues::unqueue_half(Request& r, int h, double weight) {
     q.erase(it);
     queued_weight_[node] -= weight;
   }
-  c_.view_.nodes[node].read_queue_tokens -= half_tokens(r, h);
+  view_.nodes[node].read_queue_tokens -= half_tokens(r, h);
 }
 
-double Cluster::ReadQueues::abandon(Request& r) {
+double ReadQueues::abandon(Request& r) {
   double started = 0;
   const double weight = queued_entry_weight(r);  // computed before any half leaves
   for (int h = 0; h < 2; ++h) {
@@ -261,34 +276,39 @@ double Cluster::ReadQueues::abandon(Request& r) {
   ++r.read_epoch;
   // While a half waits in a queue, the queues charge the request's time (up to now, as it left them); while both
   // are in flight it waits for the read, charged to it when its cause next changes.
-  if (r.wait_cause == WaitCause::ReadQueue) r.wait_since = c_.be_.now();
+  if (r.wait_cause == WaitCause::ReadQueue) r.wait_since = be_.now();
   return started;
 }
 
-void Cluster::ReadQueues::read_done(Request& r, int h) {
-  c_.view_.nodes[read_node(r, h)].read_queue_tokens -= half_tokens(r, h);
+void ReadQueues::read_done(Request& r, int h) {
+  view_.nodes[read_node(r, h)].read_queue_tokens -= half_tokens(r, h);
   r.half[h] = Request::Half::Done;
   if (r.halves(Request::Half::Queued) + r.halves(Request::Half::Reading) > 0) return;  // the other half is not in
-  r.t.read_end = c_.be_.now();
-  c_.prefill_->ready(r);
+  r.t.read_end = be_.now();
+  prefill_.ready(r);
 }
 
-BlockRanges Cluster::ReadQueues::half_blocks(const Request& r, int h) const {
-  const int64_t bt = c_.blocks_.block_tokens();
-  return c_.blocks_.ranges(r.agent, h == 0 ? 0 : r.pe_hit / bt, h == 0 ? r.pe_hit / bt : r.hit / bt);
+BlockRanges ReadQueues::half_blocks(const Request& r, int h) const {
+  const int64_t bt = blocks_.block_tokens();
+  return blocks_.ranges(r.agent, h == 0 ? 0 : r.pe_hit / bt, h == 0 ? r.pe_hit / bt : r.hit / bt);
 }
 
-void Cluster::ReadQueues::set_read_side(Request& r, ReadSide side, int64_t pe_hit) {
-  pe_hit = c_.blocks_.aligned(std::clamp<int64_t>(pe_hit, 0, r.hit));  // whole blocks on each side
+bool ReadQueues::needs_slot(const Request& r, int h) const {
+  const int64_t bt = blocks_.block_tokens();
+  return !sources_.serves_alone(r.agent, h == 0 ? 0 : r.pe_hit / bt, h == 0 ? r.pe_hit / bt : r.hit / bt);
+}
+
+void ReadQueues::set_read_side(Request& r, ReadSide side, int64_t pe_hit) {
+  pe_hit = blocks_.aligned(std::clamp<int64_t>(pe_hit, 0, r.hit));  // whole blocks on each side
   if (side == ReadSide::Split && pe_hit <= 0) side = ReadSide::De;
   if (side == ReadSide::Split && pe_hit >= r.hit) side = ReadSide::Pe;
   r.side = side;
   split_reads_ = split_reads_ || side == ReadSide::Split;
   r.pe_hit = side == ReadSide::Pe ? r.hit : side == ReadSide::De ? 0 : pe_hit;
-  r.pe_hit_bytes = side == ReadSide::Pe ? r.hit_bytes : side == ReadSide::De ? 0.0 : c_.kv_bytes(pe_hit);
+  r.pe_hit_bytes = side == ReadSide::Pe ? r.hit_bytes : side == ReadSide::De ? 0.0 : layout_.kv_bytes(pe_hit);
 }
 
-std::deque<Cluster::ReadQueues::ReadEntry> Cluster::ReadQueues::take_queue(int node) {
+std::deque<ReadQueues::ReadEntry> ReadQueues::take_queue(int node) {
   charge_queue(node);
   std::deque<ReadEntry> queued;
   queued.swap(read_queue_[node]);
@@ -296,17 +316,17 @@ std::deque<Cluster::ReadQueues::ReadEntry> Cluster::ReadQueues::take_queue(int n
   return queued;
 }
 
-size_t Cluster::ReadQueues::queued() const {
+size_t ReadQueues::queued() const {
   size_t n = 0;
   for (const auto& q : read_queue_) n += q.size();
   return n;
 }
 
-void Cluster::ReadQueues::describe_heads(std::ostream& m) const {
+void ReadQueues::describe_heads(std::ostream& m) const {
   for (size_t n = 0; n < read_queue_.size(); ++n) {
     if (read_queue_[n].empty()) continue;
     const ReadEntry& head = read_queue_[n].front();
-    const Request& r = c_.requests_[head.id];
+    const Request& r = requests_[head.id];
     m << "; node " << n << ": " << read_queue_[n].size() << " queued, " << reads_in_flight_[n]
       << " reading, head agent " << r.agent << " round " << r.round << " ("
       << (head.half == 0 ? "PE" : "DE") << " half of a " << (r.side == ReadSide::Split ? "split" : "whole")

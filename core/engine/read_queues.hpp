@@ -10,12 +10,23 @@
 #include <string>
 #include <vector>
 
-#include "core/engine/cluster.hpp"
+#include "core/backend/backend.hpp"
+#include "core/engine/cluster_hooks.hpp"
+#include "core/engine/cluster_layout.hpp"
+#include "core/engine/kv_sources.hpp"
+#include "core/engine/request_accounts.hpp"
+#include "core/kv/block_index.hpp"
+#include "core/metrics/transfer_totals.hpp"
+#include "core/model/request.hpp"
 #include "core/mutation/mutant.hpp"
+#include "core/sched/cluster_view.hpp"
+#include "core/sched/policy.hpp"
 
 namespace dualpath {
 
-class Cluster::ReadQueues {
+class PrefillPipeline;
+
+class ReadQueues {
  public:
   // One queue entry: one half of a request's read (a split request has one in each node's queue).
   struct ReadEntry {
@@ -23,7 +34,13 @@ class Cluster::ReadQueues {
     int half;  // 0: through the PE node, 1: through the DE node
   };
 
-  ReadQueues(Cluster& c, int nodes);
+  // Reads and changes: the requests, the nodes' read-queue counts and SNIC state (view), their accounts, the
+  // transfer totals; reads the block index (which blocks, written yet) and asks the KV sources what they serve.
+  // A fault's failed read goes back to the Cluster (hooks), another failed read is retried on the side the policy
+  // says; a request whose read is in goes on to `prefill`.
+  ReadQueues(Backend& be, RequestLog& requests, ClusterView& view, const ClusterLayout& layout,
+             RequestAccounts& accounts, const BlockIndex& blocks, TransferTotals& totals, KvSources& sources,
+             ClusterHooks& hooks, PrefillPipeline& prefill, const Policy& policy, int reads_per_node, int nodes);
 
   void enqueue(Request& r);  // the read path is chosen: its halves join their nodes' queues
   void pump(int node);       // starts what the node's queue can start now
@@ -45,7 +62,7 @@ class Cluster::ReadQueues {
     return 1.0 / std::max(1, r.halves(Request::Half::Queued));
   }
   static bool has_half(const Request& r, int half) { return half == 0 ? r.side != ReadSide::De : r.side != ReadSide::Pe; }
-  int read_node(const Request& r, int half) const { return c_.node_of(half == 0 ? r.pe : r.de); }
+  int read_node(const Request& r, int half) const { return layout_.node_of(half == 0 ? r.pe : r.de); }
   int64_t half_tokens(const Request& r, int half) const { return half == 0 ? r.pe_hit : r.hit - r.pe_hit; }
   double half_bytes(const Request& r, int half) const {
     if (r.side == ReadSide::Split && mutant("split_reads_whole")) return r.hit_bytes;
@@ -75,8 +92,21 @@ class Cluster::ReadQueues {
   void read_done(Request& r, int half);
   void read_failed(Request& r, const HalfRead& read, const std::string& error);
   BlockRanges half_blocks(const Request& r, int half) const;  // the blocks half `half` reads
+  // Whether half `half` takes one of the SNIC's read slots: unless other KV sources serve all of it.
+  bool needs_slot(const Request& r, int half) const;
 
-  Cluster& c_;
+  Backend& be_;
+  RequestLog& requests_;
+  ClusterView& view_;
+  const ClusterLayout& layout_;
+  RequestAccounts& accounts_;
+  const BlockIndex& blocks_;
+  TransferTotals& totals_;
+  KvSources& sources_;
+  ClusterHooks& hooks_;
+  PrefillPipeline& prefill_;
+  const Policy& policy_;  // where a failed read is read again (Policy::other_read_side)
+  int reads_per_node_;  // ClusterTuning::reads_in_flight_per_node
   bool split_reads_ = false;
   std::vector<std::deque<ReadEntry>> read_queue_;
   std::vector<double> queued_weight_;  // per node: the requests its entries stand for (each half of a split one 1/2)

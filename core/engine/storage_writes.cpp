@@ -9,13 +9,13 @@
 
 namespace dualpath {
 
-void Cluster::StorageWrites::persist(int node, int64_t write, const BlockRanges& blocks, double bytes, Done done) {
-  if (c_.faults_.empty()) {
-    c_.be_.storage_write(node, blocks, bytes, std::move(done));
+void StorageWrites::persist(int node, int64_t write, const BlockRanges& blocks, double bytes, Done done) {
+  if (!hooks_.has_faults()) {
+    be_.storage_write(node, blocks, bytes, std::move(done));
     return;
   }
   if (!live(node, write)) return;  // lost with its node (node_down unclaimed its blocks)
-  if (!c_.view_.nodes[node].snic_up) {
+  if (!view_.nodes[node].snic_up) {
     parked_[static_cast<size_t>(node)].push_back(
         [this, node, write, blocks, bytes, done = std::move(done)]() mutable {
           persist(node, write, blocks, bytes, std::move(done));
@@ -23,7 +23,7 @@ void Cluster::StorageWrites::persist(int node, int64_t write, const BlockRanges&
     return;
   }
   auto shared_done = std::make_shared<Done>(std::move(done));
-  c_.be_.storage_write(
+  be_.storage_write(
       node, blocks, bytes,
       [this, node, write, shared_done] {
         if (!live(node, write)) return;
@@ -32,15 +32,16 @@ void Cluster::StorageWrites::persist(int node, int64_t write, const BlockRanges&
       },
       [this, node, write, blocks, bytes, shared_done](const std::string&) {
         if (!live(node, write)) return;
-        const int f = c_.down_fault(node);
+        const int f = hooks_.down_fault(node);
         if (f < 0) throw std::logic_error("cluster: a storage write failed with no fault on its node");
-        ++c_.faults_[static_cast<size_t>(f)].writes_failed;
-        c_.faults_[static_cast<size_t>(f)].bytes_rewritten += bytes;
+        FaultRecord& rec = hooks_.fault(static_cast<size_t>(f));
+        ++rec.writes_failed;
+        rec.bytes_rewritten += bytes;
         persist(node, write, blocks, bytes, [shared_done] { (*shared_done)(); });
       });
 }
 
-int64_t Cluster::StorageWrites::track(int node, const BlockRanges& blocks, std::vector<int> agents, double bytes) {
+int64_t StorageWrites::track(int node, const BlockRanges& blocks, std::vector<int> agents, double bytes) {
   if (!track_) return -1;
   const int64_t id = next_++;
   inflight_[static_cast<size_t>(node)].emplace(id, InflightWrite{blocks, std::move(agents), bytes});
@@ -48,16 +49,16 @@ int64_t Cluster::StorageWrites::track(int node, const BlockRanges& blocks, std::
 }
 
 
-void Cluster::StorageWrites::snic_back(int node) {
+void StorageWrites::snic_back(int node) {
   std::vector<Done> parked;
   parked.swap(parked_[static_cast<size_t>(node)]);
   for (Done& w : parked) w();
 }
 
-void Cluster::StorageWrites::lose_node(int node, FaultRecord& rec) {
+void StorageWrites::lose_node(int node, FaultRecord& rec) {
   for (auto& [id, w] : inflight_[static_cast<size_t>(node)]) {
-    c_.blocks_.unclaim(w.blocks);
-    for (int agent : w.agents) c_.blocks_.write_finished(agent);
+    blocks_.unclaim(w.blocks);
+    for (int agent : w.agents) blocks_.write_finished(agent);
     rec.writes_lost += w.bytes;
   }
   inflight_[static_cast<size_t>(node)].clear();

@@ -8,13 +8,20 @@
 #include <unordered_map>
 #include <vector>
 
-#include "core/engine/cluster.hpp"
+#include "core/backend/backend.hpp"
+#include "core/engine/cluster_hooks.hpp"
+#include "core/engine/fault_record.hpp"
+#include "core/kv/block_index.hpp"
+#include "core/sched/cluster_view.hpp"
 
 namespace dualpath {
 
-class Cluster::StorageWrites {
+class StorageWrites {
  public:
-  StorageWrites(Cluster& c, size_t nodes) : c_(c), parked_(nodes), inflight_(nodes) {}
+  // Reads the nodes' SNIC state (view); a lost node's writes unclaim their blocks; a failed write is counted in its
+  // fault's record (hooks).
+  StorageWrites(Backend& be, const ClusterView& view, BlockIndex& blocks, ClusterHooks& hooks, size_t nodes)
+      : be_(be), view_(view), blocks_(blocks), hooks_(hooks), parked_(nodes), inflight_(nodes) {}
 
   // A scenario fault can lose a node: from now on writes in flight are tracked (track), so a lost node's can be
   // undone.
@@ -39,7 +46,10 @@ class Cluster::StorageWrites {
     std::vector<int> agents;  // one write_started each
     double bytes = 0;
   };
-  Cluster& c_;
+  Backend& be_;
+  const ClusterView& view_;
+  BlockIndex& blocks_;
+  ClusterHooks& hooks_;
   bool track_ = false;
   int64_t next_ = 0;
   std::vector<std::vector<Done>> parked_;  // per node: writes waiting for its SNIC

@@ -1,19 +1,16 @@
-// Lockstep groups (docs/assumptions.md, "Group lockstep" and "EP all-to-all bytes"): the engines of an EP group
-// step together, and every step moves its tokens' expert copies between the group's nodes. Prefill stages
-// (prefill_pipeline.cpp) and decode chunks (decode_groups.cpp) both start their all-to-all here.
-#include <algorithm>
+// The EP all-to-all of lockstep units (ep_all_to_all.hpp).
+#include "core/engine/ep_all_to_all.hpp"
 
-#include "core/engine/cluster.hpp"
+#include <algorithm>
 
 namespace dualpath {
 
 // One model-traffic flow per GPU to the GPU at the same position on the next node of the group. Engine i carries
 // max(load_i, mean load) x per_load x rdma x layers bytes: its own tokens, or the group's mean where expert routing
 // brings it more than its own (every engine waits for the busiest at each layer).
-std::vector<std::pair<size_t, double>> Cluster::ep_all_to_all(const std::vector<int>& engines,
-                                                               const std::vector<double>& loads, double per_load,
-                                                               double rdma, int layers) const {
-  std::vector<std::pair<size_t, double>> out;
+EpAllToAll::Flows EpAllToAll::flows(const std::vector<int>& engines, const std::vector<double>& loads,
+                                    double per_load, double rdma, int layers) {
+  Flows out;
   if (rdma <= 0) return out;
   double total = 0;
   for (double x : loads) total += x;
@@ -25,8 +22,7 @@ std::vector<std::pair<size_t, double>> Cluster::ep_all_to_all(const std::vector<
   return out;
 }
 
-void Cluster::start_ep_all_to_all(const std::vector<int>& engines,
-                                  const std::vector<std::pair<size_t, double>>& flows, const Done& done) {
+void EpAllToAll::start(const std::vector<int>& engines, const Flows& flows, const Done& done) {
   for (const auto& [i, bytes] : flows) {
     totals_.collective += bytes;
     be_.transfer(Hop::Collective, Place{Loc::Hbm, engines[i]}, Place{Loc::Hbm, cross_node_peer(engines[i], engines)},
@@ -34,7 +30,7 @@ void Cluster::start_ep_all_to_all(const std::vector<int>& engines,
   }
 }
 
-int Cluster::cross_node_peer(int gpu, const std::vector<int>& group) const {
+int EpAllToAll::cross_node_peer(int gpu, const std::vector<int>& group) const {
   if (static_cast<int>(group.size()) <= gpus_per_node_) return -1;  // collectives stay on NVLink
   const auto it = std::find(group.begin(), group.end(), gpu);
   const size_t i = static_cast<size_t>(it - group.begin());

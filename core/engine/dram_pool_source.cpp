@@ -1,0 +1,67 @@
+// The DRAM pool of policy dram-pool as a KV source (kv_sources.hpp): reads of a hit's blocks that the pool holds,
+// from each holding node's DRAM over the compute network into the PE node's DRAM (then H2D as any PE-side read),
+// and the write-through of persisted blocks from a decode node's DRAM into the pool. Both are KV traffic (the low
+// QoS lane) on the two nodes' CNICs, PCIe and DRAM. Blocks held by the PE's own node are in its DRAM already and
+// take no transfer; blocks written to the decode node's own pool share arrive at once.
+#include <map>
+
+#include "core/engine/cluster_layout.hpp"
+#include "core/engine/kv_sources.hpp"
+
+namespace dualpath {
+
+bool DramPoolSource::serves_alone(int agent, int64_t first_block, int64_t last_block) const {
+  for (const BlockRange& b : blocks_.ranges(agent, first_block, last_block))
+    if (pool_->held_blocks(b.stream, b.first, b.last) < b.last - b.first) return false;
+  return true;
+}
+
+KvSources::Split DramPoolSource::read(const Request& r, BlockRanges blocks, double, const Done& part_done) {
+  Split out;
+  std::map<int, double> from;  // holding node -> bytes read from it
+  const int64_t bt = blocks_.block_tokens();
+  for (const BlockRange& b : blocks) {
+    int64_t at = b.first;  // the blocks of b below `at` are placed (pool or storage)
+    for (const DramPool::Span& s : pool_->lookup(b.stream, b.first, b.last)) {
+      if (at < s.first) out.storage.push_back({b.stream, at, s.first});
+      const double bytes = layout_.kv_bytes(s.blocks() * bt);
+      out.other_bytes += bytes;
+      from[pool_->holder(b.stream)] += bytes;
+      at = s.last;
+    }
+    if (at < b.last) out.storage.push_back({b.stream, at, b.last});
+  }
+  const int gpn = layout_.gpus_per_node;
+  const int pe_node = layout_.node_of(r.pe), local = r.pe % gpn;
+  for (const auto& [holder, bytes] : from) {
+    if (holder == pe_node) continue;
+    ++out.transfers;
+    // The holding node's CNIC at the PE GPU's local index (as sim.kv_port = "node" spreads DE buffer traffic).
+    be_.transfer(Hop::PoolRead, Place{Loc::Dram, holder * gpn + local}, Place{Loc::Dram, r.pe}, bytes,
+                 TrafficClass::Kv, part_done);
+  }
+  out.storage_bytes = layout_.kv_bytes(BlockIndex::block_count(out.storage) * bt);
+  return out;
+}
+
+void DramPoolSource::write_through(int node, const BlockRanges& blocks) {
+  std::map<int, BlockRanges> to;  // holding node -> the blocks it takes
+  for (const BlockRange& b : blocks) to[pool_->holder(b.stream)].push_back(b);
+  const int64_t bt = blocks_.block_tokens();
+  const int gpn = layout_.gpus_per_node;
+  for (auto& [holder, ranges] : to) {
+    const double bytes = layout_.kv_bytes(BlockIndex::block_count(ranges) * bt);
+    totals_.pool_write += bytes;
+    auto arrived = [this, ranges = std::move(ranges)] {
+      for (const BlockRange& b : ranges) pool_->put(b.stream, b.first, b.last, be_.now());
+    };
+    if (holder == node) {
+      arrived();
+      continue;
+    }
+    be_.transfer(Hop::PoolWrite, Place{Loc::Dram, node * gpn + holder % gpn},
+                 Place{Loc::Dram, holder * gpn + node % gpn}, bytes, TrafficClass::Kv, std::move(arrived));
+  }
+}
+
+}  // namespace dualpath
