@@ -106,9 +106,9 @@ void Cluster::snic_down(size_t i) {
     r.wait_since = be_.now();  // its time in the queue was charged by charge_queue, as when ReadQueues::pump takes it
     if (r.side == ReadSide::Split) {  // its other half is abandoned too, and the request reads whole elsewhere
       rec.bytes_reread += phases_->reads.abandon(r);
-      accounts_.release_buffer(r, layout_.node_of(r.pe), r.buffer_bytes[0]);
-      accounts_.release_buffer(r, layout_.node_of(r.de), r.buffer_bytes[1]);
-      phases_->reads.set_read_side(r, e.half == 0 ? ReadSide::Pe : ReadSide::De);  // the side that is down: reroute moves it
+      accounts_.release_buffer(r, layout_.node_of(r.pe), r.buffer_bytes[NodeSide::Pe]);
+      accounts_.release_buffer(r, layout_.node_of(r.de), r.buffer_bytes[NodeSide::De]);
+      phases_->reads.set_read_side(r, e.half == NodeSide::Pe ? ReadSide::Pe : ReadSide::De);  // the side that is down: reroute moves it
     } else {
       view_.nodes[node].read_queue_tokens -= phases_->reads.half_tokens(r, e.half);
       r.half[e.half] = Request::Half::None;
@@ -138,7 +138,7 @@ int Cluster::down_fault(int node) const {
 }
 
 int Cluster::read_path_down(const Request& r) const {
-  for (int h = 0; h < 2; ++h)
+  for (NodeSide h : kNodeSides)
     if (phases_->reads.has_half(r, h) && !view_.nodes[phases_->reads.read_node(r, h)].snic_up) return phases_->reads.read_node(r, h);
   return -1;
 }

@@ -109,7 +109,7 @@ bool Cluster::lose_attempt(Request& r, FaultRecord& rec) {
   // freed by the backend's callback), or done; what it read is lost either way.
   if (r.pe >= 0 && r.de >= 0 && r.side != ReadSide::Unset) {
     const double weight = phases_->reads.queued_entry_weight(r);  // computed before any half leaves
-    for (int h = 0; h < 2; ++h) {
+    for (NodeSide h : kNodeSides) {
       const int rn = phases_->reads.read_node(r, h);
       switch (r.half[h]) {
         case Request::Half::Queued:
@@ -143,8 +143,8 @@ bool Cluster::lose_attempt(Request& r, FaultRecord& rec) {
       else phases_->decode.release_hbm(r.de, layout_.kv_bytes(r.prompt + r.gen));
     }
   }
-  if (r.buffer_bytes[0] > 0) accounts_.release_buffer(r, layout_.node_of(r.pe), r.buffer_bytes[0]);
-  if (r.buffer_bytes[1] > 0) accounts_.release_buffer(r, layout_.node_of(r.de), r.buffer_bytes[1]);
+  if (r.buffer_bytes[NodeSide::Pe] > 0) accounts_.release_buffer(r, layout_.node_of(r.pe), r.buffer_bytes[NodeSide::Pe]);
+  if (r.buffer_bytes[NodeSide::De] > 0) accounts_.release_buffer(r, layout_.node_of(r.de), r.buffer_bytes[NodeSide::De]);
   // The prompt's persistence that its first token started (its handoff would have ended it).
   phases_->io->prompt_abandoned(r);
   if (round_over) return false;

@@ -13,14 +13,14 @@
 #include "core/engine/cluster_hooks.hpp"
 #include "core/engine/cluster_layout.hpp"
 #include "core/engine/ep_all_to_all.hpp"
-#include "core/engine/request_accounts.hpp"
-#include "core/metrics/activity_log.hpp"
-#include "core/model/request.hpp"
-#include "core/sched/cluster_view.hpp"
 #include "core/engine/fault_record.hpp"
 #include "core/engine/kv_sources.hpp"
+#include "core/engine/request_accounts.hpp"
 #include "core/kv/block_index.hpp"
+#include "core/metrics/activity_log.hpp"
 #include "core/metrics/transfer_totals.hpp"
+#include "core/model/request.hpp"
+#include "core/sched/cluster_view.hpp"
 
 namespace dualpath {
 

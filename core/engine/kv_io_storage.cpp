@@ -136,7 +136,7 @@ void StorageKvIo::hand_off(Request& r) {
 
 void StorageKvIo::handoff_finished(Request& r) {
   blocks_.write_finished(r.agent);
-  accounts_.release_buffer(r, layout_.node_of(r.de), r.buffer_bytes[1]);
+  accounts_.release_buffer(r, layout_.node_of(r.de), r.buffer_bytes[NodeSide::De]);
 }
 
 BlockRanges StorageKvIo::claim_filled(Request& r, int64_t upto) {

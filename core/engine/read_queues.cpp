@@ -37,11 +37,11 @@ ReadQueues::ReadQueues(Backend& be, RequestLog& requests, ClusterView& view, con
 
 void ReadQueues::enqueue(Request& r) {
   accounts_.set_wait(r, WaitCause::ReadQueue);  // from now on the node queues charge its time (charge_queue)
-  const bool halves[2] = {has_half(r, 0), has_half(r, 1)};
-  for (int h = 0; h < 2; ++h) r.half[h] = halves[h] ? Request::Half::Queued : Request::Half::None;
+  const PerSide<bool> halves{{has_half(r, NodeSide::Pe), has_half(r, NodeSide::De)}};
+  for (NodeSide h : kNodeSides) r.half[h] = halves[h] ? Request::Half::Queued : Request::Half::None;
   // A split read waits in both queues, each entry charging half of the request's time while both wait.
   const double weight = queued_entry_weight(r);
-  for (int h = 0; h < 2; ++h) {
+  for (NodeSide h : kNodeSides) {
     if (!halves[h]) continue;
     const int node = read_node(r, h);
     view_.nodes[node].read_queue_tokens += half_tokens(r, h);
@@ -49,7 +49,7 @@ void ReadQueues::enqueue(Request& r) {
     read_queue_[node].push_back({r.id, h});
     queued_weight_[node] += weight;
   }
-  for (int h = 0; h < 2; ++h)
+  for (NodeSide h : kNodeSides)
     if (halves[h]) pump(read_node(r, h));
 }
 
@@ -111,12 +111,12 @@ void ReadQueues::pump(int node) {
 
 void ReadQueues::start_read(int node, const ReadEntry& entry, bool slot) {
   Request& r = requests_[entry.id];
-  const int h = entry.half;
+  const NodeSide h = entry.half;
   const bool first = r.halves(Request::Half::Reading) + r.halves(Request::Half::Done) == 0;
   queued_weight_[node] -= queued_entry_weight(r);
   r.half[h] = Request::Half::Reading;
-  if (r.half[1 - h] == Request::Half::Queued) {  // its other half now waits alone: it charges the whole request
-    const int other = read_node(r, 1 - h);
+  if (r.half[other_side(h)] == Request::Half::Queued) {  // its other half now waits alone: it charges the whole request
+    const int other = read_node(r, other_side(h));
     charge_queue(other);
     queued_weight_[other] += 0.5;
   }
@@ -197,7 +197,8 @@ void ReadQueues::pump_all() {
 // buffers are returned and reserved again by admit() on the new side; nothing else of the request has started. A
 // split read is retried whole: its other half is abandoned (abandon) and the request reads on one side.
 void ReadQueues::read_failed(Request& r, const HalfRead& read, const std::string& error) {
-  const int node = read.node, h = read.half;
+  const int node = read.node;
+  const NodeSide h = read.half;
   --reads_in_flight_[node];
   const bool abandoned = r.read_epoch != read.epoch;  // a half of an abandoned split read
   if (r.lost && !abandoned) {  // its attempt was lost with a node: nothing to read again (node_down counted it)
@@ -219,9 +220,9 @@ void ReadQueues::read_failed(Request& r, const HalfRead& read, const std::string
     ++rec.reads_failed;
     rec.bytes_reread += read.bytes;
     if (split) rec.bytes_reread += abandon(r);
-    accounts_.release_buffer(r, layout_.node_of(r.pe), r.buffer_bytes[0]);
-    accounts_.release_buffer(r, layout_.node_of(r.de), r.buffer_bytes[1]);
-    if (split) set_read_side(r, h == 0 ? ReadSide::Pe : ReadSide::De);  // reroute_read moves it off `node`
+    accounts_.release_buffer(r, layout_.node_of(r.pe), r.buffer_bytes[NodeSide::Pe]);
+    accounts_.release_buffer(r, layout_.node_of(r.de), r.buffer_bytes[NodeSide::De]);
+    if (split) set_read_side(r, h == NodeSide::Pe ? ReadSide::Pe : ReadSide::De);  // reroute_read moves it off `node`
     hooks_.reroute_read(r, static_cast<size_t>(f));
     pump_all();
     if (layout_.streamed_buffers) prefill_.pump();
@@ -233,18 +234,18 @@ void ReadQueues::read_failed(Request& r, const HalfRead& read, const std::string
   read_failures_.push_back(what);
   ++r.read_retries;
   if (split) abandon(r);
-  accounts_.release_buffer(r, layout_.node_of(r.pe), r.buffer_bytes[0]);  // whatever it holds: it is read again from scratch
-  accounts_.release_buffer(r, layout_.node_of(r.de), r.buffer_bytes[1]);
+  accounts_.release_buffer(r, layout_.node_of(r.pe), r.buffer_bytes[NodeSide::Pe]);  // whatever it holds: it is read again from scratch
+  accounts_.release_buffer(r, layout_.node_of(r.de), r.buffer_bytes[NodeSide::De]);
   // Whole, through the other node where the policy has two read paths (a split read has: the failed half's side is
   // the one it leaves), else again through the same one.
-  if (const ReadSide other = policy_.other_read_side(h == 0 ? ReadSide::Pe : ReadSide::De); other != ReadSide::Unset)
+  if (const ReadSide other = policy_.other_read_side(h == NodeSide::Pe ? ReadSide::Pe : ReadSide::De); other != ReadSide::Unset)
     set_read_side(r, other);
   enqueue(r);
   pump_all();  // both buffers were returned: any node's queue head may fit now
   if (layout_.streamed_buffers) prefill_.pump();
 }
 
-void ReadQueues::unqueue_half(Request& r, int h, double weight) {
+void ReadQueues::unqueue_half(Request& r, NodeSide h, double weight) {
   const int node = read_node(r, h);
   auto& q = read_queue_[node];
   const auto it = std::find_if(q.begin(), q.end(), [&](const ReadEntry& e) { return e.id == r.id && e.half == h; });
@@ -259,7 +260,7 @@ void ReadQueues::unqueue_half(Request& r, int h, double weight) {
 double ReadQueues::abandon(Request& r) {
   double started = 0;
   const double weight = queued_entry_weight(r);  // computed before any half leaves
-  for (int h = 0; h < 2; ++h) {
+  for (NodeSide h : kNodeSides) {
     switch (r.half[h]) {
       case Request::Half::Queued:
         unqueue_half(r, h, weight);
@@ -280,7 +281,7 @@ double ReadQueues::abandon(Request& r) {
   return started;
 }
 
-void ReadQueues::read_done(Request& r, int h) {
+void ReadQueues::read_done(Request& r, NodeSide h) {
   view_.nodes[read_node(r, h)].read_queue_tokens -= half_tokens(r, h);
   r.half[h] = Request::Half::Done;
   if (r.halves(Request::Half::Queued) + r.halves(Request::Half::Reading) > 0) return;  // the other half is not in
@@ -288,14 +289,14 @@ void ReadQueues::read_done(Request& r, int h) {
   prefill_.ready(r);
 }
 
-BlockRanges ReadQueues::half_blocks(const Request& r, int h) const {
+BlockRanges ReadQueues::half_blocks(const Request& r, NodeSide h) const {
   const int64_t bt = blocks_.block_tokens();
-  return blocks_.ranges(r.agent, h == 0 ? 0 : r.pe_hit / bt, h == 0 ? r.pe_hit / bt : r.hit / bt);
+  return blocks_.ranges(r.agent, h == NodeSide::Pe ? 0 : r.pe_hit / bt, h == NodeSide::Pe ? r.pe_hit / bt : r.hit / bt);
 }
 
-bool ReadQueues::needs_slot(const Request& r, int h) const {
+bool ReadQueues::needs_slot(const Request& r, NodeSide h) const {
   const int64_t bt = blocks_.block_tokens();
-  return !sources_.serves_alone(r.agent, h == 0 ? 0 : r.pe_hit / bt, h == 0 ? r.pe_hit / bt : r.hit / bt);
+  return !sources_.serves_alone(r.agent, h == NodeSide::Pe ? 0 : r.pe_hit / bt, h == NodeSide::Pe ? r.pe_hit / bt : r.hit / bt);
 }
 
 void ReadQueues::set_read_side(Request& r, ReadSide side, int64_t pe_hit) {
@@ -329,7 +330,7 @@ void ReadQueues::describe_heads(std::ostream& m) const {
     const Request& r = requests_[head.id];
     m << "; node " << n << ": " << read_queue_[n].size() << " queued, " << reads_in_flight_[n]
       << " reading, head agent " << r.agent << " round " << r.round << " ("
-      << (head.half == 0 ? "PE" : "DE") << " half of a " << (r.side == ReadSide::Split ? "split" : "whole")
+      << side_name(head.half) << " half of a " << (r.side == ReadSide::Split ? "split" : "whole")
       << " read) waits for " << wait_cause_name(queue_wait_[n].cause);
   }
 }

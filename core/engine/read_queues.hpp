@@ -31,7 +31,7 @@ class ReadQueues {
   // One queue entry: one half of a request's read (a split request has one in each node's queue).
   struct ReadEntry {
     int64_t id;
-    int half;  // 0: through the PE node, 1: through the DE node
+    NodeSide half;  // whose node's SNIC reads it
   };
 
   // Reads and changes: the requests, the nodes' read-queue counts and SNIC state (view), their accounts, the
@@ -53,7 +53,7 @@ class ReadQueues {
   double abandon(Request& r);
   // Takes half `h` out of its node's queue (charged up to now) and its tokens off the node's count; `weight` is
   // what the entry stood for (queued_entry_weight before any half left).
-  void unqueue_half(Request& r, int h, double weight);
+  void unqueue_half(Request& r, NodeSide h, double weight);
   // Empties `node`'s queue (its time charged up to now) and returns what it held, in order (a SNIC that went down).
   std::deque<ReadEntry> take_queue(int node);
 
@@ -61,12 +61,12 @@ class ReadQueues {
   static double queued_entry_weight(const Request& r) {
     return 1.0 / std::max(1, r.halves(Request::Half::Queued));
   }
-  static bool has_half(const Request& r, int half) { return half == 0 ? r.side != ReadSide::De : r.side != ReadSide::Pe; }
-  int read_node(const Request& r, int half) const { return layout_.node_of(half == 0 ? r.pe : r.de); }
-  int64_t half_tokens(const Request& r, int half) const { return half == 0 ? r.pe_hit : r.hit - r.pe_hit; }
-  double half_bytes(const Request& r, int half) const {
+  static bool has_half(const Request& r, NodeSide half) { return half == NodeSide::Pe ? r.side != ReadSide::De : r.side != ReadSide::Pe; }
+  int read_node(const Request& r, NodeSide half) const { return layout_.node_of(half == NodeSide::Pe ? r.pe : r.de); }
+  int64_t half_tokens(const Request& r, NodeSide half) const { return half == NodeSide::Pe ? r.pe_hit : r.hit - r.pe_hit; }
+  double half_bytes(const Request& r, NodeSide half) const {
     if (r.side == ReadSide::Split && mutant("split_reads_whole")) return r.hit_bytes;
-    return half == 0 ? r.pe_hit_bytes : r.hit_bytes - r.pe_hit_bytes;
+    return half == NodeSide::Pe ? r.pe_hit_bytes : r.hit_bytes - r.pe_hit_bytes;
   }
 
   // Storage reads that failed and were retried, and why.
@@ -78,7 +78,9 @@ class ReadQueues {
 
  private:
   struct HalfRead {  // one storage read in flight, as it was started (a split request may change side since)
-    int node, half, epoch;
+    int node;
+    NodeSide half;
+    int epoch;
     int64_t tokens;
     double bytes;           // from storage
     double pool_bytes = 0;  // from the DRAM pool (dram-pool), read beside it
@@ -89,11 +91,11 @@ class ReadQueues {
   // Starts the queued halves of split reads whose requests are admitted (they need only a read slot). Only a run
   // that has split a read can have one, so others skip the scan.
   void start_admitted_halves(int node);
-  void read_done(Request& r, int half);
+  void read_done(Request& r, NodeSide half);
   void read_failed(Request& r, const HalfRead& read, const std::string& error);
-  BlockRanges half_blocks(const Request& r, int half) const;  // the blocks half `half` reads
+  BlockRanges half_blocks(const Request& r, NodeSide half) const;  // the blocks half `half` reads
   // Whether half `half` takes one of the SNIC's read slots: unless other KV sources serve all of it.
-  bool needs_slot(const Request& r, int half) const;
+  bool needs_slot(const Request& r, NodeSide half) const;
 
   Backend& be_;
   RequestLog& requests_;

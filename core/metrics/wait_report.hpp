@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/model/request.hpp"  // NodeSide
 #include "core/model/wait_cause.hpp"
 
 namespace dualpath {
@@ -47,13 +48,15 @@ class WaitTracker {
   // Charges [since, now) to `cause`, for `requests` requests at once (a whole queue).
   void charge(WaitCause cause, double since, double now, double requests = 1);
 
-  // DRAM buffer bytes held by requests, by the cause the holder waits for (side 0: PE nodes, 1: DE nodes), so
+  // DRAM buffer bytes held by requests, by the cause the holder waits for, on PE nodes and on DE nodes, so
   // the report can say what fills the buffers (e.g. reads ahead of a busy PE) when requests wait for room.
-  void hold(int side, WaitCause holder, double bytes, double now);
+  void hold(NodeSide side, WaitCause holder, double bytes, double now);
   // A holder of `bytes` on `side` moved from one cause to another at `now`.
-  void move_holder(int side, WaitCause from, WaitCause to, double bytes, double now);
+  void move_holder(NodeSide side, WaitCause from, WaitCause to, double bytes, double now);
   // Byte-seconds of buffer held by holders in cause `c` on `side`, up to the last hold or move.
-  double held(int side, WaitCause c) const { return held_seconds_[side][static_cast<size_t>(c)]; }
+  double held(NodeSide side, WaitCause c) const {
+    return held_seconds_[static_cast<size_t>(side)][static_cast<size_t>(c)];
+  }
 
   double total(WaitCause c) const { return totals_[static_cast<size_t>(c)]; }
   double bin_seconds() const { return bin_; }

@@ -2,6 +2,7 @@
 // (engines, scheduler, metrics), so it lives below all of them.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 #include "core/model/wait_cause.hpp"
@@ -15,6 +16,20 @@ enum class ReadSide : uint8_t { Unset, Pe, De, Split };
 inline const char* side_name(ReadSide s) {
   return s == ReadSide::De ? "de" : s == ReadSide::Pe ? "pe" : s == ReadSide::Split ? "split" : "-";
 }
+
+// A request's two nodes: its prefill engine's (Pe) and its decode engine's (De). The halves of its storage read go
+// through them, and the DRAM buffers it holds room in are theirs.
+enum class NodeSide : uint8_t { Pe, De };
+inline constexpr NodeSide kNodeSides[] = {NodeSide::Pe, NodeSide::De};
+inline constexpr NodeSide other_side(NodeSide s) { return s == NodeSide::Pe ? NodeSide::De : NodeSide::Pe; }
+inline const char* side_name(NodeSide s) { return s == NodeSide::Pe ? "PE" : "DE"; }
+// One value per side.
+template <class T>
+struct PerSide {
+  T v[2]{};
+  T& operator[](NodeSide s) { return v[static_cast<size_t>(s)]; }
+  const T& operator[](NodeSide s) const { return v[static_cast<size_t>(s)]; }
+};
 
 // Timestamps (seconds); -1 = not reached. TTFT = first_token - arrival; the breakdown is
 // queue = scheduled - arrival, allocate = read_start - scheduled, read = read_end - read_start,
@@ -46,12 +61,12 @@ struct Request {
   int de = -1;          // global GPU index of the decode engine
   ReadSide side = ReadSide::Unset;
   int64_t pe_hit = 0;       // hit tokens read through the PE node's SNIC (Pe: hit, De: 0, Split: a block-aligned part)
-  // The attempt's storage read, per half ([0] through the PE node, [1] through the DE node; a Pe or De read has one
+  // The attempt's storage read, per half (through the PE node and through the DE node; a Pe or De read has one
   // half). `read_epoch` counts abandoned attempts, so that a half still in flight from one is ignored.
   enum class Half : uint8_t { None, Queued, Reading, Done };
-  Half half[2] = {Half::None, Half::None};
+  PerSide<Half> half{{Half::None, Half::None}};
   int read_epoch = 0;
-  int halves(Half h) const { return (half[0] == h) + (half[1] == h); }
+  int halves(Half h) const { return (half[NodeSide::Pe] == h) + (half[NodeSide::De] == h); }
   double hit_bytes = 0;     // hit * KV bytes per token (all layers)
   double prompt_bytes = 0;  // prompt * KV bytes per token
   double pe_hit_bytes = 0;  // pe_hit * KV bytes per token
@@ -59,8 +74,8 @@ struct Request {
   int64_t generated = 0;    // tokens generated so far, counting the first token
   int64_t persisted_upto = 0;  // tokens of the sequence whose Full Blocks have been written or queued
   int read_retries = 0;        // storage reads of this round that failed and were retried
-  // DRAM buffer bytes it holds on its PE node [0] (hit KV) and DE node [1] (prompt KV, until the handoff ends).
-  double buffer_bytes[2] = {0, 0};
+  // DRAM buffer bytes it holds on its PE node (hit KV) and DE node (prompt KV, until the handoff ends).
+  PerSide<double> buffer_bytes;
   // This attempt was lost with a node (fault node-down): nothing of it runs on, and its round restarts as a new
   // request (the row of a lost attempt in requests.csv has done = -1).
   bool lost = false;

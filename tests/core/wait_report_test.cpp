@@ -117,11 +117,12 @@ TEST_P(WaitConservation, CausesAddUpToLifetimesAndTtfts) {
   // The buffers' byte-seconds, split by what their holders waited for, add up to each side's occupancy.
   double end = 0;
   for (const auto& r : c.requests()) end = std::max(end, r.t.done);
-  double used[2] = {0, 0}, by_holder[2] = {0, 0};
-  for (const auto& n : c.view().nodes) used[n.prefill ? 0 : 1] += n.buffer.mean_used(end) * end;
-  for (int side = 0; side < 2; ++side)
+  PerSide<double> used, by_holder;
+  for (const auto& n : c.view().nodes) used[n.prefill ? NodeSide::Pe : NodeSide::De] += n.buffer.mean_used(end) * end;
+  for (NodeSide side : kNodeSides) {
     for (int k = 0; k < kWaitCauses; ++k) by_holder[side] += c.waits().held(side, static_cast<WaitCause>(k));
-  for (int side = 0; side < 2; ++side) EXPECT_NEAR(by_holder[side], used[side], 1e-6 * (used[side] + 1)) << side;
+    EXPECT_NEAR(by_holder[side], used[side], 1e-6 * (used[side] + 1)) << side_name(side);
+  }
   // Buffers and HBM are all returned.
   for (const auto& n : c.view().nodes) EXPECT_NEAR(n.buffer.used(), 0, 1);
   for (const auto& e : c.view().engines) EXPECT_NEAR(e.hbm.used(), 0, 1);
@@ -187,10 +188,10 @@ TEST(BufferLifecycle, StreamedPeBufferIsReleasedLayerByLayer) {
     // The report's split of the PE buffer's byte-seconds by holder adds up to the same, and the holder is the
     // request in its read, waiting for or running its forward.
     double by_holder = 0;
-    for (int k = 0; k < kWaitCauses; ++k) by_holder += c.waits().held(0, static_cast<WaitCause>(k));
+    for (int k = 0; k < kWaitCauses; ++k) by_holder += c.waits().held(NodeSide::Pe, static_cast<WaitCause>(k));
     EXPECT_NEAR(by_holder, expected, 1e-9 * expected) << mode;
-    EXPECT_GT(c.waits().held(0, WaitCause::Read), 0) << mode;
-    EXPECT_GT(c.waits().held(0, WaitCause::KvLoad), 0) << mode;
+    EXPECT_GT(c.waits().held(NodeSide::Pe, WaitCause::Read), 0) << mode;
+    EXPECT_GT(c.waits().held(NodeSide::Pe, WaitCause::KvLoad), 0) << mode;
   }
 }
 
