@@ -373,7 +373,9 @@ ResourceUse Cluster::resource_use(double end) const {
   u.pe_compute_busy = layout_.pe_units.empty() ? 0 : pe_busy / (static_cast<double>(layout_.pe_units.size()) * end);
   u.pe_compute_share = pe_busy > 0 ? std::min(1.0, pe_stage / pe_busy) : 0;
   u.pe_lockstep_efficiency = pe_stage > 0 ? phases_->prefill.balanced_seconds() / pe_stage : 0;
-  u.de_compute_busy = layout_.de_units.empty() ? 0 : phases_->decode.busy_seconds() / (static_cast<double>(layout_.de_units.size()) * end);
+  u.de_compute_busy = layout_.de_units.empty()
+                          ? 0
+                          : phases_->decode.busy_seconds() / (static_cast<double>(layout_.de_units.size()) * end);
   const DecodeLayerParts& parts = phases_->decode.parts();
   u.decode_attention = parts.attention, u.decode_dense = parts.dense;
   u.decode_experts = parts.experts, u.decode_kernels = parts.kernels, u.decode_ep = parts.ep;

@@ -108,7 +108,8 @@ void Cluster::snic_down(size_t i) {
       rec.bytes_reread += phases_->reads.abandon(r);
       accounts_.release_buffer(r, layout_.node_of(r.pe), r.buffer_bytes[NodeSide::Pe]);
       accounts_.release_buffer(r, layout_.node_of(r.de), r.buffer_bytes[NodeSide::De]);
-      phases_->reads.set_read_side(r, e.half == NodeSide::Pe ? ReadSide::Pe : ReadSide::De);  // the side that is down: reroute moves it
+      // the side that is down: reroute moves it
+      phases_->reads.set_read_side(r, e.half == NodeSide::Pe ? ReadSide::Pe : ReadSide::De);
     } else {
       view_.nodes[node].read_queue_tokens -= phases_->reads.half_tokens(r, e.half);
       r.half[e.half] = Request::Half::None;
@@ -139,7 +140,8 @@ int Cluster::down_fault(int node) const {
 
 int Cluster::read_path_down(const Request& r) const {
   for (NodeSide h : kNodeSides)
-    if (phases_->reads.has_half(r, h) && !view_.nodes[phases_->reads.read_node(r, h)].snic_up) return phases_->reads.read_node(r, h);
+    if (phases_->reads.has_half(r, h) && !view_.nodes[phases_->reads.read_node(r, h)].snic_up)
+      return phases_->reads.read_node(r, h);
   return -1;
 }
 
@@ -188,7 +190,8 @@ void Cluster::unplace_pe(Request& r) {
 void Cluster::set_can_take(int node) {
   if (!pe_reads_only() || !view_.nodes[node].prefill) return;
   for (auto& e : view_.engines)
-    if (e.node == node && e.prefill) e.can_take = view_.nodes[node].snic_up && !engine_lost_[static_cast<size_t>(e.gpu)];
+    if (e.node == node && e.prefill)
+      e.can_take = view_.nodes[node].snic_up && !engine_lost_[static_cast<size_t>(e.gpu)];
 }
 
 }  // namespace dualpath

@@ -143,8 +143,10 @@ bool Cluster::lose_attempt(Request& r, FaultRecord& rec) {
       else phases_->decode.release_hbm(r.de, layout_.kv_bytes(r.prompt + r.gen));
     }
   }
-  if (r.buffer_bytes[NodeSide::Pe] > 0) accounts_.release_buffer(r, layout_.node_of(r.pe), r.buffer_bytes[NodeSide::Pe]);
-  if (r.buffer_bytes[NodeSide::De] > 0) accounts_.release_buffer(r, layout_.node_of(r.de), r.buffer_bytes[NodeSide::De]);
+  if (r.buffer_bytes[NodeSide::Pe] > 0)
+    accounts_.release_buffer(r, layout_.node_of(r.pe), r.buffer_bytes[NodeSide::Pe]);
+  if (r.buffer_bytes[NodeSide::De] > 0)
+    accounts_.release_buffer(r, layout_.node_of(r.de), r.buffer_bytes[NodeSide::De]);
   // The prompt's persistence that its first token started (its handoff would have ended it).
   phases_->io->prompt_abandoned(r);
   if (round_over) return false;

@@ -20,16 +20,11 @@
 
 namespace dualpath {
 
-DecodeGroups::DecodeGroups(Backend& be, RequestLog& requests, ClusterView& view, const ClusterLayout& layout,
-                           RequestAccounts& accounts, const Scenario& scenario, const CostModel& cost,
+DecodeGroups::DecodeGroups(const PhaseShared& shared, const Scenario& scenario, const CostModel& cost,
                            BlockIndex& blocks, TransferTotals& totals, EpAllToAll& ep, ActivityObserver* const& obs,
                            ClusterHooks& hooks, KvIo& io, KvSources& sources, StorageWrites& writes,
                            ReadQueues& reads, double persist_flush_bytes)
-    : be_(be),
-      requests_(requests),
-      view_(view),
-      layout_(layout),
-      accounts_(accounts),
+    : PhaseBase(shared),
       scenario_(scenario),
       cost_(cost),
       blocks_(blocks),
@@ -42,9 +37,9 @@ DecodeGroups::DecodeGroups(Backend& be, RequestLog& requests, ClusterView& view,
       writes_(writes),
       reads_(reads),
       persist_flush_bytes_(persist_flush_bytes),
-      hbm_waiting_(view.engines.size()),
-      units_(layout.de_units.size()) {
-  const auto& units = layout.de_units;
+      hbm_waiting_(view_.engines.size()),
+      units_(layout_.de_units.size()) {
+  const auto& units = layout_.de_units;
   for (size_t u = 0; u < units.size(); ++u) {
     auto& s = units_[u];
     s.active.resize(units[u].size());
@@ -227,7 +222,8 @@ void DecodeGroups::maybe_start_chunk(int group) {
   };
   const auto collectives = EpAllToAll::flows(engines, batches, steps, rdma, layout_.n_layers);
   s.pending += static_cast<int>(collectives.size());
-  s.log_chunk = obs_->decode_chunk_started({group, engines[0], s.chunk_start, -1, steps, static_cast<int>(batch_total)});
+  s.log_chunk =
+      obs_->decode_chunk_started({group, engines[0], s.chunk_start, -1, steps, static_cast<int>(batch_total)});
   be_.compute(engines[0], work, part_done);
   ep_.start(engines, collectives, part_done);
   if (past_finishes)

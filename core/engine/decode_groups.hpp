@@ -15,6 +15,7 @@
 #include "core/engine/ep_all_to_all.hpp"
 #include "core/engine/fault_record.hpp"
 #include "core/engine/kv_sources.hpp"
+#include "core/engine/phase_base.hpp"
 #include "core/engine/request_accounts.hpp"
 #include "core/kv/block_index.hpp"
 #include "core/metrics/activity_log.hpp"
@@ -34,14 +35,13 @@ class KvIo;
 class ReadQueues;
 class StorageWrites;
 
-class DecodeGroups {
+class DecodeGroups : private PhaseBase {
  public:
   // Reads the scenario's chunking and model, the cost model; changes the requests, the DE engines' HBM and counts
   // (view), their accounts, the block index (claims of filled blocks) and the transfer totals. The handoff moves KV
   // through `io`, filled blocks are persisted through `writes` (and written through to the KV `sources`), written
   // blocks pump `reads`; rounds that end go to the Cluster (hooks).
-  DecodeGroups(Backend& be, RequestLog& requests, ClusterView& view, const ClusterLayout& layout,
-               RequestAccounts& accounts, const Scenario& scenario, const CostModel& cost, BlockIndex& blocks,
+  DecodeGroups(const PhaseShared& shared, const Scenario& scenario, const CostModel& cost, BlockIndex& blocks,
                TransferTotals& totals, EpAllToAll& ep, ActivityObserver* const& obs, ClusterHooks& hooks, KvIo& io,
                KvSources& sources, StorageWrites& writes, ReadQueues& reads, double persist_flush_bytes);
 
@@ -94,11 +94,6 @@ class DecodeGroups {
   // next read needs them) or, with `full_ones`, when ClusterTuning::persist_flush_bytes have accumulated.
   void flush(int group, const std::vector<bool>& forced, bool full_ones);
 
-  Backend& be_;
-  RequestLog& requests_;
-  ClusterView& view_;
-  const ClusterLayout& layout_;
-  RequestAccounts& accounts_;
   const Scenario& scenario_;
   const CostModel& cost_;
   BlockIndex& blocks_;

@@ -15,6 +15,7 @@
 #include "core/engine/cluster_hooks.hpp"
 #include "core/engine/cluster_layout.hpp"
 #include "core/engine/kv_sources.hpp"
+#include "core/engine/phase_base.hpp"
 #include "core/engine/request_accounts.hpp"
 #include "core/kv/block_index.hpp"
 #include "core/metrics/activity_log.hpp"
@@ -62,20 +63,16 @@ class KvIo {
   virtual void de_room_back() = 0;
 };
 
-class StorageKvIo final : public KvIo {
+class StorageKvIo final : public KvIo, private PhaseBase {
  public:
   // Moves KV through the backend (counted in `totals`, reported to `*obs`) between the buffers and ports the
   // layout and `ports` name; claims and persists blocks in the block index (through `writes`, written through to
   // the KV `sources`); gives buffer room back in the accounts; a read whose SNIC is down goes back to the Cluster
   // (hooks). Ends its moves in the phases.
-  StorageKvIo(Backend& be, RequestLog& requests, const ClusterLayout& layout, RequestAccounts& accounts,
-              BlockIndex& blocks, TransferTotals& totals, const BufferPorts& ports, KvSources& sources,
-              ActivityObserver* const& obs, ClusterHooks& hooks, ReadQueues& reads, PrefillPipeline& prefill,
-              DecodeGroups& decode, StorageWrites& writes)
-      : be_(be),
-        requests_(requests),
-        layout_(layout),
-        accounts_(accounts),
+  StorageKvIo(const PhaseShared& shared, BlockIndex& blocks, TransferTotals& totals, const BufferPorts& ports,
+              KvSources& sources, ActivityObserver* const& obs, ClusterHooks& hooks, ReadQueues& reads,
+              PrefillPipeline& prefill, DecodeGroups& decode, StorageWrites& writes)
+      : PhaseBase(shared),
         blocks_(blocks),
         totals_(totals),
         ports_(ports),
@@ -102,10 +99,6 @@ class StorageKvIo final : public KvIo {
   void de_room_back() override;
 
  private:
-  Backend& be_;
-  RequestLog& requests_;
-  const ClusterLayout& layout_;
-  RequestAccounts& accounts_;
   BlockIndex& blocks_;
   TransferTotals& totals_;
   const BufferPorts& ports_;

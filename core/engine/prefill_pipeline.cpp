@@ -17,15 +17,10 @@
 
 namespace dualpath {
 
-PrefillPipeline::PrefillPipeline(Backend& be, RequestLog& requests, ClusterView& view, const ClusterLayout& layout,
-                                 RequestAccounts& accounts, const Scenario& scenario, const CostModel& cost,
+PrefillPipeline::PrefillPipeline(const PhaseShared& shared, const Scenario& scenario, const CostModel& cost,
                                  const PolicyFeatures& features, EpAllToAll& ep, ActivityObserver* const& obs,
                                  ClusterHooks& hooks, KvIo& io, ReadQueues& reads, DecodeGroups& decode)
-    : be_(be),
-      requests_(requests),
-      view_(view),
-      layout_(layout),
-      accounts_(accounts),
+    : PhaseBase(shared),
       scenario_(scenario),
       cost_(cost),
       features_(features),
@@ -35,8 +30,8 @@ PrefillPipeline::PrefillPipeline(Backend& be, RequestLog& requests, ClusterView&
       io_(io),
       reads_(reads),
       decode_(decode),
-      ready_(view.engines.size()),
-      units_(layout.pe_units.size()) {}
+      ready_(view_.engines.size()),
+      units_(layout_.pe_units.size()) {}
 
 void PrefillPipeline::ready(Request& r) {
   ready_[r.pe].push_back(r.id);
@@ -185,7 +180,8 @@ void PrefillPipeline::release_loaded_layers(const PrefillForward& f, int stage) 
       Request& r = requests_[e.request];
       if (!e.last_chunk || r.side == ReadSide::De || r.pe_hit_bytes <= 0 || r.lost) continue;
       accounts_.release_buffer(r, layout_.node_of(r.pe), r.pe_hit_bytes * share);
-      if (std::find(nodes.begin(), nodes.end(), layout_.node_of(r.pe)) == nodes.end()) nodes.push_back(layout_.node_of(r.pe));
+      if (std::find(nodes.begin(), nodes.end(), layout_.node_of(r.pe)) == nodes.end())
+        nodes.push_back(layout_.node_of(r.pe));
     }
   for (int n : nodes) reads_.pump(n);
 }
@@ -258,9 +254,9 @@ void PrefillPipeline::try_compute(PrefillForward& f) {
   // EP all-to-all per stage rather than per forward, so that model-traffic bursts interleave with the next stage's
   // KV loads as they do per layer. DeepEP normal kernels: one copy per (token, remote node with one of its experts)
   // when the model gives moe_topk (forwarded over NVLink there), else one per remote expert.
-  const auto collectives = EpAllToAll::flows(engines, tokens, 1.0,
-                                         scenario_.model.prefill_ep_rdma_bytes_per_token_layer(layout_.nodes_spanned(engines)),
-                                         layers);
+  const auto collectives =
+      EpAllToAll::flows(engines, tokens, 1.0,
+                        scenario_.model.prefill_ep_rdma_bytes_per_token_layer(layout_.nodes_spanned(engines)), layers);
   f.loads_pending[stage] = 1 + static_cast<int>(collectives.size());
   be_.compute(engines[0], work, [this, fp, stage, part_done] {
     if (!fp->lost && fp->loads_pending[stage] > 1) mark(*fp, WaitCause::EpAllToAll);  // the all-to-all outlasts compute
@@ -305,7 +301,8 @@ void PrefillPipeline::forward_finished(PrefillForward& f) {
       r.generated = 1;
       eng.tok -= r.prompt, eng.seq -= 1;
       // Reserved buffers give the PE buffer back now; streamed ones did it layer by layer (this clears rounding).
-      if (r.buffer_bytes[NodeSide::Pe] > 0) accounts_.release_buffer(r, layout_.node_of(r.pe), r.buffer_bytes[NodeSide::Pe]);
+      if (r.buffer_bytes[NodeSide::Pe] > 0)
+        accounts_.release_buffer(r, layout_.node_of(r.pe), r.buffer_bytes[NodeSide::Pe]);
       // The DE will persist the prompt's new full blocks; the agent's next read waits for that write.
       io_.prompt_computed(r);
       if (r.gen <= 1) hooks_.round_done(r);  // the first token was the last one

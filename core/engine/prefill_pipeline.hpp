@@ -14,6 +14,7 @@
 #include "core/engine/cluster_hooks.hpp"
 #include "core/engine/cluster_layout.hpp"
 #include "core/engine/ep_all_to_all.hpp"
+#include "core/engine/phase_base.hpp"
 #include "core/engine/request_accounts.hpp"
 #include "core/metrics/activity_log.hpp"
 #include "core/model/request.hpp"
@@ -54,14 +55,13 @@ class KvIo;
 class ReadQueues;
 class DecodeGroups;
 
-class PrefillPipeline {
+class PrefillPipeline : private PhaseBase {
  public:
   // Reads the scenario's quota and stage size, the cost model and the policy's features; changes the requests,
   // the PE engines' HBM and counts (view) and their accounts. Its forwards move KV through `io`, start their EP
   // all-to-all through `ep` and report to `*obs`; room given back pumps `reads`, finished prefills go to `decode`,
   // and first tokens and rounds that end there to the Cluster (hooks).
-  PrefillPipeline(Backend& be, RequestLog& requests, ClusterView& view, const ClusterLayout& layout,
-                  RequestAccounts& accounts, const Scenario& scenario, const CostModel& cost,
+  PrefillPipeline(const PhaseShared& shared, const Scenario& scenario, const CostModel& cost,
                   const PolicyFeatures& features, EpAllToAll& ep, ActivityObserver* const& obs, ClusterHooks& hooks,
                   KvIo& io, ReadQueues& reads, DecodeGroups& decode);
 
@@ -94,11 +94,6 @@ class PrefillPipeline {
   void compute_done(PrefillForward& f, int stage);
   void forward_finished(PrefillForward& f);
 
-  Backend& be_;
-  RequestLog& requests_;
-  ClusterView& view_;
-  const ClusterLayout& layout_;
-  RequestAccounts& accounts_;
   const Scenario& scenario_;
   const CostModel& cost_;
   const PolicyFeatures& features_;

@@ -17,15 +17,10 @@
 
 namespace dualpath {
 
-ReadQueues::ReadQueues(Backend& be, RequestLog& requests, ClusterView& view, const ClusterLayout& layout,
-                       RequestAccounts& accounts, const BlockIndex& blocks, TransferTotals& totals,
+ReadQueues::ReadQueues(const PhaseShared& shared, const BlockIndex& blocks, TransferTotals& totals,
                        KvSources& sources, ClusterHooks& hooks, PrefillPipeline& prefill, const Policy& policy,
                        int reads_per_node, int nodes)
-    : be_(be),
-      requests_(requests),
-      view_(view),
-      layout_(layout),
-      accounts_(accounts),
+    : PhaseBase(shared),
       blocks_(blocks),
       totals_(totals),
       sources_(sources),
@@ -215,7 +210,8 @@ void ReadQueues::read_failed(Request& r, const HalfRead& read, const std::string
   }
   r.half[h] = Request::Half::None;
   const bool split = r.side == ReadSide::Split;
-  if (const int f = hooks_.has_faults() ? hooks_.down_fault(node) : -1; f >= 0) {  // a scenario fault took the SNIC down
+  // A scenario fault took the SNIC down.
+  if (const int f = hooks_.has_faults() ? hooks_.down_fault(node) : -1; f >= 0) {
     FaultRecord& rec = hooks_.fault(static_cast<size_t>(f));
     ++rec.reads_failed;
     rec.bytes_reread += read.bytes;
@@ -234,11 +230,13 @@ void ReadQueues::read_failed(Request& r, const HalfRead& read, const std::string
   read_failures_.push_back(what);
   ++r.read_retries;
   if (split) abandon(r);
-  accounts_.release_buffer(r, layout_.node_of(r.pe), r.buffer_bytes[NodeSide::Pe]);  // whatever it holds: it is read again from scratch
+  // whatever it holds: it is read again from scratch
+  accounts_.release_buffer(r, layout_.node_of(r.pe), r.buffer_bytes[NodeSide::Pe]);
   accounts_.release_buffer(r, layout_.node_of(r.de), r.buffer_bytes[NodeSide::De]);
   // Whole, through the other node where the policy has two read paths (a split read has: the failed half's side is
   // the one it leaves), else again through the same one.
-  if (const ReadSide other = policy_.other_read_side(h == NodeSide::Pe ? ReadSide::Pe : ReadSide::De); other != ReadSide::Unset)
+  if (const ReadSide other = policy_.other_read_side(h == NodeSide::Pe ? ReadSide::Pe : ReadSide::De);
+      other != ReadSide::Unset)
     set_read_side(r, other);
   enqueue(r);
   pump_all();  // both buffers were returned: any node's queue head may fit now
@@ -296,7 +294,8 @@ BlockRanges ReadQueues::half_blocks(const Request& r, NodeSide h) const {
 
 bool ReadQueues::needs_slot(const Request& r, NodeSide h) const {
   const int64_t bt = blocks_.block_tokens();
-  return !sources_.serves_alone(r.agent, h == NodeSide::Pe ? 0 : r.pe_hit / bt, h == NodeSide::Pe ? r.pe_hit / bt : r.hit / bt);
+  return !sources_.serves_alone(r.agent, h == NodeSide::Pe ? 0 : r.pe_hit / bt,
+                                h == NodeSide::Pe ? r.pe_hit / bt : r.hit / bt);
 }
 
 void ReadQueues::set_read_side(Request& r, ReadSide side, int64_t pe_hit) {

@@ -14,6 +14,7 @@
 #include "core/engine/cluster_hooks.hpp"
 #include "core/engine/cluster_layout.hpp"
 #include "core/engine/kv_sources.hpp"
+#include "core/engine/phase_base.hpp"
 #include "core/engine/request_accounts.hpp"
 #include "core/kv/block_index.hpp"
 #include "core/metrics/transfer_totals.hpp"
@@ -26,7 +27,7 @@ namespace dualpath {
 
 class PrefillPipeline;
 
-class ReadQueues {
+class ReadQueues : private PhaseBase {
  public:
   // One queue entry: one half of a request's read (a split request has one in each node's queue).
   struct ReadEntry {
@@ -38,8 +39,7 @@ class ReadQueues {
   // transfer totals; reads the block index (which blocks, written yet) and asks the KV sources what they serve.
   // A fault's failed read goes back to the Cluster (hooks), another failed read is retried on the side the policy
   // says; a request whose read is in goes on to `prefill`.
-  ReadQueues(Backend& be, RequestLog& requests, ClusterView& view, const ClusterLayout& layout,
-             RequestAccounts& accounts, const BlockIndex& blocks, TransferTotals& totals, KvSources& sources,
+  ReadQueues(const PhaseShared& shared, const BlockIndex& blocks, TransferTotals& totals, KvSources& sources,
              ClusterHooks& hooks, PrefillPipeline& prefill, const Policy& policy, int reads_per_node, int nodes);
 
   void enqueue(Request& r);  // the read path is chosen: its halves join their nodes' queues
@@ -61,9 +61,13 @@ class ReadQueues {
   static double queued_entry_weight(const Request& r) {
     return 1.0 / std::max(1, r.halves(Request::Half::Queued));
   }
-  static bool has_half(const Request& r, NodeSide half) { return half == NodeSide::Pe ? r.side != ReadSide::De : r.side != ReadSide::Pe; }
+  static bool has_half(const Request& r, NodeSide half) {
+    return half == NodeSide::Pe ? r.side != ReadSide::De : r.side != ReadSide::Pe;
+  }
   int read_node(const Request& r, NodeSide half) const { return layout_.node_of(half == NodeSide::Pe ? r.pe : r.de); }
-  int64_t half_tokens(const Request& r, NodeSide half) const { return half == NodeSide::Pe ? r.pe_hit : r.hit - r.pe_hit; }
+  int64_t half_tokens(const Request& r, NodeSide half) const {
+    return half == NodeSide::Pe ? r.pe_hit : r.hit - r.pe_hit;
+  }
   double half_bytes(const Request& r, NodeSide half) const {
     if (r.side == ReadSide::Split && mutant("split_reads_whole")) return r.hit_bytes;
     return half == NodeSide::Pe ? r.pe_hit_bytes : r.hit_bytes - r.pe_hit_bytes;
@@ -97,11 +101,6 @@ class ReadQueues {
   // Whether half `half` takes one of the SNIC's read slots: unless other KV sources serve all of it.
   bool needs_slot(const Request& r, NodeSide half) const;
 
-  Backend& be_;
-  RequestLog& requests_;
-  ClusterView& view_;
-  const ClusterLayout& layout_;
-  RequestAccounts& accounts_;
   const BlockIndex& blocks_;
   TransferTotals& totals_;
   KvSources& sources_;

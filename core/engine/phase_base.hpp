@@ -1,0 +1,34 @@
+// What every phase of a round reads or changes: the backend (the clock, transfers, compute), the run's requests,
+// the cluster view (nodes and engines), the layout and the requests' accounts (waits and buffer room). The phases
+// take it first and keep it in their PhaseBase; anything else a phase touches is named in its own constructor.
+#pragma once
+
+#include "core/backend/backend.hpp"
+#include "core/engine/cluster_layout.hpp"
+#include "core/engine/request_accounts.hpp"
+#include "core/model/request.hpp"
+#include "core/sched/cluster_view.hpp"
+
+namespace dualpath {
+
+struct PhaseShared {
+  Backend& be;
+  RequestLog& requests;
+  ClusterView& view;
+  const ClusterLayout& layout;
+  RequestAccounts& accounts;
+};
+
+class PhaseBase {
+ protected:
+  explicit PhaseBase(const PhaseShared& s)
+      : be_(s.be), requests_(s.requests), view_(s.view), layout_(s.layout), accounts_(s.accounts) {}
+
+  Backend& be_;
+  RequestLog& requests_;
+  ClusterView& view_;
+  const ClusterLayout& layout_;
+  RequestAccounts& accounts_;
+};
+
+}  // namespace dualpath
