@@ -5,7 +5,7 @@
 #include <filesystem>
 
 #include "core/config/loader.hpp"
-#include "core/engine/cluster.hpp"
+#include "core/cluster/cluster.hpp"
 #include "core/metrics/summary.hpp"
 #include "core/run/run_folder.hpp"
 #include "core/run/run_records.hpp"

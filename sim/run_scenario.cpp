@@ -9,7 +9,7 @@
 
 #include "core/run/build_info.hpp"
 #include "core/config/loader.hpp"
-#include "core/engine/cluster.hpp"
+#include "core/cluster/cluster.hpp"
 #include "core/metrics/progress.hpp"
 #include "core/run/summary_sections.hpp"
 #include "core/metrics/run_folders.hpp"

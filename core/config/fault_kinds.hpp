@@ -1,5 +1,5 @@
 // Every fault kind (docs/faults.md) as one row: the name scenario files use, what it names, and what it does while
-// it is active. The loader (faults.cpp), the engine (core/engine/cluster_faults.cpp), summary.json and the
+// it is active. The loader (faults.cpp), the engine (core/cluster/cluster_faults.cpp), summary.json and the
 // timeline read these rows, not kind names, so a kind whose effect exists already is one enum value and one row, both
 // here (cli.fault_kinds then checks that scenarios/schema.json and docs/configuration.md list its name). A new
 // effect is a FaultEffect value, its case in Cluster::fault_begins / fault_ends (the compiler lists every switch

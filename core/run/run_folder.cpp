@@ -8,7 +8,7 @@
 
 #include "core/config/loader.hpp"
 #include "core/config/output_file.hpp"
-#include "core/engine/cluster.hpp"
+#include "core/cluster/cluster.hpp"
 #include "core/run/run_records.hpp"
 #include "core/run/summary_sections.hpp"
 

@@ -7,7 +7,7 @@
 #include <map>
 #include <set>
 
-#include "core/engine/cluster.hpp"
+#include "core/cluster/cluster.hpp"
 #include "core/metrics/activity_log.hpp"
 #include "fake_backend.hpp"
 #include "test_scenario.hpp"

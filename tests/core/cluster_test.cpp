@@ -7,7 +7,7 @@
 #include <map>
 #include <string>
 
-#include "core/engine/cluster.hpp"
+#include "core/cluster/cluster.hpp"
 #include "fake_backend.hpp"
 #include "test_scenario.hpp"
 

@@ -4,7 +4,7 @@
 
 #include <cmath>
 
-#include "core/engine/cluster.hpp"
+#include "core/cluster/cluster.hpp"
 #include "fake_backend.hpp"
 #include "test_scenario.hpp"
 

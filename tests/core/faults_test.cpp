@@ -9,7 +9,7 @@
 
 #include "core/config/faults.hpp"
 #include "core/config/input_error.hpp"
-#include "core/engine/cluster.hpp"
+#include "core/cluster/cluster.hpp"
 #include "core/kv/block_index.hpp"
 #include "core/sched/de_selection.hpp"
 #include "core/sched/policies/round_robin_placement.hpp"

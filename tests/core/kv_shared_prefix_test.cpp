@@ -4,7 +4,7 @@
 
 #include <set>
 
-#include "core/engine/cluster.hpp"
+#include "core/cluster/cluster.hpp"
 #include "core/kv/block_index.hpp"
 #include "core/kv/zero_service_reuse.hpp"
 #include "fake_backend.hpp"

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "core/engine/cluster.hpp"
+#include "core/cluster/cluster.hpp"
 #include "core/sched/policies/placed_policy.hpp"
 #include "core/sched/policy_registry.hpp"
 #include "fake_backend.hpp"

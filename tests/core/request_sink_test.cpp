@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "core/engine/cluster.hpp"
+#include "core/cluster/cluster.hpp"
 #include "core/metrics/summary.hpp"
 #include "fake_backend.hpp"
 #include "test_scenario.hpp"

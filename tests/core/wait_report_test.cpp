@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "core/engine/cluster.hpp"
+#include "core/cluster/cluster.hpp"
 #include "core/metrics/wait_report.hpp"
 #include "fake_backend.hpp"
 #include "test_scenario.hpp"

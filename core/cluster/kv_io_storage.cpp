@@ -5,11 +5,11 @@
 #include <map>
 #include <memory>
 
-#include "core/engine/decode_groups.hpp"
-#include "core/engine/kv_io.hpp"
-#include "core/engine/prefill_pipeline.hpp"
-#include "core/engine/read_queues.hpp"
-#include "core/engine/storage_writes.hpp"
+#include "core/cluster/decode_groups.hpp"
+#include "core/cluster/kv_io.hpp"
+#include "core/cluster/prefill_pipeline.hpp"
+#include "core/cluster/read_queues.hpp"
+#include "core/cluster/storage_writes.hpp"
 #include "core/mutation/mutant.hpp"
 
 namespace dualpath {
@@ -24,7 +24,7 @@ void StorageKvIo::load_hit(Request& r) {
 }
 
 // One transfer per (engine, source buffer): the engine's requests' stage KV from the PE buffer (its own CNIC's
-// loopback) or from a DE buffer (that node's CNIC facing the engine, Cluster::buffer_port).
+// loopback) or from a DE buffer (that node's CNIC facing the engine, BufferPorts::port).
 int StorageKvIo::load_stage(PrefillForward& f, int stage) {
   const auto& engines = layout_.pe_units[f.group];
   int count = 0;

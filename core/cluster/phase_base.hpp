@@ -4,8 +4,8 @@
 #pragma once
 
 #include "core/backend/backend.hpp"
-#include "core/engine/cluster_layout.hpp"
-#include "core/engine/request_accounts.hpp"
+#include "core/cluster/cluster_layout.hpp"
+#include "core/cluster/request_accounts.hpp"
 #include "core/model/request.hpp"
 #include "core/sched/cluster_view.hpp"
 

@@ -1,6 +1,6 @@
 // The prefill phase: PE lockstep units run forward passes over batches formed under the compute quota, streamed in
 // stages of layers (loads, compute and sends overlapped), and hand each finished request on to decode
-// (DecodeGroups::kv_arrived). Private to core/engine/; prefill_pipeline.cpp holds the mechanism.
+// (DecodeGroups::kv_arrived). Private to core/cluster/; prefill_pipeline.cpp holds the mechanism.
 #pragma once
 
 #include <cstdint>
@@ -11,11 +11,11 @@
 #include "core/backend/backend.hpp"
 #include "core/config/scenario.hpp"
 #include "core/cost/cost_model.hpp"
-#include "core/engine/cluster_hooks.hpp"
-#include "core/engine/cluster_layout.hpp"
-#include "core/engine/ep_all_to_all.hpp"
-#include "core/engine/phase_base.hpp"
-#include "core/engine/request_accounts.hpp"
+#include "core/cluster/cluster_hooks.hpp"
+#include "core/cluster/cluster_layout.hpp"
+#include "core/cluster/ep_all_to_all.hpp"
+#include "core/cluster/phase_base.hpp"
+#include "core/cluster/request_accounts.hpp"
 #include "core/metrics/activity_log.hpp"
 #include "core/model/request.hpp"
 #include "core/sched/cluster_view.hpp"

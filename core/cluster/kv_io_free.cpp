@@ -1,9 +1,9 @@
 // The oracle's KV I/O (kv_io.hpp): no KV moves. Every round's context counts as persisted, so its prompt is all hit
 // but the last token; the hit is "loaded" at once and the handoff ends as it starts.
-#include "core/engine/kv_io.hpp"
+#include "core/cluster/kv_io.hpp"
 
-#include "core/engine/decode_groups.hpp"
-#include "core/engine/prefill_pipeline.hpp"
+#include "core/cluster/decode_groups.hpp"
+#include "core/cluster/prefill_pipeline.hpp"
 
 namespace dualpath {
 

@@ -4,7 +4,7 @@
 
 #include <cstddef>
 
-#include "core/engine/fault_record.hpp"
+#include "core/cluster/fault_record.hpp"
 #include "core/model/request.hpp"
 
 namespace dualpath {

@@ -1,12 +1,12 @@
 // Cluster setup, agents' rounds and the scheduler's fetch loop (PE and DE group leaders pull periodically).
-#include "core/engine/cluster.hpp"
+#include "core/cluster/cluster.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <sstream>
 
 #include "core/config/input_error.hpp"
-#include "core/engine/phases.hpp"
+#include "core/cluster/phases.hpp"
 #include "core/sched/policy_registry.hpp"
 #include "core/mutation/mutant.hpp"
 

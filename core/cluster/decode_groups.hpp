@@ -1,6 +1,6 @@
 // The decode phase: the handoff (the complete prompt KV from the DE buffer into decode HBM, its new blocks
 // persisted), then decode steps of DE lockstep units in chunks, and the persistence of every block decoding fills.
-// A round ends here (Cluster::round_done). Private to core/engine/; decode_groups.cpp holds the mechanism.
+// A round ends here (Cluster::round_done). Private to core/cluster/; decode_groups.cpp holds the mechanism.
 #pragma once
 
 #include <cstdint>
@@ -10,13 +10,13 @@
 #include "core/backend/backend.hpp"
 #include "core/config/scenario.hpp"
 #include "core/cost/cost_model.hpp"
-#include "core/engine/cluster_hooks.hpp"
-#include "core/engine/cluster_layout.hpp"
-#include "core/engine/ep_all_to_all.hpp"
-#include "core/engine/fault_record.hpp"
-#include "core/engine/kv_sources.hpp"
-#include "core/engine/phase_base.hpp"
-#include "core/engine/request_accounts.hpp"
+#include "core/cluster/cluster_hooks.hpp"
+#include "core/cluster/cluster_layout.hpp"
+#include "core/cluster/ep_all_to_all.hpp"
+#include "core/cluster/fault_record.hpp"
+#include "core/cluster/kv_sources.hpp"
+#include "core/cluster/phase_base.hpp"
+#include "core/cluster/request_accounts.hpp"
 #include "core/kv/block_index.hpp"
 #include "core/metrics/activity_log.hpp"
 #include "core/metrics/transfer_totals.hpp"

@@ -5,18 +5,18 @@
 //  - StorageKvIo (kv_io_storage.cpp) moves real bytes through the backend: every policy but the oracle;
 //  - FreeKvIo (kv_io_free.cpp) moves none: the oracle's bound (every prompt is a hit, loading and sending KV take no
 //    time, nothing is persisted, no buffer is held).
-// The Cluster picks one at construction (PolicyFeatures::bypass_io). Private to core/engine/.
+// The Cluster picks one at construction (PolicyFeatures::bypass_io). Private to core/cluster/.
 #pragma once
 
 #include <cstdint>
 
 #include "core/backend/backend.hpp"
-#include "core/engine/buffer_ports.hpp"
-#include "core/engine/cluster_hooks.hpp"
-#include "core/engine/cluster_layout.hpp"
-#include "core/engine/kv_sources.hpp"
-#include "core/engine/phase_base.hpp"
-#include "core/engine/request_accounts.hpp"
+#include "core/cluster/buffer_ports.hpp"
+#include "core/cluster/cluster_hooks.hpp"
+#include "core/cluster/cluster_layout.hpp"
+#include "core/cluster/kv_sources.hpp"
+#include "core/cluster/phase_base.hpp"
+#include "core/cluster/request_accounts.hpp"
 #include "core/kv/block_index.hpp"
 #include "core/metrics/activity_log.hpp"
 #include "core/metrics/transfer_totals.hpp"

@@ -1,7 +1,7 @@
 // Persistence writes of KV blocks to storage, from a node's DRAM through its SNIC: the prompt's new blocks at the
 // handoff (kv_io_storage.cpp) and the blocks decoding fills (decode_groups.cpp). Faults reach them here: a write on
 // a SNIC that is down waits for it (parked), one that a fault failed is written again, and a lost node's writes in
-// flight are undone so their blocks can be claimed again. Private to core/engine/.
+// flight are undone so their blocks can be claimed again. Private to core/cluster/.
 #pragma once
 
 #include <cstdint>
@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "core/backend/backend.hpp"
-#include "core/engine/cluster_hooks.hpp"
-#include "core/engine/fault_record.hpp"
+#include "core/cluster/cluster_hooks.hpp"
+#include "core/cluster/fault_record.hpp"
 #include "core/kv/block_index.hpp"
 #include "core/sched/cluster_view.hpp"
 

@@ -11,11 +11,11 @@
 #include <memory>
 #include <numeric>
 
-#include "core/engine/decode_groups.hpp"
+#include "core/cluster/decode_groups.hpp"
 
-#include "core/engine/kv_io.hpp"
-#include "core/engine/read_queues.hpp"
-#include "core/engine/storage_writes.hpp"
+#include "core/cluster/kv_io.hpp"
+#include "core/cluster/read_queues.hpp"
+#include "core/cluster/storage_writes.hpp"
 #include "core/mutation/mutant.hpp"
 
 namespace dualpath {

@@ -9,10 +9,10 @@
 #include <algorithm>
 #include <memory>
 
-#include "core/engine/read_queues.hpp"
+#include "core/cluster/read_queues.hpp"
 
 #include "core/backend/run_errors.hpp"
-#include "core/engine/prefill_pipeline.hpp"
+#include "core/cluster/prefill_pipeline.hpp"
 #include "core/mutation/mutant.hpp"
 
 namespace dualpath {

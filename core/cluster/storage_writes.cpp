@@ -1,6 +1,6 @@
 // Persistence writes to storage (storage_writes.hpp): parked while the node's SNIC is down, written again when a
 // fault fails them, undone with a lost node.
-#include "core/engine/storage_writes.hpp"
+#include "core/cluster/storage_writes.hpp"
 
 #include <memory>
 #include <stdexcept>

@@ -10,8 +10,8 @@
 #include <sstream>
 
 #include "core/config/input_error.hpp"
-#include "core/engine/cluster.hpp"
-#include "core/engine/phases.hpp"
+#include "core/cluster/cluster.hpp"
+#include "core/cluster/phases.hpp"
 #include "core/mutation/mutant.hpp"
 
 namespace dualpath {

@@ -1,15 +1,15 @@
 // The Cluster's phases, wired: the one place that says which part of the Cluster each phase reads or changes and
-// which phase it hands on to. Private to core/engine/ (the Cluster builds it last, once its layout is filled).
+// which phase it hands on to. Private to core/cluster/ (the Cluster builds it last, once its layout is filled).
 #pragma once
 
 #include <memory>
 
-#include "core/engine/cluster.hpp"
-#include "core/engine/decode_groups.hpp"
-#include "core/engine/kv_io.hpp"
-#include "core/engine/prefill_pipeline.hpp"
-#include "core/engine/read_queues.hpp"
-#include "core/engine/storage_writes.hpp"
+#include "core/cluster/cluster.hpp"
+#include "core/cluster/decode_groups.hpp"
+#include "core/cluster/kv_io.hpp"
+#include "core/cluster/prefill_pipeline.hpp"
+#include "core/cluster/read_queues.hpp"
+#include "core/cluster/storage_writes.hpp"
 
 namespace dualpath {
 

@@ -17,8 +17,8 @@
 #include <functional>
 #include <sstream>
 
-#include "core/engine/cluster.hpp"
-#include "core/engine/phases.hpp"
+#include "core/cluster/cluster.hpp"
+#include "core/cluster/phases.hpp"
 
 namespace dualpath {
 

@@ -7,11 +7,11 @@
 #include <algorithm>
 #include <map>
 
-#include "core/engine/prefill_pipeline.hpp"
+#include "core/cluster/prefill_pipeline.hpp"
 
-#include "core/engine/decode_groups.hpp"
-#include "core/engine/kv_io.hpp"
-#include "core/engine/read_queues.hpp"
+#include "core/cluster/decode_groups.hpp"
+#include "core/cluster/kv_io.hpp"
+#include "core/cluster/read_queues.hpp"
 #include "core/sched/quota_batcher.hpp"
 #include "core/mutation/mutant.hpp"
 

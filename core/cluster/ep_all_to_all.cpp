@@ -1,5 +1,5 @@
 // The EP all-to-all of lockstep units (ep_all_to_all.hpp).
-#include "core/engine/ep_all_to_all.hpp"
+#include "core/cluster/ep_all_to_all.hpp"
 
 #include <algorithm>
 

@@ -1,6 +1,6 @@
 // The read phase: one FIFO storage read queue per node SNIC, and DRAM buffer admission. A request's hit KV is read
 // here, through the PE node, the DE node or both (split reads), into the DRAM buffer the path chose; the request
-// then goes on to prefill (PrefillPipeline::ready). Private to core/engine/; read_queues.cpp holds the mechanism.
+// then goes on to prefill (PrefillPipeline::ready). Private to core/cluster/; read_queues.cpp holds the mechanism.
 #pragma once
 
 #include <algorithm>
@@ -11,11 +11,11 @@
 #include <vector>
 
 #include "core/backend/backend.hpp"
-#include "core/engine/cluster_hooks.hpp"
-#include "core/engine/cluster_layout.hpp"
-#include "core/engine/kv_sources.hpp"
-#include "core/engine/phase_base.hpp"
-#include "core/engine/request_accounts.hpp"
+#include "core/cluster/cluster_hooks.hpp"
+#include "core/cluster/cluster_layout.hpp"
+#include "core/cluster/kv_sources.hpp"
+#include "core/cluster/phase_base.hpp"
+#include "core/cluster/request_accounts.hpp"
 #include "core/kv/block_index.hpp"
 #include "core/metrics/transfer_totals.hpp"
 #include "core/model/request.hpp"

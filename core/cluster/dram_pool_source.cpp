@@ -5,8 +5,8 @@
 // take no transfer; blocks written to the decode node's own pool share arrive at once.
 #include <map>
 
-#include "core/engine/cluster_layout.hpp"
-#include "core/engine/kv_sources.hpp"
+#include "core/cluster/cluster_layout.hpp"
+#include "core/cluster/kv_sources.hpp"
 
 namespace dualpath {
 
