@@ -17,15 +17,15 @@ namespace dualpath::cli {
 std::string verdict(const Probe& p, double ttft_limit, double tpot_limit) {
   std::ostringstream m;
   m << std::setprecision(3);
-  if (p.ended_by == "slo_violated")
+  if (p.ended_by == RunEnd::SloViolated)
     m << "misses the SLO: the TTFT window mean passed the " << ttft_limit << " s limit at t = " << std::setprecision(4)
       << p.at << std::setprecision(3) << " s (TTFT p50 " << p.ttft_p50 << " s, TPOT mean " << p.tpot_mean * 1e3
       << " ms)";
   else if (!p.meets)
     m << "misses the SLO: TPOT mean " << p.tpot_mean * 1e3 << " ms over the " << tpot_limit * 1e3 << " ms limit ("
-      << p.ended_by << ", TTFT window mean " << p.ttft_window_mean << " s)";
+      << name_of(p.ended_by) << ", TTFT window mean " << p.ttft_window_mean << " s)";
   else
-    m << "meets the SLO (" << p.ended_by << ", TTFT window mean " << p.ttft_window_mean << " s, TPOT mean "
+    m << "meets the SLO (" << name_of(p.ended_by) << ", TTFT window mean " << p.ttft_window_mean << " s, TPOT mean "
       << p.tpot_mean * 1e3 << " ms)"
       << (p.lower_bound() ? "; every agent finished before a steady state: a lower bound, not evidence that the rate "
                             "holds (longer workload.duration decides)"
@@ -36,7 +36,7 @@ std::string verdict(const Probe& p, double ttft_limit, double tpot_limit) {
 nlohmann::json probe_json(const Probe& p) {
   return {{"aps", p.aps},
           {"meets_slo", p.meets},
-          {"ended_by", p.ended_by},
+          {"ended_by", name_of(p.ended_by)},
           {"ttft_window_mean_s", p.ttft_window_mean},
           {"ttft_p50_s", p.ttft_p50},
           {"tpot_mean_s", p.tpot_mean},
@@ -47,7 +47,7 @@ Probe probe_from_json(const nlohmann::json& j) {
   Probe p;
   p.aps = j.at("aps").get<double>();
   p.meets = j.at("meets_slo").get<bool>();
-  p.ended_by = j.at("ended_by").get<std::string>();
+  p.ended_by = choice_value(kRunEnds, j.at("ended_by").get<std::string>());
   p.ttft_window_mean = j.at("ttft_window_mean_s").get<double>();
   p.ttft_p50 = j.at("ttft_p50_s").get<double>();
   p.tpot_mean = j.at("tpot_mean_s").get<double>();
@@ -77,7 +77,7 @@ Probe read_probe(const std::string& dir, double aps, double tpot_limit) {
   p.tpot_mean = f.results.tpot.mean;
   p.ttft_p50 = f.results.ttft.p50;
   p.binds = f.ttft_binds;
-  p.meets = p.ended_by != "slo_violated" && p.tpot_mean <= tpot_limit;
+  p.meets = p.ended_by != RunEnd::SloViolated && p.tpot_mean <= tpot_limit;
   try {
     std::ifstream perf(dir + "/perf.json");
     if (perf) p.wall_s = nlohmann::json::parse(perf).value("wall_s", 0.0);

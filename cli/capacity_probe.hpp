@@ -9,18 +9,20 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/child_runs.hpp"
+#include "core/run/summary_sections.hpp"  // RunEnd
 
 namespace dualpath::cli {
 
 struct Probe {
   double aps = 0;
   bool meets = false;
-  std::string ended_by, binds;
+  RunEnd ended_by = RunEnd::AllAgentsDone;
+  std::string binds;
   double ttft_window_mean = 0, tpot_mean = 0, ttft_p50 = 0;
   double at = 0;      // when the stop rule ended the run, seconds
   double wall_s = 0;  // the child's wall time (perf.json; 0 if absent)
   // Every agent finished before the stop rule saw a steady state: a pass that only bounds the capacity from below.
-  bool lower_bound() const { return meets && ended_by == "all_agents_done"; }
+  bool lower_bound() const { return meets && ended_by == RunEnd::AllAgentsDone; }
 };
 
 // The probe in `dir` (its summary.json; std::runtime_error when it is not a capacity probe's).

@@ -24,7 +24,6 @@
 #include "cli/name_list.hpp"
 #include "core/config/fault_kinds.hpp"
 #include "core/config/output_file.hpp"
-#include "core/run/run_folder.hpp"
 #include "core/config/input_error.hpp"
 #include "core/config/faults.hpp"
 #include "core/config/loader.hpp"
@@ -52,7 +51,14 @@ struct RunArgs {
   TraceOptions trace_options;
   std::vector<std::string> faults;
   bool baseline = false;
+  std::string fault_baseline;  // set by --baseline for its children: the run folder without faults to compare with
 };
+
+// The run folder of `policy`: the results folder itself for one policy, <out>/<policy> for several.
+std::string run_folder_of(const std::vector<std::string>& policies, const std::string& out,
+                          const std::string& policy) {
+  return policies.size() > 1 ? out + "/" + policy : out;
+}
 
 // The resource that took the largest share of TTFT (summary.json "waits"), e.g. "snic 54%".
 std::string binds(const RunFile& f) {
@@ -129,6 +135,7 @@ std::vector<ChildJob> policy_jobs(const RunArgs& a, const std::vector<std::strin
   std::vector<ChildJob> jobs;
   for (const auto& policy : policies) {
     ChildJob job = child_run(a, policy, out + "/" + policy);
+    if (a.baseline) job.args.insert(job.args.end(), {"--fault-baseline", out + "/" + policy + "/baseline"});
     if (!a.trace.empty())
       job.args.insert(job.args.end(), {"--trace", trace_file_for_policy(a.trace, policy), "--trace-flows",
                                        std::to_string(a.trace_options.flow_requests), "--trace-detail",
@@ -139,84 +146,64 @@ std::vector<ChildJob> policy_jobs(const RunArgs& a, const std::vector<std::strin
   return jobs;
 }
 
-// --baseline: each run with faults is simulated again without them (in <its folder>/baseline/), and its
-// summary.json gains "fault_impact": the headline metrics with and without the faults and their relative change.
-void add_fault_impact(const RunArgs& a, const std::vector<std::string>& policies, const std::string& out,
-                      bool quiet) {
-  std::vector<std::string> folders;
+// --baseline: each policy's run is first simulated without its faults (in <its folder>/baseline/); the run with
+// faults then reads that summary back and its summary.json gains "fault_impact" (core/run/fault_impact.hpp).
+// The baselines run as children of this program (one simulation per process), in parallel up to the core count.
+void run_fault_baselines(const RunArgs& a, const std::vector<std::string>& policies, const std::string& out) {
   std::vector<ChildJob> jobs;
   for (const auto& policy : policies) {
-    const std::string folder = policies.size() > 1 ? out + "/" + policy : out;
-    folders.push_back(folder);
-    ChildJob job = child_run(a, policy, folder + "/baseline");
+    ChildJob job = child_run(a, policy, run_folder_of(policies, out, policy) + "/baseline");
     job.args.insert(job.args.end(), {"--set", "faults=[]"});
     jobs.push_back(std::move(job));
   }
   const auto codes = run_child_jobs(jobs, default_parallelism(), nullptr, nullptr);
-  if (!quiet) std::cout << "fault impact (with faults vs the same run without them, in <run>/baseline/):\n";
-  for (size_t i = 0; i < policies.size(); ++i) {
+  for (size_t i = 0; i < policies.size(); ++i)
     if (codes[i] != 0)
       throw CLI::RuntimeError("the baseline of policy " + policies[i] + " failed with exit code " +
                                   std::to_string(codes[i]),
                               kExitFailure);
-    const std::string path = folders[i] + "/summary.json";
-    nlohmann::json with, without;
-    {
-      std::ifstream in(path), base(folders[i] + "/baseline/summary.json");
-      with = nlohmann::json::parse(in);
-      without = nlohmann::json::parse(base);
-    }
-    nlohmann::json impact = {{"baseline", folders[i] + "/baseline"}};
-    const RunSummary w = run_summary_from_json(with.at("results")), wo = run_summary_from_json(without.at("results"));
-    auto metric = [&](const std::string& name, double x, double y) {
-      impact[name] = {{"with_faults", x}, {"without", y}, {"change", y != 0 ? x / y - 1 : 0.0}};
-    };
-    metric("jct_s", w.jct, wo.jct);
-    metric("ttft_p50_s", w.ttft.p50, wo.ttft.p50);
-    metric("ttft_p99_s", w.ttft.p99, wo.ttft.p99);
-    metric("tpot_p50_s", w.tpot.p50, wo.tpot.p50);
-    metric("slo_both_ok_fraction", w.slo_both_ok, wo.slo_both_ok);
-    with["fault_impact"] = impact;
-    std::ostringstream text;
-    text << std::setw(2) << with << '\n';
-    write_text_atomically(path, text.str());  // never a summary.json that looks whole but is cut short
-    if (!quiet)
-      std::cout << "  " << std::left << std::setw(10) << policies[i] << std::right << " JCT "
-                << fixed(impact["jct_s"]["with_faults"].get<double>(), 1) << " s vs "
-                << fixed(impact["jct_s"]["without"].get<double>(), 1) << " s ("
-                << (impact["jct_s"]["change"].get<double>() >= 0 ? "+" : "")
-                << fixed(100 * impact["jct_s"]["change"].get<double>(), 1) << "%), TTFT p50 "
-                << fixed(impact["ttft_p50_s"]["with_faults"].get<double>(), 2) << " s vs "
-                << fixed(impact["ttft_p50_s"]["without"].get<double>(), 2) << " s, SLO met "
-                << fixed(100 * impact["slo_both_ok_fraction"]["with_faults"].get<double>(), 1) << "% vs "
-                << fixed(100 * impact["slo_both_ok_fraction"]["without"].get<double>(), 1) << "%\n";
+}
+
+// The "fault_impact" lines of each policy's run, read back from its summary.json.
+void print_fault_impact(const std::vector<std::string>& policies, const std::string& out) {
+  std::cout << "fault impact (with faults vs the same run without them, in <run>/baseline/):\n";
+  for (const auto& policy : policies) {
+    const std::string path = run_folder_of(policies, out, policy) + "/summary.json";
+    std::ifstream in(path);
+    const nlohmann::json impact = nlohmann::json::parse(in).at("fault_impact");
+    auto figure = [&](const char* metric, const char* which) { return impact.at(metric).at(which).get<double>(); };
+    const double change = figure("jct_s", "change");
+    std::cout << "  " << std::left << std::setw(10) << policy << std::right << " JCT "
+              << fixed(figure("jct_s", "with_faults"), 1) << " s vs " << fixed(figure("jct_s", "without"), 1)
+              << " s (" << (change >= 0 ? "+" : "") << fixed(100 * change, 1) << "%), TTFT p50 "
+              << fixed(figure("ttft_p50_s", "with_faults"), 2) << " s vs " << fixed(figure("ttft_p50_s", "without"), 2)
+              << " s, SLO met " << fixed(100 * figure("slo_both_ok_fraction", "with_faults"), 1) << "% vs "
+              << fixed(100 * figure("slo_both_ok_fraction", "without"), 1) << "%\n";
   }
 }
 
-void run_once(const RunArgs& a);
+void run_policies(const RunArgs& a, Scenario sc, const std::string& out, const std::vector<std::string>& policies);
 
 void run(const RunArgs& a) {
-  if (a.baseline) {
-    const Scenario sc = load_scenario(a.scenario, a.overrides, a.overlays);
-    if (sc.faults.empty())
-      throw InputError("--baseline", "compares a run with faults against the same run without them, but this run "
-                                     "has no faults (give --fault or a scenario \"faults\" list)");
-  }
-  run_once(a);
-  if (!a.baseline) return;
-  const Scenario sc = load_scenario(a.scenario, a.overrides, a.overlays);
-  auto policies = name_list(a.policies, "--policy");
-  if (policies.empty()) policies = {sc.policy.name};
-  add_fault_impact(a, policies, !a.out.empty() ? a.out : sc.outputs.dir + "/" + sc.name, a.quiet);
-}
-
-void run_once(const RunArgs& a) {
   Scenario sc = load_scenario(a.scenario, a.overrides, a.overlays);  // validates once, before any child starts
   const std::string out = !a.out.empty() ? a.out : sc.outputs.dir + "/" + sc.name;
   const auto policies = name_list(a.policies, "--policy");
   // Unknown policy names fail here, before any simulation, with the list of known ones.
   if (policies.empty()) check_policy(sc, a.scenario, sc.policy.name, a.scenario + ": /policy/name");
   for (const auto& p : policies) check_policy(sc, a.scenario, p, "--policy " + a.policies);
+  const std::vector<std::string> names = policies.empty() ? std::vector<std::string>{sc.policy.name} : policies;
+  if (a.baseline) {
+    if (sc.faults.empty())
+      throw InputError("--baseline", "compares a run with faults against the same run without them, but this run "
+                                     "has no faults (give --fault or a scenario \"faults\" list)");
+    make_output_folder(out, "--out");  // before the children, so a bad --out is one clear line
+    run_fault_baselines(a, names, out);
+  }
+  run_policies(a, std::move(sc), out, policies);
+  if (a.baseline && !a.quiet) print_fault_impact(names, out);
+}
+
+void run_policies(const RunArgs& a, Scenario sc, const std::string& out, const std::vector<std::string>& policies) {
   if (policies.size() > 1) {
     make_output_folder(out, "--out");  // before the children, so a bad --out is one clear line
     const unsigned parallel = default_parallelism();
@@ -263,6 +250,8 @@ void run_once(const RunArgs& a) {
     ro.trace_file = a.trace;
     ro.trace = a.trace_options;
     ro.progress = !a.quiet && ::isatty(STDERR_FILENO) != 0;
+    if (a.baseline) ro.extras.fault_baseline = out + "/baseline";
+    if (!a.fault_baseline.empty()) ro.extras.fault_baseline = a.fault_baseline;
     // The loader already resolved workload.file against the scenario's folder.
     const auto outcome = sim::run_scenario(sc, "", out, ro);
     if (!a.quiet) {
@@ -338,6 +327,8 @@ void register_run_command(CLI::App& app) {
   cmd->add_flag("--baseline", args->baseline,
                 "With faults: also run each policy without them (in <run folder>/baseline/) and add "
                 "\"fault_impact\" (JCT, TTFT, TPOT, SLO with and without) to its summary.json");
+  // --baseline's children: the run without faults this one compares with (hidden: --baseline sets it).
+  cmd->add_option("--fault-baseline", args->fault_baseline)->group("");
   cmd->callback([args] {
     // Each --fault appends one entry to "faults", after every --set (an override like any other: child runs
     // get it through --set).

@@ -1,24 +1,16 @@
 #include "sim/run_scenario.hpp"
 
-#include <chrono>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
-#include <iomanip>
 #include <memory>
+#include <sstream>
 
-#include "core/run/build_info.hpp"
-#include "core/config/loader.hpp"
 #include "core/cluster/cluster.hpp"
 #include "core/metrics/progress.hpp"
-#include "core/run/summary_sections.hpp"
 #include "core/metrics/run_folders.hpp"
-#include "core/metrics/summary.hpp"
-#include "core/config/output_file.hpp"
-#include "core/run/run_folder.hpp"
+#include "core/run/run_pipeline.hpp"
 #include "core/run/run_records.hpp"
 #include "core/sched/policy_registry.hpp"
-#include "core/workload/agents.hpp"
 #include "sim/simulator.hpp"
 
 namespace dualpath::sim {
@@ -69,98 +61,90 @@ struct ProgressHook {
   unsigned calls = 0;
 };
 
+// The simulator as the run pipeline's body: it streams links.csv, logs activity for a trace, shows progress, and
+// writes the trace after the run.
+class SimBody final : public RunBody {
+ public:
+  SimBody(const Scenario& sc, const RunOptions& options) : sc_(sc), options_(options) {
+    SimOptions opt;
+    opt.link_sample_interval = sc.outputs.link_sample_interval;
+    opt.full_lmm_update = sc.sim.lmm_update == LmmUpdate::Full ||
+                          (sc.sim.lmm_update == LmmUpdate::Auto && effective_features(sc.policy).dual_path);
+    sim_ = make_simulator(sc.sim.engine, sc.topology, sc.deployment, sc.policy.qos, sc.sim, opt);
+  }
+  Backend& backend() override { return *sim_; }
+  // The trace file is written after the run from every request.
+  bool frees_settled() const override { return options_.trace_file.empty(); }
+  void attach(Cluster& cluster, RunRecords& records) override {
+    if (!options_.trace_file.empty()) cluster.set_activity_log(&log_);
+    if (options_.trace_file.empty()) sim_->set_link_sample_sink(records.stream_links_csv(sim_->links().links));
+    if (options_.progress) {
+      progress_ = std::make_shared<ProgressHook>();
+      progress_->cluster = &cluster;
+      sim_->set_step_hook([p = progress_](double now) {
+        if (!p->active || (++p->calls & 63u) != 0) return;
+        p->line.update(now, p->cluster->rounds_done(), p->cluster->rounds_total());
+      });
+    }
+  }
+  DriveEnd drive(Cluster& cluster) override {
+    struct StopProgress {  // also on exceptions
+      ProgressHook* p;
+      explicit StopProgress(ProgressHook* hook) : p(hook) {}
+      StopProgress(const StopProgress&) = delete;
+      StopProgress& operator=(const StopProgress&) = delete;
+      ~StopProgress() {
+        if (!p) return;
+        p->active = false;
+        p->line.finish();
+      }
+    } stop_progress{progress_.get()};
+    sim_->run([&] { cluster.start(); });
+    return {sim_->hit_time_limit() || sim_->stopped_early(), {}};
+  }
+  void stalled(const std::string& report, std::vector<std::string>&) override {
+    throw NoProgressError("the simulation ran out of work: " + report);
+  }
+  const LinkReport& links(const RunSummary&) override { return sim_->links(); }
+  void finish(const Cluster& cluster) override {
+    if (options_.trace_file.empty()) return;
+    trace_ = write_trace(options_.trace_file, sc_, cluster, log_, sim_->links(), options_.trace);
+    traced_ = true;
+  }
+  nlohmann::json perf_counts() const override {
+    const auto& st = sim_->stats();
+    return {{"transfers", st.transfers}, {"timers", st.timers}, {"callbacks", st.callbacks},
+            {"solver_steps", st.solver_steps}};
+  }
+  double end_time() const override { return sim_->links().end_time; }
+  uint64_t events() const { return sim_->stats().callbacks; }
+  bool traced() const { return traced_; }
+  const TraceEventStats& trace() const { return trace_; }
+
+ private:
+  const Scenario& sc_;
+  const RunOptions& options_;
+  std::unique_ptr<Simulator> sim_;
+  ActivityLog log_;
+  std::shared_ptr<ProgressHook> progress_;
+  bool traced_ = false;
+  TraceEventStats trace_;
+};
+
 }  // namespace
 
 RunOutcome run_scenario(const Scenario& sc, const std::string& scenario_dir, const std::string& out_dir,
                         const RunOptions& options) {
-  make_output_folder(out_dir, "--out");  // before the run, so a bad --out costs nothing
-  const auto wall0 = std::chrono::steady_clock::now();
-  // The trace lives only while the agents are made from it (a long online run's input is large).
-  std::vector<Agent> agents = make_agents(load_workload_trace(sc.workload, scenario_dir), sc.workload);
-  const ZeroServiceReuse reuse = zero_service_reuse(agents, sc.policy.block_tokens);
-
-  SimOptions opt;
-  opt.link_sample_interval = sc.outputs.link_sample_interval;
-  opt.full_lmm_update = sc.sim.lmm_update == LmmUpdate::Full ||
-                        (sc.sim.lmm_update == LmmUpdate::Auto && effective_features(sc.policy).dual_path);
-  const std::unique_ptr<Simulator> sim =
-      make_simulator(sc.sim.engine, sc.topology, sc.deployment, sc.policy.qos, sc.sim, opt);
-  Simulator& backend = *sim;
-  Cluster cluster(sc, std::move(agents), backend);
-  ActivityLog log;
-  if (!options.trace_file.empty()) cluster.set_activity_log(&log);
-  // requests.csv and the summary are folded as requests settle; the Cluster frees them then, except when the trace
-  // file (written after the run from every request) is asked for.
-  RunRecords records(out_dir, sc.slo, sc.workload.mode == ArrivalMode::Online);
-  cluster.set_request_sink(&records, options.trace_file.empty());
-  if (options.trace_file.empty()) backend.set_link_sample_sink(records.stream_links_csv(backend.links().links));
-  std::shared_ptr<ProgressHook> progress;
-  if (options.progress) {
-    progress = std::make_shared<ProgressHook>();
-    progress->cluster = &cluster;
-    backend.set_step_hook([progress](double now) {
-      if (!progress->active || (++progress->calls & 63u) != 0) return;
-      progress->line.update(now, progress->cluster->rounds_done(), progress->cluster->rounds_total());
-    });
-  }
-  struct StopProgress {  // also on exceptions
-    std::shared_ptr<ProgressHook> p;
-    explicit StopProgress(std::shared_ptr<ProgressHook> h) : p(std::move(h)) {}
-    StopProgress(const StopProgress&) = delete;
-    StopProgress& operator=(const StopProgress&) = delete;
-    void operator()() {
-      if (!p) return;
-      p->active = false;
-      p->line.finish();
-      p = nullptr;
-    }
-    ~StopProgress() { (*this)(); }
-  } stop_progress{progress};
-  backend.run([&] { cluster.start(); });
-  stop_progress();
-  if (!cluster.finished() && !backend.hit_time_limit() && !backend.stopped_early())
-    throw NoProgressError("the simulation ran out of work: " + cluster.stall_report());
-
-  cluster.hand_over_rest();
-  const RunSummary rs = records.summary(cluster.totals());
-  nlohmann::json summary = run_summary(sc, cluster, rs, reuse, backend.links(), cluster.finished(),
-                                       records.working_set(cluster.agents(), rs.aps));
-  if (const StopRule* rule = cluster.stop_rule()) {
-    // Which rule ended the online run, when, and the TTFT window means it judged (paper §7.6).
-    const char* why = cluster.stop_reason() != StopReason::None ? stop_reason_name(cluster.stop_reason())
-                      : cluster.finished()                       ? "all_agents_done"
-                                                                 : "time_limit";
-    StopFigures stop;
-    stop.ended_by = why;
-    stop.at_s = cluster.stop_reason() != StopReason::None ? cluster.stop_time() : rs.first_arrival + rs.jct;
-    stop.ttft_window_mean_s = rule->window_mean();
-    if (rule->lookback_mean() >= 0) stop.ttft_lookback_mean_s = rule->lookback_mean();
-    stop.window_s = rule->spec().window, stop.lookback_s = rule->spec().lookback;
-    stop.tolerance = rule->spec().tolerance;
-    summary["stop"] = to_json(stop);
-  }
-  write_run_folder(out_dir, summary, records, cluster, backend.links());
-
+  make_output_folder(out_dir, "--out");  // before the simulator is built, so a bad --out costs nothing
+  SimBody body(sc, options);
+  const RunResult r = run_pipeline(sc, scenario_dir, out_dir, body, options.extras);
   RunOutcome o;
-  if (!options.trace_file.empty()) {
-    o.trace = write_trace(options.trace_file, sc, cluster, log, backend.links(), options.trace);
-    o.traced = true;
-  }
-  o.summary = summary;
-  o.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
-  o.simulated_seconds = backend.links().end_time;
-  const auto& st = backend.stats();
-  o.events = st.callbacks;
-  std::ostringstream perf;
-  perf << std::setw(2) << nlohmann::json{{"version", build_version()},
-                                                          {"wall_s", o.wall_seconds},
-                                                          {"simulated_s", o.simulated_seconds},
-                                                          {"transfers", st.transfers},
-                                                          {"timers", st.timers},
-                                                          {"callbacks", st.callbacks},
-                                                          {"solver_steps", st.solver_steps}}
-       << '\n';
-  write_text_atomically(out_dir + "/perf.json", perf.str());
+  o.summary = r.summary;
+  o.wall_seconds = r.wall_seconds;
+  o.simulated_seconds = r.simulated_seconds;
+  o.events = body.events();
+  o.traced = body.traced();
+  o.trace = body.trace();
   return o;
 }
 

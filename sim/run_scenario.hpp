@@ -1,5 +1,6 @@
-// Runs one scenario on the SimGrid backend and writes its results: summary.json (deterministic), requests.csv,
-// links.csv, and perf.json (wall time and event counts, which vary between machines). One per process.
+// Runs one scenario on a simulator (the native solver or SimGrid, sim.engine) through core/run's pipeline, which
+// writes its results: summary.json (deterministic), requests.csv, links.csv, and perf.json (wall time and event
+// counts, which vary between machines). One per process.
 #pragma once
 
 #include <string>
@@ -8,6 +9,7 @@
 
 #include "core/config/scenario.hpp"
 #include "core/metrics/trace_events.hpp"
+#include "core/run/run_pipeline.hpp"
 
 namespace dualpath::sim {
 
@@ -25,6 +27,7 @@ struct RunOptions {
   std::string trace_file;  // Chrome/Perfetto trace-event JSON (core/metrics/trace_events.hpp); empty: none
   TraceOptions trace;
   bool progress = false;   // a progress line on stderr while simulating (the caller checks it is a terminal)
+  RunExtras extras;        // a fault baseline to compare with ("fault_impact")
 };
 
 // scenario_dir resolves relative trace paths; out_dir is created. Throws InputError on bad input and

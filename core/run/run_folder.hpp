@@ -1,6 +1,7 @@
-// The run folder, written the same way by both bodies (sim/run_scenario.cpp, hw/run_hw.cpp): summary.json, whose
-// common keys are assembled here and to which each body adds its own (the simulator its online stop rule, the
-// hardware body its measured storage and node figures), then requests.csv, waits.csv and links.csv.
+// The run folder, written the same way for both bodies by the run pipeline (core/run/run_pipeline.hpp):
+// summary.json, whose common keys are assembled here and to which the pipeline adds the online stop rule and the
+// fault impact and each body its own keys (the hardware body its measured storage and node figures), then
+// requests.csv, waits.csv and links.csv.
 #pragma once
 
 #include <optional>

@@ -25,7 +25,7 @@ LinkFigures link_figures_from_json(const nlohmann::json& j) {
 
 nlohmann::json to_json(const StopFigures& s) {
   return {{"rule", "slo"},
-          {"ended_by", s.ended_by},
+          {"ended_by", name_of(s.ended_by)},
           {"at_s", s.at_s},
           {"ttft_window_mean_s", s.ttft_window_mean_s},
           {"ttft_lookback_mean_s", s.ttft_lookback_mean_s ? nlohmann::json(*s.ttft_lookback_mean_s) : nlohmann::json()},
@@ -36,7 +36,14 @@ nlohmann::json to_json(const StopFigures& s) {
 
 StopFigures stop_figures_from_json(const nlohmann::json& j) {
   StopFigures s;
-  s.ended_by = j.at("ended_by").get<std::string>();
+  const auto ended_by = j.at("ended_by").get<std::string>();
+  try {
+    s.ended_by = choice_value(kRunEnds, ended_by);
+  } catch (const std::invalid_argument&) {
+    throw nlohmann::json::type_error::create(
+        302, "stop.ended_by: expected one of slo_violated, steady_state, all_agents_done, time_limit, found \"" +
+                 ended_by + "\"", &j);
+  }
   s.at_s = j.at("at_s").get<double>();
   s.ttft_window_mean_s = j.at("ttft_window_mean_s").get<double>();
   if (!j.at("ttft_lookback_mean_s").is_null()) s.ttft_lookback_mean_s = j.at("ttft_lookback_mean_s").get<double>();

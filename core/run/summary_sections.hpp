@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/config/choices.hpp"
 #include "core/metrics/summary.hpp"
 
 namespace dualpath {
@@ -28,9 +29,18 @@ struct LinkFigures {
 nlohmann::json to_json(const LinkFigures& l);
 LinkFigures link_figures_from_json(const nlohmann::json& j);
 
+// Why an online run under the stop rule ended: one of the rule's two verdicts (StopReason, paper §7.6), every agent
+// done before either, or sim.time_limit.
+enum class RunEnd : uint8_t { SloViolated, SteadyState, AllAgentsDone, TimeLimit };
+inline constexpr ChoiceName<RunEnd> kRunEnds[] = {{RunEnd::SloViolated, "slo_violated"},
+                                                  {RunEnd::SteadyState, "steady_state"},
+                                                  {RunEnd::AllAgentsDone, "all_agents_done"},
+                                                  {RunEnd::TimeLimit, "time_limit"}};
+inline const char* name_of(RunEnd v) { return choice_name(kRunEnds, v); }
+
 // "stop" (online runs with workload.stop = "slo"): which rule ended the run, when, and the TTFT window means.
 struct StopFigures {
-  std::string ended_by;  // slo_violated | steady_state | all_agents_done | time_limit
+  RunEnd ended_by = RunEnd::AllAgentsDone;
   double at_s = 0;
   double ttft_window_mean_s = 0;
   std::optional<double> ttft_lookback_mean_s;  // none before the rule had a look-back window

@@ -8,7 +8,8 @@
 #  - the DE node's SNIC down for 40 s: writes wait for it and every round still completes; the Perfetto trace
 #    marks the fault on that node;
 #  - both network engines give the same run with faults, to their solver precision;
-#  - --baseline adds "fault_impact" against the same run without faults (and refuses a run that has none);
+#  - --baseline adds "fault_impact" against the same run without faults (and refuses a run that has none), for
+#    one policy or several (each against its own baseline);
 #  - bad faults get exit 2 and one line.
 set -euo pipefail
 bin="$1"; root="$2"
@@ -28,6 +29,7 @@ run dp_sg --policy dualpath --fault "snic-down:node=0,at=$at" --set sim.engine=s
 run basic0 --policy basic
 run basic_until --policy basic --fault "snic-down:node=0,at=20s,until=60s"
 run de_down --policy dualpath --fault "snic-down:node=1,at=20s,until=60s" --trace "$tmp/de_down/trace.json"
+run multi --policy basic,dualpath --fault "snic-down:node=0,at=20s,until=60s" --baseline
 run basic2 --policy basic --set deployment.prefill_nodes=2 --fault snic-down:node=0,at=20s
 rc=0; run basic --policy basic --fault snic-down:node=0,at=20s 2> "$tmp/basic.err" || rc=$?
 echo "basic with the only PE SNIC down for good: exit $rc: $(cat "$tmp/basic.err")"
@@ -78,6 +80,16 @@ check(imp["jct_s"]["with_faults"] == s["results"]["jct_s"] and imp["jct_s"]["wit
       f"--baseline: fault_impact compares with the fault-free run: JCT {100 * imp['jct_s']['change']:+.2f}%")
 base = json.load(open(f"{t}/dp/baseline/summary.json"))
 check("faults" not in base and base["results"] == s0["results"], "--baseline: the baseline is the same run without faults")
+bu0, _ = load("basic_until")
+for p, same, without in (("basic", bu0, load("basic0")[0]), ("dualpath", None, s0)):
+    m, _ = load(f"multi/{p}")
+    mb, _ = load(f"multi/{p}/baseline")
+    imp = m["fault_impact"]
+    check(imp["baseline"] == f"{t}/multi/{p}/baseline" and mb["results"] == without["results"]
+          and imp["jct_s"]["without"] == without["results"]["jct_s"] and imp["jct_s"]["with_faults"] == m["results"]["jct_s"],
+          f"--baseline with two policies: {p} compares with its own fault-free run (JCT {imp['jct_s']['without']:.2f} s)")
+    if same is not None:
+        check(m["results"] == same["results"], f"... and {p}'s run with faults is the one run alone")
 sg, _ = load("dp_sg")
 check(abs(sg["results"]["jct_s"] - s["results"]["jct_s"]) <= 1e-6 * s["results"]["jct_s"] and sg["faults"] == s["faults"],
       f"simgrid and native agree with faults: JCT {sg['results']['jct_s']:.9g} vs {s['results']['jct_s']:.9g}")

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "core/metrics/summary.hpp"
+#include "core/run/summary_sections.hpp"
 
 using namespace dualpath;
 
@@ -70,4 +71,29 @@ TEST(Summary, ReadsBackWhatItWrites) {
   nlohmann::json missing = written;
   missing["bytes"].erase("d2h");
   EXPECT_THROW(run_summary_from_json(missing), nlohmann::json::exception);
+}
+
+// summary.json's "stop": every way an online run can end reads back as written, and a name no build writes is
+// refused naming the key.
+TEST(StopFigures, EveryRunEndRoundTripsAndAnUnknownOneIsRefused) {
+  for (const auto& row : kRunEnds) {
+    StopFigures s;
+    s.ended_by = row.value;
+    s.at_s = 12.5, s.ttft_window_mean_s = 3.25, s.window_s = 60, s.lookback_s = 300, s.tolerance = 0.05;
+    const nlohmann::json j = to_json(s);
+    EXPECT_EQ(j.at("ended_by"), row.name);
+    const StopFigures back = stop_figures_from_json(j);
+    EXPECT_EQ(back.ended_by, row.value);
+    EXPECT_EQ(back.at_s, 12.5);
+    EXPECT_FALSE(back.ttft_lookback_mean_s.has_value());
+  }
+  nlohmann::json j = to_json(StopFigures{});
+  j["ended_by"] = "bored";
+  try {
+    stop_figures_from_json(j);
+    FAIL() << "expected an error";
+  } catch (const nlohmann::json::exception& e) {
+    EXPECT_NE(std::string(e.what()).find("stop.ended_by"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("bored"), std::string::npos) << e.what();
+  }
 }
