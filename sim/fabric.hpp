@@ -1,6 +1,6 @@
 // The cluster's network as plain data: which links exist, which links each memory endpoint sends and receives
 // through, and the route (links + latency) of a transfer between two endpoints. No SimGrid here: both network
-// engines (SimGrid's, sim/platform.hpp, and the native one, sim/fluid_backend.hpp) are built from this table,
+// engines (SimGrid's, sim/simgrid/platform.hpp, and the native one, sim/native/native_backend.hpp) are built from this table,
 // so they share link names, indices and routes by construction.
 //
 // One star. Each endpoint has an UP link list (used by everything it sends) and a DOWN list (everything it

@@ -8,8 +8,6 @@
 #include <utility>
 
 #include "core/backend/run_errors.hpp"
-#include "sim/fluid_backend.hpp"
-#include "sim/sim_backend.hpp"
 
 namespace dualpath::sim {
 
@@ -144,12 +142,6 @@ void Simulator::check_horizon(double next) {
 void Simulator::require_running() const {
   if (!in_run_)
     throw std::logic_error("simulator: work can only be started from run()'s start or completion callbacks");
-}
-
-std::unique_ptr<Simulator> make_simulator(NetworkEngine engine, const Topology& topo, const Deployment& dep,
-                                          const QosSpec& qos, const SimSpec& spec, const SimOptions& options) {
-  if (engine == NetworkEngine::Simgrid) return std::make_unique<SimBackend>(topo, dep, qos, spec, options);
-  return std::make_unique<FluidBackend>(topo, dep, qos, spec, options);
 }
 
 }  // namespace dualpath::sim

@@ -1,7 +1,7 @@
 // A simulated cluster: the Backend the core runs on, with one of two network engines behind it (sim.engine).
-//  - "simgrid" (sim/sim_backend.hpp): SimGrid 3.32's max-min (LMM) solver, the engine of record;
-//  - "native" (sim/fluid_backend.hpp, the default): dualpath's own weighted max-min fluid solver (sim/maxmin.hpp)
-//    over the same fabric, with no SimGrid actors, simcalls or per-flow kernel objects; SimGrid's results to
+//  - "simgrid" (sim/simgrid/simgrid_backend.hpp): SimGrid 3.32's max-min (LMM) solver, the engine of record;
+//  - "native" (sim/native/native_backend.hpp, the default): dualpath's own weighted max-min fluid solver
+//    (sim/native/maxmin.hpp) over the same fabric, with no SimGrid actors, simcalls or per-flow kernel objects; SimGrid's results to
 //    ~1e-12 (tests/cli/sim_engines.sh) at 4-7x less wall time per run.
 // Both share the fabric (sim/fabric.hpp), the event queue (sim/event_queue.hpp), the link meter and the checks
 // below, so they differ only in how flow rates are solved and time advances.
@@ -10,7 +10,7 @@
 // timer deadline, advance the clock to it, run the callbacks that are due, repeat until nothing is pending. All
 // core code runs single-threaded inside run().
 //  - Transfers are fluid flows over their route's links, shared by weighted max-min (weights per traffic class,
-//    sim/qos.hpp). A transfer's route latency is paid after its last byte: the flow occupies its links for
+//    sim/qos_weights.hpp). A transfer's route latency is paid after its last byte: the flow occupies its links for
 //    bytes/rate, and `done` fires `latency` later. 1 GB over a free 50 GB/s SNIC with nic_latency l completes at
 //    20 ms + l (+ storage latency for storage).
 //  - compute(gpu, work) is a timer of work.seconds. The cost model already predicts the time, one engine runs

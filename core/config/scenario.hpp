@@ -234,14 +234,14 @@ struct SimSpec {
   // DE DRAM and CNICs with PE CNICs into one system where lazy's bookkeeping costs more than it saves: DS 660B
   // 2P4D DualPath 146 s -> 124 s wall) and lazy otherwise (Basic 34 s vs 36 s). Results agree to ~1e-6.
   LmmUpdate lmm_update = LmmUpdate::Auto;
-  // The network engine: "native" (dualpath's own weighted max-min over the fabric, sim/fluid_backend.hpp) or
+  // The network engine: "native" (dualpath's own weighted max-min over the fabric, sim/native/native_backend.hpp) or
   // "simgrid" (SimGrid's LMM solver, the engine of record the native one is checked against: same results to
   // ~1e-12, tests/cli/sim_engines.sh). Native is the default because it is 4-7x cheaper per run.
   // lmm_update applies to "simgrid" only.
   NetworkEngine engine = NetworkEngine::Native;
   // What the native engine re-solves after flows leave (and none arrive): their whole components
   // ("whole-component"), or only the flows at or above the lowest departed flow's level ("above-departed": the
-  // others provably keep their rates, sim/maxmin.hpp; the same allocation up to rounding, which this chaotic
+  // others provably keep their rates, sim/native/maxmin.hpp; the same allocation up to rounding, which this chaotic
   // model amplifies, so a speed switch: docs/performance.md "Departures re-fill above their level"). Native only.
   DepartureSolve departures = DepartureSolve::WholeComponent;
 };

@@ -12,7 +12,7 @@
 # with a real bias beyond it fails. Single runs with issue 41's step times: JCT -0.41%, TTFT p50 +1.08%, p99 -3.16%
 # (p99 flips between 11.32, 11.41 and 11.86 s under the perturbation), TPOT p50 -0.06%. The same run without the switch must be byte-identical to the
 # default (a switch that is off changes nothing). sim.departures = "above-departed" alone is exact up to rounding
-# (sim/maxmin.hpp): its headline metrics must agree with the default to 1e-9 (on this case today they are
+# (sim/native/maxmin.hpp): its headline metrics must agree with the default to 1e-9 (on this case today they are
 # byte-identical; a wrong re-fill, such as one that forgets the kept flows' rates, moves them by percents).
 set -euo pipefail
 bin="$1"; root="$2"

@@ -132,8 +132,8 @@ TEST_P(SimDriver, InvalidTopologyIsRejectedBeforeSimGridStarts) {
 
 // SimGrid's engine is a singleton; the native engine has no such limit.
 TEST(SimDriverSimGrid, SecondBackendInOneProcessIsRejected) {
-  SimBackend b(small_topology(), deployment(1, 1), qos_on(), SimSpec{});
-  EXPECT_THROW(SimBackend(small_topology(), deployment(1, 1), qos_on(), SimSpec{}), std::logic_error);
+  SimgridBackend b(small_topology(), deployment(1, 1), qos_on(), SimSpec{});
+  EXPECT_THROW(SimgridBackend(small_topology(), deployment(1, 1), qos_on(), SimSpec{}), std::logic_error);
 }
 
 TEST(SimDriverNative, ManyBackendsInOneProcess) {

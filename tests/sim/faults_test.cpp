@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/maxmin.hpp"
+#include "sim/native/maxmin.hpp"
 #include "sim_fixture.hpp"
 
 namespace dualpath::sim::test {

@@ -12,7 +12,7 @@
 
 #include "core/config/scenario.hpp"
 #include "core/run/link_report.hpp"
-#include "sim/sim_backend.hpp"
+#include "sim/simgrid/simgrid_backend.hpp"
 #include "sim/simulator.hpp"
 
 namespace dualpath::sim::test {

@@ -29,7 +29,7 @@ TEST(SimThroughput, DISABLED_RandomTransfers2P4D) {
   t.nic_latency = 2e-6;
   SimOptions o;
   o.stack_kib = static_cast<int>(env_or("DUALPATH_BENCH_STACK_KIB", 8192));
-  SimBackend b(t, deployment(2, 4), qos_on(), SimSpec{}, o);
+  SimgridBackend b(t, deployment(2, 4), qos_on(), SimSpec{}, o);
   const int gpus = 6 * 8, nodes = 6;
   std::mt19937 rng(1);
   long started = 0, completed = 0;

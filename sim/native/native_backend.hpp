@@ -17,14 +17,14 @@
 
 namespace dualpath::sim {
 
-class FluidBackend final : public Simulator {
+class NativeBackend final : public Simulator {
  public:
   // Throws std::invalid_argument on an invalid topology, deployment or QoS spec. Any number may exist.
-  FluidBackend(const Topology& topo, const Deployment& dep, const QosSpec& qos, const SimSpec& spec,
+  NativeBackend(const Topology& topo, const Deployment& dep, const QosSpec& qos, const SimSpec& spec,
                SimOptions options = {});
-  ~FluidBackend() override;
-  FluidBackend(const FluidBackend&) = delete;
-  FluidBackend& operator=(const FluidBackend&) = delete;
+  ~NativeBackend() override;
+  NativeBackend(const NativeBackend&) = delete;
+  NativeBackend& operator=(const NativeBackend&) = delete;
 
   void run(Done start) override;
   bool hit_time_limit() const override;

@@ -1,4 +1,4 @@
-#include "sim/fluid_backend.hpp"
+#include "sim/native/native_backend.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -9,8 +9,8 @@
 
 #include "sim/event_queue.hpp"
 #include "sim/link_meter.hpp"
-#include "sim/maxmin.hpp"
-#include "sim/qos.hpp"
+#include "sim/native/maxmin.hpp"
+#include "sim/qos_weights.hpp"
 
 namespace dualpath::sim {
 
@@ -24,7 +24,7 @@ std::vector<double> capacities(const Fabric& f) {
 
 }  // namespace
 
-struct FluidBackend::Impl {
+struct NativeBackend::Impl {
   // A running flow. Its rate changes only when the solver re-solves its component; `remaining` is the bytes left
   // at time `since`, so progress is settled only when the rate changes, and `finish` is when its last byte leaves.
   struct Flow {
@@ -250,13 +250,13 @@ struct FluidBackend::Impl {
   }
 };
 
-FluidBackend::FluidBackend(const Topology& topo, const Deployment& dep, const QosSpec& qos, const SimSpec& spec,
+NativeBackend::NativeBackend(const Topology& topo, const Deployment& dep, const QosSpec& qos, const SimSpec& spec,
                            SimOptions options)
     : impl_(std::make_unique<Impl>(topo, dep, qos, spec, options)) {}
 
-FluidBackend::~FluidBackend() = default;
+NativeBackend::~NativeBackend() = default;
 
-void FluidBackend::run(Done start) {
+void NativeBackend::run(Done start) {
   Impl& m = *impl_;
   if (m.ran) throw std::logic_error("simulator: run() can only be called once");
   m.ran = true;
@@ -276,19 +276,19 @@ void FluidBackend::run(Done start) {
   m.meter.finish(m.clock, m.report);
 }
 
-bool FluidBackend::hit_time_limit() const { return impl_->hit_limit; }
-bool FluidBackend::stopped_early() const { return impl_->stop_requested; }
-void FluidBackend::stop() { impl_->stop_requested = true; }
-double FluidBackend::now() const { return impl_->clock; }
-const LinkReport& FluidBackend::links() const { return impl_->report; }
-const SimStats& FluidBackend::stats() const { return impl_->stats; }
-const Fabric& FluidBackend::fabric() const { return impl_->fabric; }
-LinkMeter& FluidBackend::meter() { return impl_->meter; }
-uint64_t FluidBackend::start_flow(int src, int dst, double bytes, TrafficClass cls, Done done) {
+bool NativeBackend::hit_time_limit() const { return impl_->hit_limit; }
+bool NativeBackend::stopped_early() const { return impl_->stop_requested; }
+void NativeBackend::stop() { impl_->stop_requested = true; }
+double NativeBackend::now() const { return impl_->clock; }
+const LinkReport& NativeBackend::links() const { return impl_->report; }
+const SimStats& NativeBackend::stats() const { return impl_->stats; }
+const Fabric& NativeBackend::fabric() const { return impl_->fabric; }
+LinkMeter& NativeBackend::meter() { return impl_->meter; }
+uint64_t NativeBackend::start_flow(int src, int dst, double bytes, TrafficClass cls, Done done) {
   return impl_->start_flow(src, dst, bytes, cls, std::move(done));
 }
-void FluidBackend::cancel_flow(uint64_t handle) { impl_->cancel_flow(handle); }
-void FluidBackend::scale_link(int link, double factor) { impl_->scale_link(link, factor); }
-void FluidBackend::add_timer(double delay, Done done) { impl_->add_timer(delay, std::move(done)); }
+void NativeBackend::cancel_flow(uint64_t handle) { impl_->cancel_flow(handle); }
+void NativeBackend::scale_link(int link, double factor) { impl_->scale_link(link, factor); }
+void NativeBackend::add_timer(double delay, Done done) { impl_->add_timer(delay, std::move(done)); }
 
 }  // namespace dualpath::sim

@@ -1,4 +1,4 @@
-#include "sim/version.hpp"
+#include "sim/simgrid/version.hpp"
 
 #include <xbt/base.h>  // simgrid/version.h uses these export macros without including them
 #include <simgrid/version.h>

@@ -1,4 +1,4 @@
-#include "sim/maxmin.hpp"
+#include "sim/native/maxmin.hpp"
 
 #include <algorithm>
 #include <cmath>

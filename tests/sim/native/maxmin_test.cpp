@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/maxmin.hpp"
+#include "sim/native/maxmin.hpp"
 
 namespace dualpath::sim {
 namespace {

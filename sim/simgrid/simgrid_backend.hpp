@@ -1,6 +1,6 @@
 // The SimGrid network engine of the simulator (sim/simulator.hpp): transfers are SimGrid comms whose rates
 // SimGrid's max-min (LMM) solver sets, over the platform of platform.hpp, with CNIC QoS as per-flow sharing
-// penalties (qos.hpp) and exact per-link accounting (link_meter.hpp). The engine of record for contention.
+// penalties (qos_penalty.hpp) and exact per-link accounting (sim/link_meter.hpp). The engine of record for contention.
 //
 // run() starts SimGrid with ONE long-lived driver actor. It calls `start` at t = 0, then loops: wait for the next
 // completion among the running comms or the next timer deadline, run the callbacks that are due, repeat until
@@ -14,16 +14,16 @@
 
 namespace dualpath::sim {
 
-class SimBackend final : public Simulator {
+class SimgridBackend final : public Simulator {
  public:
-  // Creates the SimGrid engine and the platform. Only one SimBackend may ever exist in a process (SimGrid's
+  // Creates the SimGrid engine and the platform. Only one SimgridBackend may ever exist in a process (SimGrid's
   // engine is a singleton): a second throws std::logic_error. Throws std::invalid_argument on an invalid
   // topology, deployment or QoS spec.
-  SimBackend(const Topology& topo, const Deployment& dep, const QosSpec& qos, const SimSpec& spec,
+  SimgridBackend(const Topology& topo, const Deployment& dep, const QosSpec& qos, const SimSpec& spec,
              SimOptions options = {});
-  ~SimBackend() override;
-  SimBackend(const SimBackend&) = delete;
-  SimBackend& operator=(const SimBackend&) = delete;
+  ~SimgridBackend() override;
+  SimgridBackend(const SimgridBackend&) = delete;
+  SimgridBackend& operator=(const SimgridBackend&) = delete;
 
   void run(Done start) override;
   bool hit_time_limit() const override;

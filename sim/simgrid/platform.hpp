@@ -2,7 +2,7 @@
 // endpoint and one SHARED SimGrid link per fabric link, in the same order, with the fabric's up/down link lists
 // as the star zone's routes.
 //
-// Latency is not given to SimGrid (the QoS penalty hook skips SimGrid's latency phase, see qos.hpp); the fabric
+// Latency is not given to SimGrid (the QoS penalty hook skips SimGrid's latency phase, see qos_penalty.hpp); the fabric
 // keeps each link's latency and the backend applies a route's latency after its last byte.
 #pragma once
 

@@ -1,6 +1,6 @@
 // Weighted max-min fair sharing of link capacities between flows: the rate allocation of SimGrid's LMM solver
 // for CM02 with every link SHARED and every flow using each of its links once (consumption weight 1), so that
-// the native engine (fluid_backend.hpp) gives the rates SimGrid gives.
+// the native engine (native_backend.hpp) gives the rates SimGrid gives.
 //
 // Progressive filling. Every flow f has a weight w_f (the inverse of SimGrid's sharing penalty). Each link l
 // with remaining capacity R_l and unfixed flows F_l offers the level R_l / sum_{f in F_l} w_f; the link with the

@@ -1,4 +1,4 @@
-#include "sim/engine.hpp"
+#include "sim/simgrid/simgrid_setup.hpp"
 
 #include <stdexcept>
 #include <string>

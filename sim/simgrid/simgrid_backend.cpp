@@ -1,4 +1,4 @@
-#include "sim/sim_backend.hpp"
+#include "sim/simgrid/simgrid_backend.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -15,11 +15,12 @@
 #include <simgrid/s4u/Engine.hpp>
 #include <simgrid/s4u/Link.hpp>
 
-#include "sim/engine.hpp"
+#include "sim/simgrid/simgrid_setup.hpp"
 #include "sim/event_queue.hpp"
 #include "sim/link_meter.hpp"
-#include "sim/platform.hpp"
-#include "sim/qos.hpp"
+#include "sim/simgrid/platform.hpp"
+#include "sim/qos_weights.hpp"
+#include "sim/simgrid/qos_penalty.hpp"
 
 namespace dualpath::sim {
 
@@ -32,7 +33,7 @@ constexpr int kMaxIdleWakeups = 1000;
 
 }  // namespace
 
-struct SimBackend::Impl {
+struct SimgridBackend::Impl {
   struct Flow {
     FlowHandle handle;  // invalid once the flow finished or was cancelled
     Route route;
@@ -244,15 +245,15 @@ struct SimBackend::Impl {
   }
 };
 
-SimBackend::SimBackend(const Topology& topo, const Deployment& dep, const QosSpec& qos, const SimSpec& spec,
+SimgridBackend::SimgridBackend(const Topology& topo, const Deployment& dep, const QosSpec& qos, const SimSpec& spec,
                        SimOptions options)
     : impl_(std::make_unique<Impl>(topo, dep, qos, spec, options)) {}
 
-SimBackend::~SimBackend() = default;
+SimgridBackend::~SimgridBackend() = default;
 
-void SimBackend::run(Done start) {
+void SimgridBackend::run(Done start) {
   Impl& m = *impl_;
-  if (m.ran) throw std::logic_error("simulator: SimBackend::run() can only be called once");
+  if (m.ran) throw std::logic_error("simulator: SimgridBackend::run() can only be called once");
   m.ran = true;
   m.step_hook = [this](double t) { step_hook(t); };
   sg4::Actor::create("driver", m.platform.control_host(),
@@ -262,24 +263,24 @@ void SimBackend::run(Done start) {
   if (m.error) std::rethrow_exception(m.error);
 }
 
-bool SimBackend::hit_time_limit() const { return impl_->hit_limit; }
-bool SimBackend::stopped_early() const { return impl_->stop_requested; }
-void SimBackend::stop() { impl_->stop_requested = true; }
-double SimBackend::now() const { return sg4::Engine::get_clock(); }
+bool SimgridBackend::hit_time_limit() const { return impl_->hit_limit; }
+bool SimgridBackend::stopped_early() const { return impl_->stop_requested; }
+void SimgridBackend::stop() { impl_->stop_requested = true; }
+double SimgridBackend::now() const { return sg4::Engine::get_clock(); }
 
-const Fabric& SimBackend::fabric() const { return impl_->platform.fabric(); }
-uint64_t SimBackend::start_flow(int src, int dst, double bytes, TrafficClass cls, Done done) {
+const Fabric& SimgridBackend::fabric() const { return impl_->platform.fabric(); }
+uint64_t SimgridBackend::start_flow(int src, int dst, double bytes, TrafficClass cls, Done done) {
   return impl_->start_flow(src, dst, bytes, cls, std::move(done));
 }
-void SimBackend::cancel_flow(uint64_t handle) { impl_->cancel_flow(handle); }
-void SimBackend::scale_link(int link, double factor) {
+void SimgridBackend::cancel_flow(uint64_t handle) { impl_->cancel_flow(handle); }
+void SimgridBackend::scale_link(int link, double factor) {
   impl_->platform.link(link)->set_bandwidth(impl_->platform.fabric().links()[static_cast<size_t>(link)].bandwidth *
                                             factor);
 }
-void SimBackend::add_timer(double delay, Done done) { impl_->add_timer(delay, std::move(done)); }
+void SimgridBackend::add_timer(double delay, Done done) { impl_->add_timer(delay, std::move(done)); }
 
-const LinkReport& SimBackend::links() const { return impl_->report; }
-const SimStats& SimBackend::stats() const { return impl_->stats; }
-LinkMeter& SimBackend::meter() { return impl_->meter; }
+const LinkReport& SimgridBackend::links() const { return impl_->report; }
+const SimStats& SimgridBackend::stats() const { return impl_->stats; }
+LinkMeter& SimgridBackend::meter() { return impl_->meter; }
 
 }  // namespace dualpath::sim

@@ -1,4 +1,4 @@
-#include "sim/platform.hpp"
+#include "sim/simgrid/platform.hpp"
 
 #include <simgrid/s4u/Host.hpp>
 #include <simgrid/s4u/Link.hpp>
@@ -10,7 +10,7 @@ namespace sg4 = simgrid::s4u;
 
 namespace {
 
-// SimGrid needs a CPU speed for every host; nothing runs on ours (compute is a timer, see sim_backend.hpp).
+// SimGrid needs a CPU speed for every host; nothing runs on ours (compute is a timer, see simgrid_backend.hpp).
 constexpr double kHostSpeed = 1e9;
 
 }  // namespace
