@@ -26,6 +26,7 @@
 #include "core/run/summary_sections.hpp"
 #include "core/metrics/summary.hpp"
 #include "core/sched/policy_registry.hpp"
+#include "hw/hw_choices.hpp"  // the option names (header-only: builds without the hardware backend)
 #ifdef DUALPATH_HAVE_HW
 #include "hw/calibrate.hpp"
 #include "hw/gpu/gpu_calibrate.hpp"
@@ -63,13 +64,13 @@ struct HwCalArgs : HwIoArgs {
 void add_io_options(CLI::App* cmd, HwIoArgs& a, const std::string& storage_help) {
   add_scenario_options(cmd, a.overrides, a.overlays);
   cmd->add_option("--storage-dir", a.storage_dir, storage_help);
-  cmd->add_option("--transport", a.transport, "ucx (default) or memcpy")->check(CLI::IsMember({"ucx", "memcpy"}));
+  cmd->add_option("--transport", a.transport, "ucx (default) or memcpy")->check(CLI::IsMember(choice_names(hw::kTransportKinds)));
   cmd->add_option("--ucx-tls", a.ucx_tls, "UCX transports when UCX_TLS is unset (default posix,self; or tcp)");
   cmd->add_flag("--no-io-uring", a.no_uring, "Use the pread/pwrite thread pool instead of io_uring");
   cmd->add_flag("--buffered", a.buffered, "Do not use O_DIRECT");
   cmd->add_option("--compute", a.compute,
                   "emulated (default: cost-model seconds, no GPU), auto (CUDA when a GPU is usable), cuda (required)")
-      ->check(CLI::IsMember({"emulated", "auto", "cuda"}));
+      ->check(CLI::IsMember(choice_names(hw::kComputeModes)));
 }
 
 #ifndef DUALPATH_HAVE_HW
@@ -203,11 +204,11 @@ void hw_run(const HwRunArgs& a) {
   opt.io_uring = !a.no_uring;
   opt.direct = !a.buffered;
   opt.verify_every = a.verify_every;
-  opt.transport = a.transport;
+  opt.transport = choice_value(hw::kTransportKinds, a.transport);  // the option's check took only these names
   opt.ucx_tls = a.ucx_tls;
   opt.fault = a.fault.empty() ? hw::HwFault::None : choice_value(hw::kHwFaults, a.fault);
-  opt.launch = a.launch;
-  opt.compute = a.compute;
+  opt.launch = choice_value(hw::kLaunches, a.launch);
+  opt.compute = choice_value(hw::kComputeModes, a.compute);
   opt.op_timeout = a.op_timeout;
   // The loader already resolved workload.file against the scenario's folder: no second base directory.
   hw::HwRunOutcome o;
@@ -221,11 +222,11 @@ void hw_run(const HwRunArgs& a) {
     }
     return hw_run_policies(a, sc, policies, out, a.storage_dir);
   }
-  if (a.launch == "mpi") spawn_mpi_ranks(a, sc, out, a.storage_dir);  // does not return
+  if (opt.launch == hw::Launch::Mpi) spawn_mpi_ranks(a, sc, out, a.storage_dir);  // does not return
 #endif
   try {
 #ifdef DUALPATH_HW_RANKS
-    o = a.launch == "mpi" ? hw::run_mpi(sc, "", out, opt) : hw::run_hw_scenario(sc, "", out, opt);
+    o = opt.launch == hw::Launch::Mpi ? hw::run_mpi(sc, "", out, opt) : hw::run_hw_scenario(sc, "", out, opt);
 #else
     o = hw::run_hw_scenario(sc, "", out, opt);
 #endif
@@ -336,9 +337,9 @@ void hw_calibrate(const HwCalArgs& a) {
   o.blocks = a.blocks;
   o.io_uring = !a.no_uring;
   o.direct = !a.buffered;
-  o.transport = a.transport;
+  o.transport = choice_value(hw::kTransportKinds, a.transport);
   o.ucx_tls = a.ucx_tls;
-  o.compute = a.compute;
+  o.compute = choice_value(hw::kComputeModes, a.compute);
   if (!a.snic_rate.empty()) {
     o.snic_rate = parse_rate(a.snic_rate);
     if (!(o.snic_rate > 0)) throw InputError("--snic-rate", "expected a bandwidth > 0");
@@ -407,7 +408,7 @@ void register_hw_commands(CLI::App& app) {
   run->add_flag("--quiet", ra->quiet, "Print nothing on success");
   run->add_option("--launch", ra->launch,
                   "threads (default: one process) or mpi (under mpirun -np N+1: a scheduler rank + one per node)")
-      ->check(CLI::IsMember({"threads", "mpi"}));
+      ->check(CLI::IsMember(choice_names(hw::kLaunches)));
   run->add_option("--op-timeout", ra->op_timeout,
                   "mpi: seconds an operation may go unanswered before the run stops (default 120)");
   CLI::Option* fault =

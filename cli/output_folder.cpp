@@ -6,7 +6,7 @@
 
 #include "cli/shard.hpp"
 #include "core/config/input_error.hpp"
-#include "core/metrics/run_folders.hpp"
+#include "core/config/output_file.hpp"
 
 namespace dualpath::cli {
 

@@ -97,13 +97,13 @@ Outcome read_outcome(const std::string& dir) {
   return o;
 }
 
-void check_objective(const Scenario& sc, const std::string& objective, const std::string& where) {
+void check_objective(const Scenario& sc, PlanObjective objective, const std::string& where) {
   const bool online = sc.workload.mode == ArrivalMode::Online;
-  if (objective == "jct" && online)
+  if (objective == PlanObjective::Jct && online)
     throw InputError(where + ": /workload/mode",
                      "objective jct needs an offline scenario (all agents at t = 0); use --objective capacity for an "
                      "online one");
-  if (objective == "capacity" && !online)
+  if (objective == PlanObjective::Capacity && !online)
     throw InputError(where + ": /workload/mode",
                      "objective capacity needs an online scenario (--set workload.mode=online --set workload.aps=A "
                      "--set workload.duration=T)");
@@ -111,6 +111,7 @@ void check_objective(const Scenario& sc, const std::string& objective, const std
 
 
 void plan(const PlanArgs& a) {
+  const PlanObjective objective = choice_value(kPlanObjectives, a.objective);  // the option's check took only these
   if (!a.nodes && !a.budget) throw InputError("plan", "expected the cluster size: --nodes N or --budget GPUS");
   if (a.nodes && *a.nodes < 2)
     throw InputError("--nodes " + std::to_string(*a.nodes), "expected at least 2 nodes (one P, one D)");
@@ -120,7 +121,7 @@ void plan(const PlanArgs& a) {
   for (const auto& [flag, text] : {std::pair<const char*, const std::string&>{"--slo-ttft", a.slo_ttft},
                                     {"--slo-tpot", a.slo_tpot}}) {
     if (text.empty()) continue;
-    if (a.objective != "capacity")
+    if (objective != PlanObjective::Capacity)
       throw InputError(flag, "an SLO limit applies to --objective capacity (a JCT plan has no SLO to meet)");
     positive_duration(flag, text);
   }
@@ -153,7 +154,7 @@ void plan(const PlanArgs& a) {
     }
   };
   features_of(base.policy, policy);
-  check_objective(base, a.objective, a.scenario);
+  check_objective(base, objective, a.scenario);
 
   // Every variant's scenario is loaded (and so validated) before anything runs.
   std::vector<VariantPlan> plans;
@@ -168,7 +169,7 @@ void plan(const PlanArgs& a) {
     Scenario sc = axes.empty() ? base : analysis::load_variant(a.scenario, overrides, vp.variant, a.overlays);
     sc.deployment.pe_group_gpus = base.deployment.pe_group_gpus;
     sc.deployment.de_group_gpus = base.deployment.de_group_gpus;
-    check_objective(sc, a.objective, axes.empty() ? a.scenario : "--vary " + vp.variant.label);
+    check_objective(sc, objective, axes.empty() ? a.scenario : "--vary " + vp.variant.label);
     vp.nodes = a.budget ? analysis::budget_nodes(*a.budget, sc.topology.gpus_per_node) : *a.nodes;
     vp.splits = analysis::enumerate_splits(sc, vp.nodes);
     vp.outcomes.resize(vp.splits.size());
@@ -188,8 +189,9 @@ void plan(const PlanArgs& a) {
   nlohmann::json identity = {{"scenario", fs::absolute(a.scenario).lexically_normal().string()},
                              {"overlays", a.overlays},
                              {"set", a.overrides},
-                             {"objective", a.objective},
-                             {"resolution", a.objective == "capacity" ? nlohmann::json(a.resolution) : nlohmann::json()},
+                             {"objective", name_of(objective)},
+                             {"resolution", objective == PlanObjective::Capacity ? nlohmann::json(a.resolution)
+                                                                                 : nlohmann::json()},
                              {"policy", policy}};
   if (!a.slo_ttft.empty()) identity["slo_ttft"] = a.slo_ttft;
   if (!a.slo_tpot.empty()) identity["slo_tpot"] = a.slo_tpot;
@@ -220,7 +222,7 @@ void plan(const PlanArgs& a) {
   };
   bool any_failed = false;
   size_t evaluated = 0, others = 0;  // candidates this process evaluated; those left to other shards
-  if (a.objective == "capacity") {
+  if (objective == PlanObjective::Capacity) {
     // One joint search over every split of every variant (cli/plan_capacity.hpp); a shard searches each of its
     // splits on its own, so that the merge finds them finished whatever the other shards did.
     CapacityPlanSpec spec;
@@ -353,9 +355,9 @@ void plan(const PlanArgs& a) {
   for (const auto& ax : axes) policy_varied |= ax.key == "policy.name";
   std::ostringstream title;
   title << "plan for " << (a.budget ? std::to_string(*a.budget) + " GPUs" : std::to_string(*a.nodes) + " nodes") << " of "
-        << base.name << ", policy " << (policy_varied ? "per variant" : policy) << ", objective " << a.objective;
+        << base.name << ", policy " << (policy_varied ? "per variant" : policy) << ", objective " << name_of(objective);
   bool has_best = false;
-  const nlohmann::json out = report_plan({a.objective, title.str(), !axes.empty(), a.resolution, identity, a.budget},
+  const nlohmann::json out = report_plan({objective, title.str(), !axes.empty(), a.resolution, identity, a.budget},
                                          plans, has_best);
   write_json_atomically(plan_path, out);  // whole or absent, whatever kills the process
   std::cout << "results in " << plan_path << "\n";
@@ -375,7 +377,7 @@ void register_plan_command(CLI::App& app) {
                   "GPU budget instead of --nodes: as many whole nodes as it makes (per variant's GPUs per node)")
       ->excludes(nodes);
   cmd->add_option("--objective", args->objective, "jct (offline, lowest JCT) | capacity (online, highest APS)")
-      ->check(CLI::IsMember({"jct", "capacity"}));
+      ->check(CLI::IsMember(choice_names(kPlanObjectives)));
   cmd->add_option("--policy", args->policy, "Policy (default: the scenario's)");
   cmd->add_option("--vary", args->vary,
                   "KEY=V1,V2,...: also try each value of a --set path (repeatable; every combination is evaluated)");

@@ -41,10 +41,10 @@ nlohmann::json report_plan(const PlanReport& r, const std::vector<VariantPlan>& 
   auto candidate_name = [&](size_t vi, size_t i) {
     return (r.varied ? plans[vi].variant.label + " " : std::string()) + split_name(plans[vi].splits[i]);
   };
-  const bool lower_better = r.objective == "jct";
+  const bool lower_better = r.objective == PlanObjective::Jct;
   const std::string unit = lower_better ? "JCT (s)" : "capacity (APS)";
   auto margin_of = [&](double best, double next) { return lower_better ? next / best - 1 : best / next - 1; };
-  nlohmann::json out = {{"identity", r.identity}, {"objective", r.objective}, {"splits", nlohmann::json::array()}};
+  nlohmann::json out = {{"identity", r.identity}, {"objective", name_of(r.objective)}, {"splits", nlohmann::json::array()}};
   if (r.budget) out["budget_gpus"] = *r.budget;
   if (plans.size() == 1) out["nodes"] = plans[0].nodes;
   out["analytic_pd_range"] = range_json(plans[0]);

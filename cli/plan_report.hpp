@@ -14,6 +14,7 @@
 #include "core/analysis/bandwidth_model.hpp"
 #include "core/analysis/plan_splits.hpp"
 #include "core/analysis/vary_grid.hpp"
+#include "core/config/choices.hpp"
 
 namespace dualpath::cli {
 
@@ -44,8 +45,14 @@ struct VariantPlan {
 
 std::string split_name(const analysis::PdSplit& s);  // "2P4D"
 
+// What a plan ranks the splits by: the lowest JCT of an offline run, or the highest SLO capacity of an online one.
+enum class PlanObjective : uint8_t { Jct, Capacity };
+inline constexpr ChoiceName<PlanObjective> kPlanObjectives[] = {{PlanObjective::Jct, "jct"},
+                                                                {PlanObjective::Capacity, "capacity"}};
+inline const char* name_of(PlanObjective v) { return choice_name(kPlanObjectives, v); }
+
 struct PlanReport {
-  std::string objective;   // "jct" | "capacity"
+  PlanObjective objective = PlanObjective::Jct;
   std::string title;       // the first line printed
   bool varied = false;     // --vary was given (variant labels are printed)
   double resolution = 0;   // capacity searches' (what a finer one would be)

@@ -16,7 +16,7 @@
 
 #include "cli/commands.hpp"
 #include "core/config/input_error.hpp"
-#include "core/metrics/run_folders.hpp"
+#include "core/config/output_file.hpp"
 #include "core/model/link_kinds.hpp"
 
 namespace dualpath::cli {

@@ -28,7 +28,6 @@
 #include "core/config/faults.hpp"
 #include "core/config/loader.hpp"
 #include "core/backend/run_errors.hpp"
-#include "core/metrics/run_folders.hpp"
 #include "core/metrics/summary.hpp"
 #include "core/metrics/trace_events.hpp"
 #include "core/run/summary_sections.hpp"

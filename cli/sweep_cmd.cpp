@@ -43,7 +43,7 @@
 #include "core/run/summary_sections.hpp"
 #include "core/model/link_kinds.hpp"
 #include "core/sched/policy_registry.hpp"
-#include "core/metrics/run_folders.hpp"
+#include "core/config/output_file.hpp"
 
 namespace dualpath::cli {
 namespace {

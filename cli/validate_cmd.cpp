@@ -24,7 +24,7 @@
 #include "core/config/json_file.hpp"
 #include "core/metrics/compare.hpp"
 #include "core/metrics/junit_report.hpp"
-#include "core/metrics/run_folders.hpp"
+#include "core/metrics/run_pairing.hpp"
 
 namespace dualpath::cli {
 namespace {

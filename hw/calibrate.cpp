@@ -159,9 +159,9 @@ nlohmann::json calibrate(const CalibrateOptions& o) {
                             "bytes (64 B header, 4 KiB padding), so this is below the rate"}};
   }
   nlohmann::json gpu = {{"available", false}, {"reason", "not asked (--compute emulated)"}};
-  if (o.compute != "emulated" && o.model && o.gpu) {
+  if (o.compute != ComputeMode::Emulated && o.model && o.gpu) {
     gpu = calibrate_gpu(*o.model, *o.gpu);
-    if (o.compute == "cuda" && !gpu.value("available", false))
+    if (o.compute == ComputeMode::Cuda && !gpu.value("available", false))
       throw std::runtime_error("calibrate: --compute cuda but no usable GPU: " + gpu.value("reason", std::string("?")));
   }
   out["gpu"] = gpu;

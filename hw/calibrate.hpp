@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/config/scenario.hpp"
+#include "hw/hw_choices.hpp"
 
 namespace dualpath::hw {
 
@@ -22,14 +23,14 @@ struct CalibrateOptions {
   bool io_uring = true;
   bool direct = true;
   std::string ucx_tls = "posix,self";
-  std::string transport = "ucx";
+  TransportKind transport = TransportKind::Ucx;
   size_t transport_bytes = 256u << 20;
   size_t chunk_bytes = 4u << 20;
   double snic_rate = 0;          // bytes/s per node to emulate (0: no paced measurement)
   int paced_blocks = 48;         // blocks read (and written) through the paced SNIC
-  const ModelSpec* model = nullptr;  // with a GPU spec: calibrate the GPU too (when compute != "emulated")
+  const ModelSpec* model = nullptr;  // with a GPU spec: calibrate the GPU too (when compute is not Emulated)
   const GpuSpec* gpu = nullptr;
-  std::string compute = "emulated";  // "emulated" (no GPU part) | "auto" | "cuda" (GPU required)
+  ComputeMode compute = ComputeMode::Emulated;  // Emulated: no GPU part; Cuda: GPU required
   std::string description;       // the overlay's description
 };
 

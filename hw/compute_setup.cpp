@@ -9,12 +9,10 @@ namespace dualpath::hw {
 ComputeSetup make_compute_setup(const Scenario& sc, const HwOptions& opt, int first_gpu, int gpus) {
   ComputeSetup s;
   const std::string emulated = "emulated: each compute() waits the cost model's predicted seconds; no GPU kernel runs";
-  if (opt.compute == "emulated") {
+  if (opt.compute == ComputeMode::Emulated) {
     s.description = emulated;
     return s;
   }
-  if (opt.compute != "auto" && opt.compute != "cuda")
-    throw std::invalid_argument("hw: unknown compute '" + opt.compute + "' (emulated | auto | cuda)");
   // One device object (one stream) per emulated GPU; several may share one physical GPU (e.g. PE and DE of a 1P1D
   // on one card), each taking device ordinal (gpu index) modulo the devices present.
   const int present = cuda_device_count();

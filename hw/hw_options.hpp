@@ -7,6 +7,7 @@
 #include <string>
 
 #include "core/config/choices.hpp"
+#include "hw/hw_choices.hpp"
 
 namespace dualpath::hw {
 
@@ -24,13 +25,13 @@ struct HwOptions {
   bool io_uring = true;            // false: pread/pwrite thread pool
   bool direct = true;              // O_DIRECT where the file system allows it
   int verify_every = 1;            // verify the checksum of every k-th block read (0 = never)
-  std::string transport = "ucx";   // "ucx" | "memcpy" (single process only)
+  TransportKind transport = TransportKind::Ucx;  // memcpy: single process only
   std::string ucx_tls = "posix,self";  // used when UCX_TLS is not set in the environment
   size_t staging_bytes = 8u << 20; // per emulated memory region
   size_t chunk_bytes = 4u << 20;   // largest single RMA operation
   int chunks_in_flight = 2;        // per transfer
-  std::string compute = "emulated";  // "emulated" | "auto" (CUDA when a device is usable) | "cuda" (required)
-  std::string launch = "threads";  // "threads": one process; "mpi": rank 0 schedules, rank 1+n serves node n
+  ComputeMode compute = ComputeMode::Emulated;
+  Launch launch = Launch::Threads;
   double op_timeout = 120;         // mpi: seconds an operation may stay unanswered before the run stops
   HwFault fault = HwFault::None;  // fault injection for tests (above)
 };

@@ -78,7 +78,7 @@ std::unique_ptr<NodeResources> make_node_resources(const Scenario& sc, const HwO
   to.tls = opt.ucx_tls;
   to.peer_mode = peer_mode;
   if (peer_mode) {
-    if (opt.transport != "ucx") throw std::invalid_argument("hw: multi-process runs need --transport ucx");
+    if (opt.transport != TransportKind::Ucx) throw std::invalid_argument("hw: multi-process runs need --transport ucx");
     // No memcpy stand-in across processes: UCX must work, or the run stops here with UCX's reason.
     to.label = "kv";
     r->kv = make_ucx_transport(to);

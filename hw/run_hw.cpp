@@ -12,8 +12,9 @@ namespace dualpath::hw {
 
 HwRunOutcome run_hw_scenario(const Scenario& sc, const std::string& scenario_dir, const std::string& out_dir,
                              const HwOptions& options) {
-  if (options.launch != "threads")
-    throw std::invalid_argument("hw: run_hw_scenario runs one process; --launch " + options.launch +
+  if (options.launch != Launch::Threads)
+    throw std::invalid_argument(std::string("hw: run_hw_scenario runs one process; --launch ") +
+                                name_of(options.launch) +
                                 " goes through run_mpi");
   const int gpus = sc.topology.gpus_per_node * (sc.deployment.prefill_nodes + sc.deployment.decode_nodes);
   const ComputeSetup compute = make_compute_setup(sc, options, 0, gpus);

@@ -27,7 +27,7 @@ struct HwRunOutcome {
 // scenario_dir resolves relative trace paths; out_dir is created. Throws InputError on bad input. A storage or
 // transport error, or a stall, does not throw: the summary is still written with "complete": false and the
 // errors, and the outcome says why.
-// With options.launch == "mpi" this is the scheduler rank's part (rank 0); node ranks call run_mpi_node().
+// With options.launch == Launch::Mpi this is the scheduler rank's part (rank 0); node ranks call run_mpi_node().
 HwRunOutcome run_hw_scenario(const Scenario& scenario, const std::string& scenario_dir, const std::string& out_dir,
                              const HwOptions& options);
 

@@ -96,8 +96,7 @@ std::unique_ptr<Transport> make_memcpy_transport(const std::string& reason) {
 }
 
 std::unique_ptr<Transport> make_transport(const TransportOptions& options) {
-  if (options.kind == "memcpy") return make_memcpy_transport("--transport memcpy was requested");
-  if (options.kind != "ucx") throw std::invalid_argument("unknown transport '" + options.kind + "' (ucx | memcpy)");
+  if (options.kind == TransportKind::Memcpy) return make_memcpy_transport("--transport memcpy was requested");
   try {
     return make_ucx_transport(options);
   } catch (const std::exception& e) {

@@ -15,6 +15,8 @@
 #include <string>
 #include <vector>
 
+#include "hw/hw_choices.hpp"
+
 namespace dualpath::hw {
 
 class Transport {
@@ -45,7 +47,7 @@ class Transport {
 };
 
 struct TransportOptions {
-  std::string kind = "ucx";   // "ucx" | "memcpy"
+  TransportKind kind = TransportKind::Ucx;
   std::string label;          // "kv" or "model": which traffic this context carries
   std::string tls;            // UCX_TLS to use when the environment does not set UCX_TLS ("" = UCX default)
   int service_level = -1;     // InfiniBand service level for this traffic class (-1: leave UCX's default)

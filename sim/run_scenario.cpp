@@ -7,7 +7,7 @@
 
 #include "core/cluster/cluster.hpp"
 #include "core/metrics/progress.hpp"
-#include "core/metrics/run_folders.hpp"
+#include "core/config/output_file.hpp"
 #include "core/run/run_pipeline.hpp"
 #include "core/run/run_records.hpp"
 #include "core/sched/policy_registry.hpp"
@@ -29,7 +29,7 @@ TraceEventStats write_trace(const std::string& file, const Scenario& sc, const C
   in.log = &log;
   in.requests = &cluster.requests();
   in.links.reserve(rep.links.size());
-  for (const auto& l : rep.links) in.links.push_back({l.name, link_class_name(l.cls), l.node, l.gpu, l.bandwidth});
+  for (const auto& l : rep.links) in.links.push_back({l.name, l.cls, l.node, l.gpu, l.bandwidth});
   in.samples.reserve(rep.samples.size());
   for (const auto& s : rep.samples) in.samples.push_back({s.time, s.duration, s.link, s.model_utilisation, s.kv_utilisation});
   in.sample_interval = rep.interval;

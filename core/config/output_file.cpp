@@ -6,6 +6,8 @@
 #include <system_error>
 #include <utility>
 
+#include "core/config/input_error.hpp"
+
 namespace dualpath {
 
 void write_text_atomically(const std::string& path, const std::string& text, const std::string& suffix) {
@@ -41,6 +43,16 @@ void AtomicOutputFile::commit() {
     throw std::runtime_error("cannot rename " + tmp_ + " to " + path_ + " (is it a folder?)");
   }
   committed_ = true;
+}
+
+void make_output_folder(const std::string& path, const std::string& option) {
+  namespace fs = std::filesystem;
+  if (path.empty()) throw InputError(option + " ''", "expected a folder path, found an empty one");
+  std::error_code ec;
+  fs::create_directories(path, ec);
+  if (ec || !fs::is_directory(path))
+    throw InputError(option + " " + path, "cannot create the output folder (" +
+                                             (ec ? ec.message() : std::string("a file is in the way")) + ")");
 }
 
 }  // namespace dualpath

@@ -1,6 +1,6 @@
-// Writing a result file so that a kill at any moment leaves it whole or absent (a temporary file in the same
-// folder, renamed over it once complete): summary.json, the CSV files, perf.json, plan.json, capacity.json, JUnit
-// reports. Beside input_file.hpp: the files a user names or reads back.
+// The output folder a command writes into, and writing a result file so that a kill at any moment leaves it whole
+// or absent (a temporary file in the same folder, renamed over it once complete): summary.json, the CSV files,
+// perf.json, plan.json, capacity.json, JUnit reports. Beside input_file.hpp: the files a user names or reads back.
 #pragma once
 
 #include <fstream>
@@ -35,5 +35,10 @@ class AtomicOutputFile {
   std::ofstream out_;
   bool committed_ = false;
 };
+
+// Creates the output folder `path` (and its parents) or throws InputError naming `option` and the path: an empty
+// path, a path that is (or runs through) a file, or one that cannot be created. Commands call it before any work,
+// so a bad --out does not waste a run.
+void make_output_folder(const std::string& path, const std::string& option);
 
 }  // namespace dualpath

@@ -14,7 +14,7 @@ void write_link_counters(Out& out, const TraceInput& in, const TraceOptions& opt
     double model, kv;  // utilisation x seconds
   };
   const double iv = in.sample_interval > 0 ? in.sample_interval : 1.0;
-  auto shown = [&](const TraceLink& l) { return l.kind != "storage" && l.node >= 0; };
+  auto shown = [&](const TraceLink& l) { return l.kind != LinkClass::Storage && l.node >= 0; };
   size_t n = 0;
   for (const auto& s : in.samples)
     if (s.link >= 0 && static_cast<size_t>(s.link) < in.links.size() && shown(in.links[static_cast<size_t>(s.link)]))
@@ -57,8 +57,7 @@ void write_link_counters(Out& out, const TraceInput& in, const TraceOptions& opt
   st.counter_interval = width;
   for (size_t li = 0; li < per_link.size(); ++li) {
     const auto& l = in.links[li];
-    const LinkKind* kind = find_link_kind(l.kind);
-    const bool cnic = kind && kind->kv_counter;  // KV and model traffic apart
+    const bool cnic = link_kind(l.kind).kv_counter;  // KV and model traffic apart
     const double gbps = l.bandwidth / 1e9;
     const auto& v = per_link[li];
     auto emit = [&](double t, double model, double kv) {

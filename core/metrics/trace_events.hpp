@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "core/model/link_kinds.hpp"
 #include "core/model/request.hpp"
 #include "core/metrics/activity_log.hpp"
 
@@ -28,7 +29,7 @@ namespace dualpath {
 // One link with its utilisation samples (a backend's link report, converted).
 struct TraceLink {
   std::string name;  // e.g. "snic0_down", "cnic3_rd", "pcie5_h2d", "dram1"
-  std::string kind;  // "snic_down", "snic_up", "cnic_rd", "cnic_wr", "pcie", "dram", "storage" (storage: skipped)
+  LinkClass kind = LinkClass::Dram;  // core/model/link_kinds.hpp (storage links are skipped)
   int node = -1;     // compute node, -1 for storage servers
   int gpu = -1;      // global GPU index for per-GPU links
   double bandwidth = 0;  // bytes/s

@@ -18,10 +18,12 @@
 namespace dualpath {
 
 // Mechanisms the engines apply; the ablation toggles of PolicySpec override the policy's defaults.
+// Every mechanism is off unless named: PolicyFeatures{.layerwise = true, .dual_path = true} (designated
+// initialisers, so a policy's registration says which mechanisms it composes).
 struct PolicyFeatures {
-  bool layerwise = true;   // layerwise prefill: one layer of the batch's KV in HBM, loads overlap compute
-  bool dual_path = true;   // hit KV may be read by the DE node and forwarded over the compute network
-  bool scheduler = true;   // Algorithm 1 + two-level DE selection (false: round-robin placement)
+  bool layerwise = false;  // layerwise prefill: one layer of the batch's KV in HBM, loads overlap compute
+  bool dual_path = false;  // hit KV may be read by the DE node and forwarded over the compute network
+  bool scheduler = false;  // Algorithm 1 + two-level DE selection (false: round-robin placement)
   bool bypass_io = false;  // oracle: storage reads, H2D/D2H and PE->DE KV transfers take no time
   bool dram_pool = false;  // persisted blocks are cached in a distributed DRAM pool (policy.pool, dram-pool)
 };

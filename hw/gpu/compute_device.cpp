@@ -52,14 +52,12 @@ std::string cuda_unusable_reason(int device) {
 }
 
 std::unique_ptr<ComputeDevice> make_compute_device(const ModelSpec& model, const ComputeOptions& options) {
-  if (options.mode != "auto" && options.mode != "emulated" && options.mode != "cuda")
-    throw std::invalid_argument("compute mode \"" + options.mode + "\": expected auto, emulated or cuda");
-  if (options.mode == "emulated") return std::make_unique<EmulatedDevice>("requested");
+  if (options.mode == ComputeMode::Emulated) return std::make_unique<EmulatedDevice>("requested");
   const std::string why = cuda_unusable_reason(options.device);
   if (!why.empty()) {
     const std::string reason =
         why == "built without CUDA" ? why : "no CUDA device " + std::to_string(options.device) + ": " + why;
-    if (options.mode == "cuda") throw std::runtime_error("--compute cuda: no usable CUDA device (" + reason + ")");
+    if (options.mode == ComputeMode::Cuda) throw std::runtime_error("--compute cuda: no usable CUDA device (" + reason + ")");
     return std::make_unique<EmulatedDevice>(reason);
   }
 #ifdef DUALPATH_HAVE_CUDA

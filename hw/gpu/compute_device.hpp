@@ -11,6 +11,7 @@
 
 #include "core/backend/backend.hpp"
 #include "core/config/scenario.hpp"
+#include "hw/hw_choices.hpp"
 
 namespace dualpath::hw {
 
@@ -33,12 +34,11 @@ class ComputeDevice {
 };
 
 struct ComputeOptions {
-  std::string mode = "auto";  // "auto": CUDA if a device is usable, else emulated; "emulated"; "cuda": error if none
+  ComputeMode mode = ComputeMode::Auto;  // Auto: CUDA if a device is usable, else emulated; Cuda: error if none
   int device = 0;             // CUDA device ordinal (several emulated GPUs may share one device: one stream each)
 };
 
-// Throws std::runtime_error when mode == "cuda" and no device is usable (message says why), and
-// std::invalid_argument for an unknown mode.
+// Throws std::runtime_error when mode is Cuda and no device is usable (message says why).
 std::unique_ptr<ComputeDevice> make_compute_device(const ModelSpec& model, const ComputeOptions& options);
 
 // Whether CUDA device `device` is usable: "" if so, else why not ("built without CUDA", or the CUDA error's name

@@ -200,6 +200,18 @@ set -e
   || { echo "FAIL hw run with workload.stop=slo: exit $rc, expected 2 naming /workload/stop"; cat "$tmp/stop.err"; exit 1; }
 echo "ok   hw run refuses workload.stop = slo: $(head -1 "$tmp/stop.err")"
 
+# --transport, --compute and --launch take only the names of their tables (hw/hw_choices.hpp): exit 2 naming it.
+for bad in "--transport carrier-pigeon" "--compute gpu" "--launch slurm"; do
+  set +e
+  # shellcheck disable=SC2086  # the option and its value are two words on purpose
+  "$bin" hw run "$sc" $bad --out "$tmp/bad" --storage-dir "$tmp/store-bad" --quiet > /dev/null 2> "$tmp/bad.err"
+  rc=$?
+  set -e
+  [ "$rc" -eq 2 ] && grep -q -- "${bad%% *}" "$tmp/bad.err" \
+    || { echo "FAIL hw run $bad: exit $rc, expected 2 naming ${bad%% *}"; cat "$tmp/bad.err"; exit 1; }
+  echo "ok   hw run $bad: exit 2: $(head -1 "$tmp/bad.err")"
+done
+
 # hw calibrate --profile measures a step profile on a GPU; where none is usable it says so and writes nothing
 # (exit 1), and without --scenario it names the missing option (exit 2). On a GPU machine it must write a profile
 # that `check` accepts (docs/cost-model.md, "Profiles").

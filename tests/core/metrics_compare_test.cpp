@@ -1,4 +1,4 @@
-// `dualpath validate`'s comparison (core/metrics/compare.hpp) and folder pairing (core/metrics/run_folders.hpp).
+// `dualpath validate`'s comparison (core/metrics/compare.hpp) and folder pairing (core/metrics/run_pairing.hpp).
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -11,7 +11,7 @@
 
 #include "core/config/input_error.hpp"
 #include "core/metrics/compare.hpp"
-#include "core/metrics/run_folders.hpp"
+#include "core/metrics/run_pairing.hpp"
 
 namespace fs = std::filesystem;
 using dualpath::CompareOptions;
@@ -178,12 +178,12 @@ TEST(metrics_compare, JsonRowHasNullRelativeErrorForMeasuredZero) {
   EXPECT_EQ(dualpath::to_json(find(c, "jct"))["rel_error"], 0.0);
 }
 
-class metrics_run_folders : public ::testing::Test {
+class metrics_run_pairing : public ::testing::Test {
  protected:
   void SetUp() override {
     static std::atomic<int> counter{0};
     dir_ = fs::temp_directory_path() /
-           ("dualpath_run_folders_test_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
+           ("dualpath_run_pairing_test_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
     fs::create_directories(dir_);
   }
   void TearDown() override { fs::remove_all(dir_); }
@@ -196,14 +196,14 @@ class metrics_run_folders : public ::testing::Test {
   fs::path dir_;
 };
 
-TEST_F(metrics_run_folders, TwoRunFolders) {
+TEST_F(metrics_run_pairing, TwoRunFolders) {
   const auto p = dualpath::pair_run_folders(run("sim"), run("hw"));
   ASSERT_EQ(p.pairs.size(), 1u);
   EXPECT_EQ(p.pairs[0].name, "");
   EXPECT_EQ(p.pairs[0].measured_summary, path("hw/summary.json"));
 }
 
-TEST_F(metrics_run_folders, PolicySubfoldersMatchedByName) {
+TEST_F(metrics_run_pairing, PolicySubfoldersMatchedByName) {
   run("sim/dualpath");
   run("sim/basic");
   run("sim/oracle");
@@ -219,7 +219,7 @@ TEST_F(metrics_run_folders, PolicySubfoldersMatchedByName) {
   EXPECT_NE(p.notes[0].find("oracle"), std::string::npos);
 }
 
-TEST_F(metrics_run_folders, BadFolders) {
+TEST_F(metrics_run_pairing, BadFolders) {
   run("sim/basic");
   run("hw1");
   run("hw2/dualpath");

@@ -48,8 +48,8 @@ struct Fixture {
     in.gpus_per_node = 2, in.prefill_nodes = 1, in.decode_nodes = 1;
     in.pe_units = {{0, 1}}, in.de_units = {{2, 3}};
     in.log = &log, in.requests = &reqs;
-    in.links = {{"snic0_down", "snic_down", 0, -1, 50e9}, {"cnic0_rd", "cnic_rd", 0, 0, 50e9},
-                {"stor0_ssd_read", "storage", -1, -1, 100e9}};
+    in.links = {{"snic0_down", LinkClass::SnicDown, 0, -1, 50e9}, {"cnic0_rd", LinkClass::CnicRd, 0, 0, 50e9},
+                {"stor0_ssd_read", LinkClass::Storage, -1, -1, 100e9}};
     // snic0 busy in intervals 0 and 2 (idle in 1): a zero must close interval 0 and interval 2.
     in.samples = {{0, 0.1, 0, 0, 0.5}, {0, 0.1, 1, 0.1, 0.2}, {0, 0.1, 2, 0, 0.3}, {0.1, 0.1, 1, 0, 0.4},
                   {0.2, 0.1, 0, 0, 1.0}};

@@ -142,7 +142,7 @@ TEST(ComputeDevice, CudaModeThrowsWithoutDevice) {
   const ModelSpec m = model("ds-27b.json");
   if (cuda_unusable_reason(0).empty()) GTEST_SKIP() << "a CUDA device is usable here";
   try {
-    make_compute_device(m, ComputeOptions{"cuda", 0});
+    make_compute_device(m, ComputeOptions{ComputeMode::Cuda, 0});
     FAIL() << "expected std::runtime_error";
   } catch (const std::runtime_error& e) {
     const std::string what = e.what();
@@ -151,12 +151,14 @@ TEST(ComputeDevice, CudaModeThrowsWithoutDevice) {
   }
 }
 
-TEST(ComputeDevice, EmulatedOnRequestAndUnknownMode) {
+TEST(ComputeDevice, EmulatedOnRequestAndUnknownModeNamesRefused) {
   const ModelSpec m = model("ds-27b.json");
-  auto dev = make_compute_device(m, ComputeOptions{"emulated", 0});
+  auto dev = make_compute_device(m, ComputeOptions{ComputeMode::Emulated, 0});
   EXPECT_FALSE(dev->real());
   EXPECT_EQ(dev->name(), "emulated (requested)");
-  EXPECT_THROW(make_compute_device(m, ComputeOptions{"gpu", 0}), std::invalid_argument);
+  // A mode is an enum from here on: only the names of its table are ever parsed (--compute checks them).
+  EXPECT_EQ(choice_value(kComputeModes, "auto"), ComputeMode::Auto);
+  EXPECT_THROW(choice_value(kComputeModes, "gpu"), std::invalid_argument);
 }
 
 TEST(GpuCalibrate, UnavailableWithoutDevice) {

@@ -21,7 +21,7 @@ class DramPoolPolicy final : public PlacedPolicy {
 }  // namespace
 
 void register_dram_pool_policy() {
-  register_policy("dram-pool", PolicyFeatures{false, false, false, false, true},
+  register_policy("dram-pool", PolicyFeatures{.dram_pool = true},
                   [](const PolicyFeatures& f) { return std::make_unique<DramPoolPolicy>(f); });
 }
 

@@ -38,9 +38,13 @@ std::unique_ptr<Policy> make_paper_policy(const PolicyFeatures& f) { return std:
 }  // namespace
 
 void register_paper_policies() {
-  register_policy("dualpath", PolicyFeatures{true, true, true, false}, make_paper_policy);
-  register_policy("basic", PolicyFeatures{false, false, false, false}, make_paper_policy);
-  register_policy("oracle", PolicyFeatures{true, true, true, true}, make_paper_policy);
+  register_policy("dualpath", PolicyFeatures{.layerwise = true, .dual_path = true, .scheduler = true},
+                  make_paper_policy);
+  // basic: none of them (PE-side reads, the batch's whole KV in HBM, round-robin placement)
+  register_policy("basic", PolicyFeatures{}, make_paper_policy);
+  register_policy("oracle",
+                  PolicyFeatures{.layerwise = true, .dual_path = true, .scheduler = true, .bypass_io = true},
+                  make_paper_policy);
 }
 
 }  // namespace dualpath

@@ -34,7 +34,7 @@ class SplitReadPolicy final : public PlacedPolicy {
 }  // namespace
 
 void register_split_read_policy() {
-  register_policy("dualpath-split", PolicyFeatures{true, true, true, false},
+  register_policy("dualpath-split", PolicyFeatures{.layerwise = true, .dual_path = true, .scheduler = true},
                   [](const PolicyFeatures& f) { return std::make_unique<SplitReadPolicy>(f); });
 }
 

@@ -23,9 +23,4 @@ struct RunPairing {
 // when one is a run folder and the other a folder of subfolders, or when no subfolder name is on both sides.
 RunPairing pair_run_folders(const std::string& sim_dir, const std::string& measured_dir);
 
-// Creates the output folder `path` (and its parents) or throws InputError naming `option` and the path: an empty
-// path, a path that is (or runs through) a file, or one that cannot be created. Commands call it before any work,
-// so a bad --out does not waste a run.
-void make_output_folder(const std::string& path, const std::string& option);
-
 }  // namespace dualpath

@@ -1,4 +1,4 @@
-#include "core/metrics/run_folders.hpp"
+#include "core/metrics/run_pairing.hpp"
 
 #include <algorithm>
 #include <filesystem>
@@ -65,16 +65,6 @@ RunPairing pair_run_folders(const std::string& sim_dir, const std::string& measu
   if (out.pairs.empty())
     throw InputError(sim_dir, "no policy subfolder name is also in " + measured_dir + "; nothing to compare");
   return out;
-}
-
-void make_output_folder(const std::string& path, const std::string& option) {
-  namespace fs = std::filesystem;
-  if (path.empty()) throw InputError(option + " ''", "expected a folder path, found an empty one");
-  std::error_code ec;
-  fs::create_directories(path, ec);
-  if (ec || !fs::is_directory(path))
-    throw InputError(option + " " + path, "cannot create the output folder (" +
-                                             (ec ? ec.message() : std::string("a file is in the way")) + ")");
 }
 
 }  // namespace dualpath
