@@ -100,15 +100,7 @@ Cluster::Cluster(const Scenario& scenario, std::vector<Agent> agents, Backend& b
                                            cost_.prefill_prompt_tokens_per_second(mean_ctx, mean_app));
   if (mutant("beta_in_seconds")) view_.beta_tokens = static_cast<int64_t>(sc_.policy.beta_seconds * 1e6);
 
-  if (features_.dram_pool) {
-    const double block_bytes = layout_.kv_bytes(sc_.policy.block_tokens);
-    sources_ = std::make_unique<DramPoolSource>(
-        std::make_unique<DramPool>(nodes, static_cast<int64_t>(sc_.policy.pool.bytes_per_node / block_bytes),
-                                   block_bytes, sc_.policy.pool.eviction),
-        be_, blocks_, layout_, totals_);
-  } else {
-    sources_ = std::make_unique<StorageSource>();
-  }
+  sources_ = make_kv_sources({sc_, features_, be_, blocks_, layout_, totals_});
   context_.assign(agents_.size(), 0);
   de_queues_.resize(view_.de_groups.size());
   pe_fetch_armed_.assign(view_.pe_groups.size(), false);

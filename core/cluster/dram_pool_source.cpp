@@ -64,4 +64,18 @@ void DramPoolSource::write_through(int node, const BlockRanges& blocks) {
   }
 }
 
+void register_dram_pool_source() {
+  register_kv_source("dram-pool", [](const KvSourceContext& c) -> std::unique_ptr<KvSources> {
+    if (!c.features.dram_pool) return nullptr;
+    const PolicySpec& p = c.scenario.policy;
+    const Deployment& d = c.scenario.deployment;
+    const double block_bytes = c.layout.kv_bytes(p.block_tokens);
+    return std::make_unique<DramPoolSource>(
+        std::make_unique<DramPool>(d.prefill_nodes + d.decode_nodes,
+                                   static_cast<int64_t>(p.pool.bytes_per_node / block_bytes), block_bytes,
+                                   p.pool.eviction),
+        c.backend, c.blocks, c.layout, c.totals);
+  });
+}
+
 }  // namespace dualpath

@@ -1,17 +1,23 @@
 // Where a storage read's hit KV comes from: storage alone (every policy but dram-pool), or the distributed DRAM
 // pool for the blocks it holds and storage for the rest (policy dram-pool, dram_pool_source.cpp). The read queues
 // (read_queues.cpp) and the persistence of blocks (decode_groups.cpp, kv_io_storage.cpp) ask this and never which
-// policy runs. The Cluster picks one at construction (PolicyFeatures::dram_pool).
+// policy runs. Sources are registered by name (register_kv_source); the Cluster asks make_kv_sources for the
+// run's at construction, and each registered factory says whether the run wants it (the DRAM pool's:
+// PolicyFeatures::dram_pool).
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <string>
 
 #include "core/backend/backend.hpp"
+#include "core/config/scenario.hpp"
 #include "core/kv/block_index.hpp"
 #include "core/kv/dram_pool.hpp"
 #include "core/metrics/transfer_totals.hpp"
 #include "core/model/request.hpp"
+#include "core/sched/policy.hpp"
 
 namespace dualpath {
 
@@ -67,5 +73,23 @@ class DramPoolSource final : public KvSources {
   const ClusterLayout& layout_;
   TransferTotals& totals_;
 };
+
+// What a source is built from: the Cluster's own, at construction (each outlives the source).
+struct KvSourceContext {
+  const Scenario& scenario;
+  const PolicyFeatures& features;  // the policy's, ablation toggles applied
+  Backend& backend;
+  const BlockIndex& blocks;
+  const ClusterLayout& layout;
+  TransferTotals& totals;  // pool_read and the like, for summary.json's bytes
+};
+// A source for this run when it wants one (its policy's features or its scenario say so), nullptr otherwise.
+using KvSourceFactory = std::function<std::unique_ptr<KvSources>(const KvSourceContext&)>;
+
+// Adds (or replaces) the source called `name`; returns true, so a file can register at static initialisation.
+// The built-in ones are registered by register_builtin_kv_sources() (kv_sources.cpp), one line each.
+bool register_kv_source(const std::string& name, KvSourceFactory factory);
+// The run's source: the first registered one, in name order, whose factory builds one; storage alone when none does.
+std::unique_ptr<KvSources> make_kv_sources(const KvSourceContext& context);
 
 }  // namespace dualpath
