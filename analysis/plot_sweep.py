@@ -27,7 +27,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from plot_style import integer_axis, key_words, legend_below, plain_numbers, ratio_text, series_label  # noqa: E402
 
 # Metric columns of sweep.csv (the rest are the swept keys); util_<kind> columns come from the table of link kinds
-# (core/model/link_kinds.hpp), so any util_ column is a metric.
+# (core/vocab/link_kinds.hpp), so any util_ column is a metric.
 METRICS = {"status", "jct_s", "prompt_tokens_per_s", "generated_tokens_per_s", "ttft_p50_s", "ttft_p99_s",
            "tpot_p50_s", "kv_hit_rate", "rounds", "rounds_total", "complete", "pe_snic_util", "de_snic_util",
            "storage_read_bytes", "read_rate_snics", "P", "D", "pd_ratio", "policy", "analytic_pd_lower",

@@ -181,7 +181,7 @@ def fig_ttft_breakdown(rep, runs):
     rep.save(fig, "ttft_breakdown.png", "TTFT breakdown (queue, allocate, read, prefill)", "overview")
 
 
-# The table of link kinds (core/model/link_kinds.hpp), handed over by `dualpath report` as --link-kinds JSON: per
+# The table of link kinds (core/vocab/link_kinds.hpp), handed over by `dualpath report` as --link-kinds JSON: per
 # kind, whether there is one link per GPU, the link-name suffixes that split it by direction, and which field the
 # link figure plots with what title.
 LINK_KINDS = {}

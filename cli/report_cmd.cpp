@@ -17,7 +17,7 @@
 #include "cli/commands.hpp"
 #include "core/config/input_error.hpp"
 #include "core/config/output_file.hpp"
-#include "core/model/link_kinds.hpp"
+#include "core/vocab/link_kinds.hpp"
 
 namespace dualpath::cli {
 namespace {

@@ -41,7 +41,7 @@
 #include "core/config/loader.hpp"
 #include "core/metrics/summary.hpp"
 #include "core/run/summary_sections.hpp"
-#include "core/model/link_kinds.hpp"
+#include "core/vocab/link_kinds.hpp"
 #include "core/sched/policy_registry.hpp"
 #include "core/config/output_file.hpp"
 

@@ -6,7 +6,7 @@
 #include <stdexcept>
 
 #include "core/analysis/csv_line.hpp"
-#include "core/model/link_kinds.hpp"
+#include "core/vocab/link_kinds.hpp"
 
 namespace dualpath::analysis {
 
@@ -84,7 +84,7 @@ WindowUtil window_utilisation(std::istream& csv, int P, int D, int g, double t0,
   for (const char* side : {"pe", "de"}) {
     const int nodes = std::string(side) == "pe" ? P : D;
     if (nodes == 0) continue;
-    for (const std::string& kind : side_kinds()) {  // the table of link kinds (core/model/link_kinds.hpp)
+    for (const std::string& kind : side_kinds()) {  // the table of link kinds (core/vocab/link_kinds.hpp)
       const std::string key = std::string(side) + "." + kind;
       const int n = side_kind_links(kind, nodes, g);
       const auto it = acc.find(key);

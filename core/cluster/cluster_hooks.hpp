@@ -5,7 +5,7 @@
 #include <cstddef>
 
 #include "core/cluster/fault_record.hpp"
-#include "core/model/request.hpp"
+#include "core/vocab/request.hpp"
 
 namespace dualpath {
 

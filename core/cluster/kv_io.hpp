@@ -20,7 +20,7 @@
 #include "core/kv/block_index.hpp"
 #include "core/metrics/activity_log.hpp"
 #include "core/metrics/transfer_totals.hpp"
-#include "core/model/request.hpp"
+#include "core/vocab/request.hpp"
 
 namespace dualpath {
 

@@ -16,7 +16,7 @@
 #include "core/kv/block_index.hpp"
 #include "core/kv/dram_pool.hpp"
 #include "core/metrics/transfer_totals.hpp"
-#include "core/model/request.hpp"
+#include "core/vocab/request.hpp"
 #include "core/sched/policy.hpp"
 
 namespace dualpath {

@@ -6,7 +6,7 @@
 #include "core/backend/backend.hpp"
 #include "core/cluster/cluster_layout.hpp"
 #include "core/cluster/request_accounts.hpp"
-#include "core/model/request.hpp"
+#include "core/vocab/request.hpp"
 #include "core/sched/cluster_view.hpp"
 
 namespace dualpath {

@@ -17,7 +17,7 @@
 #include "core/cluster/phase_base.hpp"
 #include "core/cluster/request_accounts.hpp"
 #include "core/metrics/activity_log.hpp"
-#include "core/model/request.hpp"
+#include "core/vocab/request.hpp"
 #include "core/sched/cluster_view.hpp"
 #include "core/sched/policy.hpp"
 

@@ -18,7 +18,7 @@
 #include "core/cluster/request_accounts.hpp"
 #include "core/kv/block_index.hpp"
 #include "core/metrics/transfer_totals.hpp"
-#include "core/model/request.hpp"
+#include "core/vocab/request.hpp"
 #include "core/mutation/mutant.hpp"
 #include "core/sched/cluster_view.hpp"
 #include "core/sched/policy.hpp"

@@ -9,7 +9,7 @@
 
 #include "core/backend/backend.hpp"
 #include "core/metrics/wait_report.hpp"
-#include "core/model/request.hpp"
+#include "core/vocab/request.hpp"
 #include "core/sched/cluster_view.hpp"
 
 namespace dualpath {

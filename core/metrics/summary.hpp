@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/config/scenario.hpp"
-#include "core/model/request.hpp"
+#include "core/vocab/request.hpp"
 #include "core/kv/zero_service_reuse.hpp"
 #include "core/metrics/sample_set.hpp"
 #include "core/metrics/transfer_totals.hpp"

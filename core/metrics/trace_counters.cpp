@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "core/metrics/trace_writer.hpp"
-#include "core/model/link_kinds.hpp"
+#include "core/vocab/link_kinds.hpp"
 
 namespace dualpath::trace_detail {
 

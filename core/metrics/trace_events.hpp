@@ -20,8 +20,8 @@
 #include <string>
 #include <vector>
 
-#include "core/model/link_kinds.hpp"
-#include "core/model/request.hpp"
+#include "core/vocab/link_kinds.hpp"
+#include "core/vocab/request.hpp"
 #include "core/metrics/activity_log.hpp"
 
 namespace dualpath {
@@ -29,7 +29,7 @@ namespace dualpath {
 // One link with its utilisation samples (a backend's link report, converted).
 struct TraceLink {
   std::string name;  // e.g. "snic0_down", "cnic3_rd", "pcie5_h2d", "dram1"
-  LinkClass kind = LinkClass::Dram;  // core/model/link_kinds.hpp (storage links are skipped)
+  LinkClass kind = LinkClass::Dram;  // core/vocab/link_kinds.hpp (storage links are skipped)
   int node = -1;     // compute node, -1 for storage servers
   int gpu = -1;      // global GPU index for per-GPU links
   double bandwidth = 0;  // bytes/s

@@ -13,8 +13,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/model/request.hpp"  // NodeSide
-#include "core/model/wait_cause.hpp"
+#include "core/vocab/request.hpp"  // NodeSide
+#include "core/vocab/wait_cause.hpp"
 
 namespace dualpath {
 

@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "core/model/request.hpp"
+#include "core/vocab/request.hpp"
 
 namespace dualpath {
 

@@ -13,7 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/metrics/csv_numbers.hpp"
-#include "core/model/link_kinds.hpp"
+#include "core/vocab/link_kinds.hpp"
 #include "core/run/summary_sections.hpp"
 
 namespace dualpath {

@@ -13,7 +13,7 @@
 #include "core/metrics/csv_numbers.hpp"
 #include "core/metrics/summary.hpp"
 #include "core/metrics/working_set.hpp"
-#include "core/model/request_sink.hpp"
+#include "core/vocab/request_sink.hpp"
 #include "core/run/link_report.hpp"
 #include "core/workload/agents.hpp"
 

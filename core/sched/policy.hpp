@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "core/config/scenario.hpp"
-#include "core/model/request.hpp"
+#include "core/vocab/request.hpp"
 #include "core/sched/cluster_view.hpp"
 #include "core/sched/engine_placement.hpp"
 

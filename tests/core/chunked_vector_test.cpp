@@ -1,7 +1,7 @@
-// ChunkedVector (core/model/chunked_vector.hpp), the run's request log: indexing across chunk boundaries, element
+// ChunkedVector (core/vocab/chunked_vector.hpp), the run's request log: indexing across chunk boundaries, element
 // addresses that never move as the log grows (the engine holds Request& across round issues), iteration in index
 // order, const and not.
-#include "core/model/chunked_vector.hpp"
+#include "core/vocab/chunked_vector.hpp"
 
 #include <gtest/gtest.h>
 

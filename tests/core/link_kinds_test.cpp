@@ -1,11 +1,11 @@
-// The table of link kinds (core/model/link_kinds.hpp): every LinkClass has a row, and the per-side kinds, their
+// The table of link kinds (core/vocab/link_kinds.hpp): every LinkClass has a row, and the per-side kinds, their
 // link counts and the JSON handed to the report follow from it.
 #include <gtest/gtest.h>
 
 #include <set>
 #include <string>
 
-#include "core/model/link_kinds.hpp"
+#include "core/vocab/link_kinds.hpp"
 #include "core/run/link_report.hpp"
 
 using namespace dualpath;

@@ -1,4 +1,4 @@
-// The Cluster's request sink (core/model/request_sink.hpp): every request is handed over exactly once, in id order,
+// The Cluster's request sink (core/vocab/request_sink.hpp): every request is handed over exactly once, in id order,
 // only once settled, and a run that frees what it handed over gives the same requests and summary as one that
 // keeps them all (the long-run memory bound of issue 46 changes no result).
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-#include "core/model/link_kinds.hpp"
+#include "core/vocab/link_kinds.hpp"
 
 #include <stdexcept>
 

@@ -5,8 +5,8 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "core/model/wait_cause.hpp"
-#include "core/model/chunked_vector.hpp"
+#include "core/vocab/wait_cause.hpp"
+#include "core/vocab/chunked_vector.hpp"
 
 namespace dualpath {
 

@@ -4,7 +4,7 @@
 // requests.csv and fold the summary from them, so that a long run frees what it has handed over.
 #pragma once
 
-#include "core/model/request.hpp"
+#include "core/vocab/request.hpp"
 
 namespace dualpath {
 
