@@ -1,7 +1,6 @@
 #include "core/run/fault_impact.hpp"
 
-#include <fstream>
-#include <stdexcept>
+#include "core/run/summary_sections.hpp"
 
 namespace dualpath {
 
@@ -19,15 +18,6 @@ nlohmann::json fault_impact(const RunSummary& with_faults, const RunSummary& wit
   return impact;
 }
 
-RunSummary baseline_results(const std::string& folder) {
-  const std::string path = folder + "/summary.json";
-  std::ifstream in(path);
-  if (!in) throw std::runtime_error("cannot read the fault baseline's " + path);
-  try {
-    return run_summary_from_json(nlohmann::json::parse(in).at("results"));
-  } catch (const nlohmann::json::exception& e) {
-    throw std::runtime_error("the fault baseline's " + path + " is not a run summary: " + e.what());
-  }
-}
+RunSummary baseline_results(const std::string& folder) { return read_run_file(folder + "/summary.json").results; }
 
 }  // namespace dualpath

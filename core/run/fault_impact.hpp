@@ -15,7 +15,8 @@ namespace dualpath {
 nlohmann::json fault_impact(const RunSummary& with_faults, const RunSummary& without,
                             const std::string& baseline_folder);
 
-// The baseline run's results, read back from <folder>/summary.json; throws std::runtime_error naming the file.
+// The baseline run's results, read back from <folder>/summary.json (read_run_file: std::runtime_error naming the
+// file when it cannot be read or is not a run's summary).
 RunSummary baseline_results(const std::string& folder);
 
 }  // namespace dualpath

@@ -40,9 +40,10 @@ StopFigures stop_figures_from_json(const nlohmann::json& j) {
   try {
     s.ended_by = choice_value(kRunEnds, ended_by);
   } catch (const std::invalid_argument&) {
+    std::string names;
+    for (const auto& n : choice_names(kRunEnds)) names += (names.empty() ? "" : ", ") + n;
     throw nlohmann::json::type_error::create(
-        302, "stop.ended_by: expected one of slo_violated, steady_state, all_agents_done, time_limit, found \"" +
-                 ended_by + "\"", &j);
+        302, "stop.ended_by: expected one of " + names + ", found \"" + ended_by + "\"", &j);
   }
   s.at_s = j.at("at_s").get<double>();
   s.ttft_window_mean_s = j.at("ttft_window_mean_s").get<double>();

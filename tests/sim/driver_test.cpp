@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/simgrid/simgrid_backend.hpp"
 #include "sim_fixture.hpp"
 
 namespace dualpath::sim::test {

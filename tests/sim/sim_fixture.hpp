@@ -12,7 +12,6 @@
 
 #include "core/config/scenario.hpp"
 #include "core/run/link_report.hpp"
-#include "sim/simgrid/simgrid_backend.hpp"
 #include "sim/simulator.hpp"
 
 namespace dualpath::sim::test {

@@ -10,6 +10,7 @@
 #include <functional>
 #include <random>
 
+#include "sim/simgrid/simgrid_backend.hpp"
 #include "sim_fixture.hpp"
 
 namespace dualpath::sim::test {

@@ -6,42 +6,25 @@
 #include <vector>
 
 #include "sim/native/native_backend.hpp"
+#include "../sim_fixture.hpp"
 
 using namespace dualpath;
 using namespace dualpath::sim;
+using namespace dualpath::sim::test;  // the small cluster of tests/sim/ (2 GPUs per node, 50 GB/s NICs)
 
 namespace {
-
 constexpr double GB = 1e9;
-
-Topology topology() {  // 2 GPUs per node, 50 GB/s NICs, no latency, storage never the bottleneck
-  Topology t;
-  t.name = "test";
-  t.gpus_per_node = 2;
-  t.cnic_bw = 50e9, t.snic_bw = 50e9, t.pcie_bw = 64e9, t.dram_bw = 500e9;
-  t.nic_latency = 0;
-  t.storage.servers = 0, t.storage.server_nic_bw = 0, t.storage.ssd_read_bw = 0, t.storage.ssd_write_bw = 0;
-  return t;
-}
-
-Deployment deployment() {
-  Deployment d;
-  d.prefill_nodes = 1, d.decode_nodes = 1;
-  d.pe_group_gpus = 2, d.de_group_gpus = 2;
-  return d;
-}
-
 }  // namespace
 
 TEST(NativeAlone, OneGigabyteOverA50GBpsSnicTakes20ms) {
-  NativeBackend b(topology(), deployment(), QosSpec{}, SimSpec{});
+  NativeBackend b(small_topology(), deployment(1, 1), qos_on(), SimSpec{});
   double done_at = -1;
   b.run([&] { b.storage_read(0, 1 * GB, [&] { done_at = b.now(); }); });
   EXPECT_NEAR(done_at, 0.020, 1e-12);
 }
 
 TEST(NativeAlone, TwoReadsShareTheSnicAndEndTogether) {
-  NativeBackend b(topology(), deployment(), QosSpec{}, SimSpec{});
+  NativeBackend b(small_topology(), deployment(1, 1), qos_on(), SimSpec{});
   std::vector<double> done;
   b.run([&] {
     for (int i = 0; i < 2; ++i) b.storage_read(0, 1 * GB, [&] { done.push_back(b.now()); });
@@ -54,7 +37,7 @@ TEST(NativeAlone, TwoReadsShareTheSnicAndEndTogether) {
 // QoS 99:1 on a shared CNIC: the model flow gets 99% (1 GB at 49.5 GB/s), the KV flow the rest and then all of
 // it (work-conserving: both together take 2 GB / 50 GB/s).
 TEST(NativeAlone, ModelTrafficGets99PercentAndKvFinishesWorkConserving) {
-  NativeBackend b(topology(), deployment(), QosSpec{}, SimSpec{});
+  NativeBackend b(small_topology(), deployment(1, 1), qos_on(), SimSpec{});
   double model = -1, kv = -1;
   b.run([&] {
     b.transfer(Hop::Collective, {Loc::Hbm, 0}, {Loc::Hbm, 2}, 1 * GB, TrafficClass::Model, [&] { model = b.now(); });
