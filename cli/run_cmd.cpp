@@ -285,12 +285,13 @@ void run_policies(const RunArgs& a, Scenario sc, const std::string& out, const s
 static std::string fault_option_help() {
   std::string h = "Inject a fault: KIND:key=value,... added to the scenario's \"faults\" (docs/faults.md); repeatable."
                   " Kinds:";
-  for (const auto& row : kFaultKinds) {
+  const auto& rows = fault_kinds();
+  for (const auto& row : rows) {
     std::string keys = row.target == FaultTarget::Storage ? "" : row.target == FaultTarget::Gpu ? "node=0,gpu=3," : "node=0,";
     if (has_factor(row.value)) keys += "factor=0.5,";
     const bool lost = row.effect == FaultEffect::LoseNode || row.effect == FaultEffect::LoseGpu;  // no until
-    h += std::string(" ") + row.name + ":" + keys + (lost ? "at=300s" : "at=300s[,until=600s]") +
-         (&row == std::end(kFaultKinds) - 1 ? "" : ";");
+    h += " " + row.name + ":" + keys + (lost ? "at=300s" : "at=300s[,until=600s]") +
+         (&row == &rows.back() ? "" : ";");
   }
   return h;
 }

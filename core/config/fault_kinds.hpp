@@ -1,18 +1,23 @@
 // Every fault kind (docs/faults.md) as one row: the name scenario files use, what it names, and what it does while
 // it is active. The loader (faults.cpp), the engine (core/cluster/cluster_faults.cpp), summary.json and the
-// timeline read these rows, not kind names, so a kind whose effect exists already is one enum value and one row, both
-// here (cli.fault_kinds then checks that scenarios/schema.json and docs/configuration.md list its name). A new
-// effect is a FaultEffect value, its case in Cluster::fault_begins / fault_ends (the compiler lists every switch
-// that misses it) and, if it changes links, a Backend call.
+// timeline read these rows, not kind names. A built-in kind whose effect exists already is one enum value and one
+// row of kBuiltinFaultKinds, both here (cli.documented_values then checks that scenarios/schema.json and
+// docs/configuration.md list its name); a kind added from outside the tree is one register_fault_kind call
+// (tests/sim/fault_kind_extension_test.cpp tries it). A new effect is a FaultEffect value, its case in
+// Cluster::fault_begins / fault_ends (the compiler lists every switch that misses it) and, if it changes links, a
+// Backend call.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
-#include <iterator>
+#include <string>
+#include <string_view>
+#include <vector>
 
 namespace dualpath {
 
-// faults[].kind (docs/faults.md): one value per row of kFaultKinds below.
+// faults[].kind (docs/faults.md): the built-in kinds, one per row of kBuiltinFaultKinds below; a kind registered at
+// run time (register_fault_kind) takes the values after the last.
 enum class FaultKind : uint8_t { SnicDown, SnicDegrade, StorageDegrade, NodeDown, CnicDown };
 
 // What a fault names: one node, one GPU of a node (`node` and `gpu`), or the whole storage cluster (neither).
@@ -29,13 +34,19 @@ enum class FaultEffect : uint8_t {
 
 struct FaultKindRow {
   FaultKind value;
-  const char* name;
+  std::string name;
   FaultTarget target;
   FaultEffect effect;
 };
 
-// In FaultKind order (checked below); messages list the names in this order.
-inline constexpr FaultKindRow kFaultKinds[] = {
+// The built-in kinds, in FaultKind order (checked in fault_kinds.cpp); messages list the names in this order.
+struct BuiltinFaultKind {
+  FaultKind value;
+  const char* name;
+  FaultTarget target;
+  FaultEffect effect;
+};
+inline constexpr BuiltinFaultKind kBuiltinFaultKinds[] = {
     {FaultKind::SnicDown, "snic-down", FaultTarget::Node, FaultEffect::SnicDown},
     {FaultKind::SnicDegrade, "snic-degrade", FaultTarget::Node, FaultEffect::ScaleSnic},
     {FaultKind::StorageDegrade, "storage-degrade", FaultTarget::Storage, FaultEffect::ScaleStorage},
@@ -43,15 +54,19 @@ inline constexpr FaultKindRow kFaultKinds[] = {
     {FaultKind::CnicDown, "cnic-down", FaultTarget::Gpu, FaultEffect::LoseGpu},
 };
 
-constexpr bool fault_rows_in_enum_order() {
-  for (size_t i = 0; i < std::size(kFaultKinds); ++i)
-    if (static_cast<size_t>(kFaultKinds[i].value) != i) return false;
-  return true;
-}
-static_assert(fault_rows_in_enum_order(), "kFaultKinds: one row per FaultKind, in enum order");
+// Every kind a scenario may name: the built-in rows, then those registered since, in registration order.
+const std::vector<FaultKindRow>& fault_kinds();
+// Adds a kind with an effect that exists (docs/architecture.md "How to add a fault kind") and returns its value, the
+// next after the last row's. std::invalid_argument when a kind has that name already. Not thread-safe: register
+// before runs start (at static initialisation, as policies and KV sources do).
+FaultKind register_fault_kind(std::string name, FaultTarget target, FaultEffect effect);
+// The row of a kind (std::out_of_range for a value no row has) and the kind named `name` (nullptr when none).
+const FaultKindRow& fault_row(FaultKind k);
+const FaultKindRow* find_fault_kind(std::string_view name);
+// Every kind's name, in row order.
+std::vector<std::string> fault_kind_names();
 
-inline const FaultKindRow& fault_row(FaultKind k) { return kFaultKinds[static_cast<size_t>(k)]; }
-inline const char* name_of(FaultKind k) { return fault_row(k).name; }
+inline const std::string& name_of(FaultKind k) { return fault_row(k).name; }
 inline FaultEffect effect_of(FaultKind k) { return fault_row(k).effect; }
 
 // The degrades keep a fraction of bandwidth (`factor`); the others take none.

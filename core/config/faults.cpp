@@ -16,8 +16,8 @@ namespace {
 
 FaultSpec parse_fault(const ObjectReader& r, const Deployment& dep, const Topology& topo) {
   FaultSpec f;
-  f.kind = choice_value(kFaultKinds, r.choice("kind", choice_names(kFaultKinds)));
-  const FaultKindRow& row = fault_row(f.kind);
+  const FaultKindRow& row = *find_fault_kind(r.choice("kind", fault_kind_names()));
+  f.kind = row.value;
   const std::string kind = row.name;
   const int nodes = dep.prefill_nodes + dep.decode_nodes;
   auto refuse = [&r](const char* key, const std::string& why) {
@@ -36,7 +36,7 @@ FaultSpec parse_fault(const ObjectReader& r, const Deployment& dep, const Topolo
     f.gpu = static_cast<int>(r.integer("gpu", 0, topo.gpus_per_node - 1));
   } else {
     std::string naming;  // the kinds that name a GPU
-    for (const auto& k : kFaultKinds)
+    for (const auto& k : fault_kinds())
       if (k.target == FaultTarget::Gpu) naming += std::string(naming.empty() ? "" : ", ") + k.name;
     refuse("gpu", kind + " takes no gpu (only " + naming + " names one)");
   }

@@ -1,12 +1,16 @@
 #include "core/vocab/link_kinds.hpp"
 
+#include <algorithm>
+#include <cctype>
 #include <stdexcept>
 
 namespace dualpath {
 
-const std::vector<LinkKind>& link_kinds() {
+namespace {
+
+std::vector<LinkKind>& table() {
   // Order: sweep.csv's util_* columns and the report's panels follow it.
-  static const std::vector<LinkKind> kinds = {
+  static std::vector<LinkKind> kinds = {
       {LinkClass::SnicDown, "snic_down", LinkKind::PerNode, {}, true, false, "utilisation",
        "SNIC read (storage -> node) utilisation per node"},
       {LinkClass::SnicUp, "snic_up", LinkKind::PerNode, {}, false, false, "", ""},
@@ -19,6 +23,33 @@ const std::vector<LinkKind>& link_kinds() {
       {LinkClass::Storage, "storage", LinkKind::PerServer, {}, false, false, "", ""},
   };
   return kinds;
+}
+
+// A name a CSV column or a link-name suffix holds with no quoting.
+bool plain_text(std::string_view s) {
+  for (const char c : s)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-')) return false;
+  return !s.empty();
+}
+
+}  // namespace
+
+const std::vector<LinkKind>& link_kinds() { return table(); }
+
+LinkClass register_link_kind(LinkKind row) {
+  if (!row.name || !plain_text(row.name))
+    throw std::invalid_argument("register_link_kind: expected a name of letters, digits, '_' or '-'");
+  if (find_link_kind(row.name))
+    throw std::invalid_argument(std::string("register_link_kind: a link kind \"") + row.name + "\" exists");
+  for (const auto d : row.directions)
+    if (!plain_text(d)) throw std::invalid_argument("register_link_kind: expected direction suffixes of plain text");
+  auto& kinds = table();
+  int next = 0;  // one past the largest class in the table (the built-in rows are not in LinkClass order)
+  for (const auto& k : kinds) next = std::max(next, static_cast<int>(k.cls) + 1);
+  if (next > 255) throw std::length_error("register_link_kind: at most 256 link kinds");
+  row.cls = static_cast<LinkClass>(next);  // LinkClass's underlying type is uint8_t: every value up to 255 is valid
+  kinds.push_back(std::move(row));
+  return kinds.back().cls;
 }
 
 const LinkKind& link_kind(LinkClass c) {

@@ -1,5 +1,5 @@
-// The kinds of link a run reports, as one table (issue 17): adding a kind is one row here, plus the links that
-// the bodies create of it. links.csv's `class` column, the steady-state windows of `dualpath claims`
+// The kinds of link a run reports, as one table (issue 17): adding a kind is one row in link_kinds.cpp (or one
+// register_link_kind call from outside the tree), plus the links that the bodies create of it. links.csv's `class` column, the steady-state windows of `dualpath claims`
 // (core/analysis/link_window.cpp), the columns of sweep.csv (cli/sweep_cmd.cpp), the trace's counter tracks
 // (core/metrics/trace_counters.cpp) and the report's link figure (analysis/report.py, handed this table as JSON by
 // `dualpath report`) all read it. Vocabulary of the whole core, so it lives in model/.
@@ -38,8 +38,13 @@ struct LinkKind {
   const char* plot_title = "";
 };
 
-// Every kind, in the order reports list them.
+// Every kind, in the order reports list them: the built-in rows, then those registered since.
 const std::vector<LinkKind>& link_kinds();
+// Adds a kind from outside this file (docs/architecture.md "How to add a link kind";
+// tests/core/link_kind_extension_test.cpp tries it) and returns its class, the next value after the last row's
+// (`row.cls` is ignored). std::invalid_argument when a kind has that name, or the name or a direction is not text a
+// CSV column holds as is. Not thread-safe, and it moves the rows: register before runs start.
+LinkClass register_link_kind(LinkKind row);
 const LinkKind& link_kind(LinkClass c);
 const LinkKind* find_link_kind(std::string_view name);  // nullptr when no kind has that name
 

@@ -158,7 +158,7 @@ TEST(CoreFaults, EachKindsRowDecidesTheKeysItTakes) {
     }
   };
   int rows = 0;
-  for (const FaultKindRow& row : kFaultKinds) {
+  for (const FaultKindRow& row : fault_kinds()) {
     ++rows;
     nlohmann::json base = {{"kind", row.name}, {"at", "1 s"}};
     if (row.target != FaultTarget::Storage) base["node"] = 0;
