@@ -11,7 +11,8 @@
 # Every run uses the network engine SIM_ENGINE (default native; simgrid for the engine of record).
 # SWITCHES=on adds the speed switches (docs/performance.md: "Decode chunks that run past finishes",
 # sim.decode_chunk_end = steps with 3-step chunks; "Departures re-fill above their level", sim.departures =
-# above-departed); off (default) runs the model of record.
+# above-departed; "Arrivals re-fill above their first saturation", sim.arrivals = above-saturation;
+# bench/speed_switches.sh); off (default) runs the model of record.
 # SIMGRID=on (default; off skips it) runs each case once more on SimGrid (sim.engine = simgrid, the engine of
 # record) when SIM_ENGINE is native, cut at SIMGRID_LIMIT wall seconds (default 600), and prints its wall time, the
 # ratio to the native median and whether the two runs' JCT agree (the native engine is exact: they should, up to

@@ -43,6 +43,9 @@ enum class StepTiming : uint8_t { Roofline, Profile };
 // sim.departures: after flows leave, the native engine re-solves their whole components, or keeps the flows below
 // the lowest departed level and re-fills the rest (SimSpec::departures).
 enum class DepartureSolve : uint8_t { WholeComponent, AboveDeparted };
+// sim.arrivals: after flows arrive, the native engine re-solves their whole components, or keeps the flows below
+// the lowest level at which one of the new flows' links saturates and re-fills the rest (SimSpec::arrivals).
+enum class ArrivalSolve : uint8_t { WholeComponent, AboveSaturation };
 // policy.pool.eviction: the DRAM pool (policy dram-pool) evicts its least recently used blocks, or keeps what it
 // holds and refuses what does not fit.
 enum class PoolEviction : uint8_t { Lru, None };
@@ -63,6 +66,8 @@ inline constexpr ChoiceName<DecodeChunkEnd> kDecodeChunkEnds[] = {{DecodeChunkEn
                                                                   {DecodeChunkEnd::Steps, "steps"}};
 inline constexpr ChoiceName<DepartureSolve> kDepartureSolves[] = {{DepartureSolve::WholeComponent, "whole-component"},
                                                                   {DepartureSolve::AboveDeparted, "above-departed"}};
+inline constexpr ChoiceName<ArrivalSolve> kArrivalSolves[] = {{ArrivalSolve::WholeComponent, "whole-component"},
+                                                              {ArrivalSolve::AboveSaturation, "above-saturation"}};
 inline constexpr ChoiceName<PoolEviction> kPoolEvictions[] = {{PoolEviction::Lru, "lru"}, {PoolEviction::None, "none"}};
 inline constexpr ChoiceName<WorkloadSource> kWorkloadSources[] = {{WorkloadSource::Generate, "generate"},
                                                                   {WorkloadSource::File, "file"}};
@@ -106,6 +111,7 @@ inline const char* name_of(KvPort v) { return choice_name(kKvPorts, v); }
 inline const char* name_of(DecodeChunkEnd v) { return choice_name(kDecodeChunkEnds, v); }
 inline const char* name_of(StepTiming v) { return choice_name(kStepTimings, v); }
 inline const char* name_of(DepartureSolve v) { return choice_name(kDepartureSolves, v); }
+inline const char* name_of(ArrivalSolve v) { return choice_name(kArrivalSolves, v); }
 inline const char* name_of(PoolEviction v) { return choice_name(kPoolEvictions, v); }
 inline const char* name_of(WorkloadSource v) { return choice_name(kWorkloadSources, v); }
 inline const char* name_of(Table2Reading v) { return choice_name(kTable2Readings, v); }

@@ -244,6 +244,11 @@ struct SimSpec {
   // others provably keep their rates, sim/native/maxmin.hpp; the same allocation up to rounding, which this chaotic
   // model amplifies, so a speed switch: docs/performance.md "Departures re-fill above their level"). Native only.
   DepartureSolve departures = DepartureSolve::WholeComponent;
+  // What the native engine re-solves after flows arrive: their whole components ("whole-component"), or only the
+  // flows at or above the lowest level at which a link of a new flow saturates ("above-saturation": the flows
+  // below it provably keep their rates, sim/native/maxmin.hpp; the same allocation up to rounding, so a speed
+  // switch like `departures`: docs/performance.md "Arrivals re-fill above their first saturation"). Native only.
+  ArrivalSolve arrivals = ArrivalSolve::WholeComponent;
 };
 
 // A fault injected at a simulated time (scenario "faults", `run --fault`; docs/faults.md). Node indices are the

@@ -137,7 +137,8 @@ nlohmann::json scenario_to_json(const Scenario& s) {
             {"time_limit", s.sim.time_limit},
             {"lmm_update", name_of(s.sim.lmm_update)},
             {"engine", name_of(s.sim.engine)},
-            {"departures", name_of(s.sim.departures)}}},
+            {"departures", name_of(s.sim.departures)},
+            {"arrivals", name_of(s.sim.arrivals)}}},
           {"derived", derived}};
   // Only when there are faults, so that a fault-free run's config.json is what it was before faults existed.
   if (!s.faults.empty()) {

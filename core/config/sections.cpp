@@ -296,7 +296,7 @@ SimSpec parse_sim(const ObjectReader& parent, const std::string& key, const Mode
   const ObjectReader r =
       parent.object(key,
                     {"layer_group", "decode_chunk_steps", "decode_chunk_end", "kv_port", "time_limit", "lmm_update",
-                     "engine", "departures"},
+                     "engine", "departures", "arrivals"},
                     /*required=*/false);
   const SimSpec d;
   SimSpec s;
@@ -311,6 +311,7 @@ SimSpec parse_sim(const ObjectReader& parent, const std::string& key, const Mode
   s.engine = choice_value(kNetworkEngines, r.choice("engine", choice_names(kNetworkEngines), name_of(d.engine)));
   s.departures =
       choice_value(kDepartureSolves, r.choice("departures", choice_names(kDepartureSolves), name_of(d.departures)));
+  s.arrivals = choice_value(kArrivalSolves, r.choice("arrivals", choice_names(kArrivalSolves), name_of(d.arrivals)));
   return s;
 }
 

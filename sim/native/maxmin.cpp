@@ -8,11 +8,12 @@
 
 namespace dualpath::sim {
 
-MaxMin::MaxMin(std::vector<double> capacity, bool track_lowest, bool keep_below_departures)
+MaxMin::MaxMin(std::vector<double> capacity, Options options)
     : links_(capacity.size()),
       sets_(capacity.size()),
-      track_lowest_(track_lowest),
-      keep_below_departures_(keep_below_departures),
+      track_lowest_(options.track_lowest),
+      keep_below_departures_(options.keep_below_departures),
+      keep_below_arrivals_(options.keep_below_arrivals),
       departed_level_(std::numeric_limits<double>::infinity()) {
   for (size_t i = 0; i < capacity.size(); ++i) {
     if (!(capacity[i] > 0)) throw std::invalid_argument("maxmin: link capacities must be > 0");
@@ -74,8 +75,9 @@ int MaxMin::add(const int32_t* links, int n, double weight) {
     id = free_.back();
     free_.pop_back();
   }
-  grew_ = true;
+  arrived_ = true;
   FlowRec& f = flows_[static_cast<size_t>(id)];
+  f.fresh = true;
   std::copy(links, links + n, f.links.begin());
   f.n = n;
   f.weight = weight;
@@ -127,7 +129,7 @@ void MaxMin::set_capacity(int link, double capacity) {
   if (!(capacity > 0)) throw std::invalid_argument("maxmin: link capacities must be > 0");
   LinkRec& l = links_[static_cast<size_t>(link)];
   if (capacity == l.capacity) return;
-  grew_ = true;
+  capacity_changed_ = true;
   // Only flows crossing this link can have it as their narrowest link, so only their bounds, and the B_l of the
   // links they cross, depend on its capacity: take them out of that bookkeeping and put them back.
   const std::vector<int> on = sets_[static_cast<size_t>(link)].flows;
@@ -156,7 +158,7 @@ void MaxMin::set_capacity(int link, double capacity) {
 // Adds `flow` and everything reachable from it through active links to the component being collected, except
 // the flows below level `keep_below` (kept at their rates, which are summed into each collected link's `kept`).
 void MaxMin::visit(int flow, double keep_below) {
-  const auto kept = [keep_below](const FlowRec& g) { return g.rate < keep_below * g.weight; };
+  const auto kept = [keep_below](const FlowRec& g) { return !g.fresh && g.rate < keep_below * g.weight; };
   FlowRec& start = flows_[static_cast<size_t>(flow)];
   if (start.mark == epoch_ || kept(start)) return;
   start.mark = epoch_;
@@ -189,16 +191,30 @@ void MaxMin::visit(int flow, double keep_below) {
 void MaxMin::solve() {
   changed_.clear();
   ++solve_id_;
-  // After departures only, the flows below the lowest departed level keep their rates (maxmin.hpp). The margin
-  // keeps a flow level with the departed one (a tie, up to rounding) among those re-filled.
-  const double keep_below =
-      keep_below_departures_ && !grew_ && std::isfinite(departed_level_) ? departed_level_ * (1 - 1e-9) : 0;
+  // The flows below the lowest departed level, and below the first saturation of a new flow's link, keep their
+  // rates (maxmin.hpp). The margin keeps a flow level with that threshold (a tie, up to rounding) among those
+  // re-filled. Without a departure or an arrival to bound it (a capacity change, or a mode off), nothing is kept.
+  double keep_below = 0;
+  if (!capacity_changed_ && (arrived_ ? keep_below_arrivals_ : keep_below_departures_)) {
+    const double t = arrived_ ? std::min(departed_level_, arrival_threshold()) : departed_level_;
+    if (!std::isnan(t) && (arrived_ || std::isfinite(t))) keep_below = t * (1 - 1e-9);
+  }
   departed_level_ = std::numeric_limits<double>::infinity();
-  grew_ = false;
+  arrived_ = false;
+  capacity_changed_ = false;
   bool first = true;
   while (!dirty_links_.empty() || !dirty_flows_.empty()) {
-    solve_pass(first, first ? keep_below : 0);  // links that join later are re-solved whole
+    solve_pass(first, keep_below);
     first = false;
+    // Links that join the constraint set are re-solved whole, or (with keep_below_arrivals) above the level at
+    // which the first of them saturates under the pass's rates: a constraint added to a solved system changes
+    // progressive filling only from there on, as a new flow's load does (maxmin.hpp).
+    keep_below = 0;
+    if (keep_below_arrivals_) {
+      double t = std::numeric_limits<double>::infinity();
+      for (int li : joined_) t = std::min(t, saturation_level(li));
+      if (std::isfinite(t)) keep_below = t * (1 - 1e-9);
+    }
   }
 }
 
@@ -208,6 +224,7 @@ void MaxMin::solve() {
 void MaxMin::solve_pass(bool first, double keep_below) {
   comp_links_.clear();
   comp_flows_.clear();
+  joined_.clear();
   // The components of what changed: new flows, and every flow of a touched link.
   ++epoch_;
   for (int fi : dirty_flows_) {
@@ -224,6 +241,7 @@ void MaxMin::solve_pass(bool first, double keep_below) {
   fill();
   for (int fi : comp_flows_) {
     FlowRec& f = flows_[static_cast<size_t>(fi)];
+    f.fresh = false;
     if (f.solve_mark != solve_id_) {
       f.solve_mark = solve_id_;
       changed_.push_back(fi);
@@ -243,8 +261,49 @@ void MaxMin::solve_pass(bool first, double keep_below) {
     if (l.load > l.capacity * (1 + kOverload)) {
       l.active = true;
       touch_link(li);
+      joined_.push_back(li);
     }
   }
+}
+
+// The lowest level at which an active link crossed by a flow added since the last solve saturates (+inf if none
+// can): the flows fixed below it keep their rates (maxmin.hpp, "Arrivals re-fill only above their first
+// saturation"). Inactive links are not constraints of the first pass; one the new flows overload joins the set
+// and its component is re-solved whole in the next pass.
+double MaxMin::arrival_threshold() {
+  double t = std::numeric_limits<double>::infinity();
+  for (int fi : dirty_flows_) {
+    const FlowRec& f = flows_[static_cast<size_t>(fi)];
+    for (int k = 0; k < f.n; ++k) {
+      LinkRec& l = links_[static_cast<size_t>(f.links[k])];
+      if (!l.active || l.crossed == solve_id_) continue;
+      l.crossed = solve_id_;
+      t = std::min(t, saturation_level(f.links[k]));
+    }
+  }
+  return t;
+}
+
+// The least x with F(x) = sum over the link's flows of min(x w, r) >= C, where r is an old flow's rate and a new
+// flow's bound: F is piecewise linear and increasing, so walk its breakpoints (the flows' levels r / w) upwards.
+double MaxMin::saturation_level(int link) {
+  const double capacity = links_[static_cast<size_t>(link)].capacity;
+  levels_.clear();
+  double rising = 0;  // the weight of the flows not yet fixed at x
+  for (int gi : sets_[static_cast<size_t>(link)].flows) {
+    const FlowRec& g = flows_[static_cast<size_t>(gi)];
+    levels_.emplace_back((g.fresh ? g.bound : g.rate) / g.weight, gi);
+    rising += g.weight;
+  }
+  std::sort(levels_.begin(), levels_.end());
+  double fixed = 0;  // the rates of the flows fixed below x
+  for (const auto& [level, gi] : levels_) {
+    if (fixed + level * rising >= capacity) return (capacity - fixed) / rising;
+    const FlowRec& g = flows_[static_cast<size_t>(gi)];
+    fixed += g.fresh ? g.bound : g.rate;
+    rising -= g.weight;
+  }
+  return std::numeric_limits<double>::infinity();  // every flow stops below the capacity: it never saturates
 }
 
 double MaxMin::exact_load(int link) const {

@@ -33,6 +33,17 @@
 //    lowest departed level, takes their rates off their links, and fills the rest over what is left; the
 //    component is walked only through those flows. The same allocation up to rounding (the arithmetic differs
 //    from a whole re-solve in the last bits).
+//  - Arrivals re-fill only above their first saturation (optional, `keep_below_arrivals`). Add flows N to a
+//    solved allocation and run progressive filling again: as long as no link crossed by a flow of N saturates,
+//    the filling is the one it was (the new flows only add load to their own links), so every flow fixed below
+//    the lowest level T at which one of their links saturates keeps its rate. T is found per link l crossed by a
+//    new flow from the loads alone: F_l(x) = sum over l's old flows g of min(rate_g, x w_g) (below T each old flow
+//    rises as it did, or stays where it was fixed) + sum over its new flows f of min(x w_f, u_f), and l saturates
+//    at the least x with F_l(x) >= C_l (arrival_threshold()). Departures in the same solve only lower F_l, so
+//    T = min(lowest departed level, every such crossing) is sound for a mixed solve too. The kept flows are then
+//    handled as for departures; the same allocation up to rounding. A link that joins the constraint set after a
+//    pass is a new constraint on a solved system, and the same argument applies: the next pass keeps the flows
+//    below the level at which the first joined link saturates under the pass's rates.
 #pragma once
 
 #include <array>
@@ -45,9 +56,17 @@ namespace dualpath::sim {
 
 class MaxMin {
  public:
-  // bytes/s per link, all > 0. `track_lowest` = false looks the lowest link level up by a full scan after every
-  // step (the same result, slower: for tests).
-  explicit MaxMin(std::vector<double> capacity, bool track_lowest = true, bool keep_below_departures = false);
+  struct Options {
+    // false: the lowest link level is looked up by a full scan after every step (the same result, slower: tests).
+    bool track_lowest = true;
+    // A solve after departures only keeps the flows below the lowest departed level (above).
+    bool keep_below_departures = false;
+    // A solve after arrivals keeps the flows below the level at which a new flow's link first saturates (above).
+    bool keep_below_arrivals = false;
+  };
+  // bytes/s per link, all > 0.
+  explicit MaxMin(std::vector<double> capacity) : MaxMin(std::move(capacity), Options{}) {}
+  MaxMin(std::vector<double> capacity, Options options);
 
   static constexpr int kMaxLinks = 8;  // links per flow (a fabric route has at most Route::kMaxLinks)
 
@@ -77,6 +96,7 @@ class MaxMin {
     uint32_t mark = 0;
     uint32_t solve_mark = 0;  // listed in changed_ by the solve() of this id
     bool dirty = false;
+    bool fresh = false;  // added since the last solve: never kept at its (unsolved) rate
   };
   // What a solve reads of a link, kept small so that walking routes stays in cache; its flow set is in LinkSet.
   struct LinkRec {
@@ -96,6 +116,7 @@ class MaxMin {
     double kept = 0;  // during a solve: the rates of its flows kept (below the departed level), off its capacity
     uint32_t checked = 0;  // epoch of its last overload check
     int slot = -1;         // its index in link_cand_ during a solve
+    uint32_t crossed = 0;  // solve_id_ of the last arrival_threshold() that looked at it
   };
   struct LinkSet {
     std::vector<int> flows;
@@ -108,6 +129,8 @@ class MaxMin {
   void update_binding(int link);
   void count_group(int link, const FlowRec& f, int delta);
   void visit(int flow, double keep_below);
+  double arrival_threshold();
+  double saturation_level(int link);
   void solve_pass(bool first, double keep_below);
   void fill();
   // An active link with more than this fraction of its capacity left leaves the set; an inactive one loaded
@@ -130,6 +153,8 @@ class MaxMin {
   std::vector<int> changed_;
   std::vector<int> comp_links_, comp_flows_, stack_;
   std::vector<int> check_;  // inactive links that may bind, crossed by flows re-solved in this pass
+  std::vector<std::pair<double, int>> levels_;  // saturation_level()'s flows of one link by level
+  std::vector<int> joined_;  // links the last pass activated (their components are re-solved in the next)
   // During fill(): the re-solved flows by the level of their own bound, and the active links with their levels.
   std::vector<std::pair<double, int>> by_bound_;
   std::vector<int> link_cand_;
@@ -140,11 +165,14 @@ class MaxMin {
   // only rises as flows are fixed, so that is about once per bottleneck).
   void set_level(size_t slot, double level);
   bool track_lowest_ = true;
-  // Since the last solve: the lowest level of a departed flow, and whether a flow arrived or a capacity changed
-  // (either can lower levels anywhere in a component, so the next solve re-fills whole components).
+  // Since the last solve: the lowest level of a departed flow, whether a flow arrived (which can lower levels
+  // anywhere in a component: the next solve re-fills whole components, or above arrival_threshold()) and whether
+  // a capacity changed (whole components, always).
   bool keep_below_departures_ = false;
+  bool keep_below_arrivals_ = false;
   double departed_level_ = 0;
-  bool grew_ = false;
+  bool arrived_ = false;
+  bool capacity_changed_ = false;
   bool lowest_stale_ = true;
   size_t lowest_slot_ = 0;
   double lowest_level_ = 0;

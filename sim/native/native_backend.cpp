@@ -75,7 +75,8 @@ struct NativeBackend::Impl {
       : qos(q),
         fabric(topo, dep),
         spec(s),
-        maxmin(capacities(fabric), true, s.departures == DepartureSolve::AboveDeparted),
+        maxmin(capacities(fabric), {.keep_below_departures = s.departures == DepartureSolve::AboveDeparted,
+                                    .keep_below_arrivals = s.arrivals == ArrivalSolve::AboveSaturation}),
         meter(capacities(fabric), o.link_sample_interval) {
     report.links = fabric.links();
     report.interval = o.link_sample_interval;

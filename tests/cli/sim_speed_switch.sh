@@ -13,7 +13,9 @@
 # (p99 flips between 11.32, 11.41 and 11.86 s under the perturbation), TPOT p50 -0.06%. The same run without the switch must be byte-identical to the
 # default (a switch that is off changes nothing). sim.departures = "above-departed" alone is exact up to rounding
 # (sim/native/maxmin.hpp): its headline metrics must agree with the default to 1e-9 (on this case today they are
-# byte-identical; a wrong re-fill, such as one that forgets the kept flows' rates, moves them by percents).
+# byte-identical; a wrong re-fill, such as one that forgets the kept flows' rates, moves them by percents). So is
+# sim.arrivals = "above-saturation" alone (the flows below the first saturation of a new flow's links keep their
+# rates), and both together: each must agree with the default to 1e-9.
 set -euo pipefail
 bin="$1"; root="$2"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
@@ -34,6 +36,10 @@ ln -s "$tmp/off0" "$tmp/off"
   --set sim.decode_chunk_end=first-finish --set sim.departures=whole-component
 "$bin" run "$root/scenarios/ds660b-2p4d.json" --quiet --out "$tmp/departures" "${case[@]}" \
   --set sim.departures=above-departed
+"$bin" run "$root/scenarios/ds660b-2p4d.json" --quiet --out "$tmp/arrivals" "${case[@]}" \
+  --set sim.arrivals=above-saturation
+"$bin" run "$root/scenarios/ds660b-2p4d.json" --quiet --out "$tmp/both" "${case[@]}" \
+  --set sim.departures=above-departed --set sim.arrivals=above-saturation
 cmp "$tmp/off/requests.csv" "$tmp/off-explicit/requests.csv"
 echo "ok   first-finish and whole-component (the defaults) named explicitly: requests.csv identical"
 
@@ -46,8 +52,10 @@ def mean(dirs):
     ms = [metrics(d) for d in dirs]
     return {k: sum(m[k] for m in ms) / len(ms) for k in ms[0]} if all(set(m) == set(ms[0]) for m in ms) else {}
 off, on = mean([f"{tmp}/off{k}" for k in range(3)]), mean([f"{tmp}/on{k}" for k in range(3)])
-off0, departures = metrics(f"{tmp}/off0"), metrics(f"{tmp}/departures")
-bad = not off or not on or set(off) != set(on) or set(off0) != set(departures)
+off0 = metrics(f"{tmp}/off0")
+exact = {name: metrics(f"{tmp}/{folder}") for name, folder in
+         [("above-departed", "departures"), ("above-saturation", "arrivals"), ("both re-fills", "both")]}
+bad = not off or not on or set(off) != set(on) or any(set(off0) != set(m) for m in exact.values())
 for k in sorted(off):
     tol = 0.0 if k == "rounds" else 0.02 if k.startswith("ttft") else 0.01
     err = abs(on[k] - off[k]) / max(abs(off[k]), 1e-12)
@@ -55,12 +63,13 @@ for k in sorted(off):
     bad |= not ok
     print(f"{'ok  ' if ok else 'FAIL'} {k}: off {off[k]:.6g} on {on[k]:.6g} ({100 * (on[k] - off[k]) / max(abs(off[k]), 1e-12):+.2f}%, "
           f"<= {100 * tol:g}%)")
-for k in sorted(off0):
-    err = abs(departures[k] - off0[k]) / max(abs(off0[k]), 1e-12)
-    ok = err <= 1e-9
-    bad |= not ok
-    print(f"{'ok  ' if ok else 'FAIL'} above-departed alone, {k}: off {off0[k]:.12g} above-departed {departures[k]:.12g} "
-          f"(relative {err:.1e}, <= 1e-9)")
+for name, m in exact.items():
+    for k in sorted(off0):
+        err = abs(m[k] - off0[k]) / max(abs(off0[k]), 1e-12)
+        ok = err <= 1e-9
+        bad |= not ok
+        print(f"{'ok  ' if ok else 'FAIL'} {name} alone, {k}: off {off0[k]:.12g} {name} {m[k]:.12g} "
+              f"(relative {err:.1e}, <= 1e-9)")
 sys.exit(bad)
 PY
 

@@ -173,16 +173,17 @@ TEST(MaxMin, LargeComponentsAreMaxMinToo) { check_random_instances(11, 30, 30, 3
 // The incremental solver (components, redundant links, active set) against the max-min conditions and against
 // a from-scratch solve of the same flows after every change, over random sequences of arrivals and departures
 // on a fabric-like instance where a wide shared link (a node's DRAM) binds only sometimes.
-// keep_below_departures (a departure re-fills only the flows at or above its level) must give the same rates.
-class IncrementalSolves : public ::testing::TestWithParam<bool> {};
+// keep_below_departures (a departure re-fills only the flows at or above its level) and keep_below_arrivals (an
+// arrival re-fills only the flows at or above the first saturation of its links) must give the same rates.
+class IncrementalSolves : public ::testing::TestWithParam<MaxMin::Options> {};
 
 TEST_P(IncrementalSolves, MatchFromScratch) {
   std::mt19937 rng(3);
   // Links 0-7: narrow per-port links (50); 8-9: two "DRAM" links (220) that 5+ ports can overload; 10-13: wider
   // links (64) that rarely bind.
   std::vector<double> cap = {50, 50, 50, 50, 50, 50, 50, 50, 220, 220, 64, 64, 64, 64};
-  MaxMin inc(cap, true, GetParam());
-  size_t kept_some = 0;
+  MaxMin inc(cap, GetParam());
+  size_t kept_after_departures = 0, kept_after_arrivals = 0;
   std::vector<std::vector<int32_t>> routes(400);
   std::vector<double> weights(400);
   std::vector<int> live;  // indices into routes of flows in `inc`
@@ -209,8 +210,8 @@ TEST_P(IncrementalSolves, MatchFromScratch) {
     }
     if (rng() % 4 == 0 && step + 1 < 400) continue;  // several changes between solves, too
     inc.solve();
-    // Departures only: with keep_below_departures, the flows below the departed level are not re-solved.
-    if (!arrive) kept_some += inc.solved().size() < live.size();
+    // With keep_below_*, the flows below the threshold are not re-solved (this counts solves after one change).
+    (arrive ? kept_after_arrivals : kept_after_departures) += inc.solved().size() < live.size();
     MaxMin fresh(cap);
     std::vector<int> fresh_id;
     for (int i : live)
@@ -237,12 +238,24 @@ TEST_P(IncrementalSolves, MatchFromScratch) {
     for (double d : dram) joined += d >= 220 * (1 - 1e-9);
   }
   EXPECT_GT(joined, 0) << "the DRAM-like links never bound: the test does not exercise the active set";
-  if (GetParam()) {
-    EXPECT_GT(kept_some, 20u) << "departures re-solved every flow: nothing was kept below them";
+  if (GetParam().keep_below_departures) {
+    EXPECT_GT(kept_after_departures, 20u) << "departures re-solved every flow: nothing was kept below them";
+  }
+  if (GetParam().keep_below_arrivals) {
+    EXPECT_GT(kept_after_arrivals, 20u) << "arrivals re-solved every flow: nothing was kept below them";
   }
 }
-INSTANTIATE_TEST_SUITE_P(MaxMin, IncrementalSolves, ::testing::Bool(),
-                         [](const auto& info) { return info.param ? "KeepBelowDepartures" : "WholeComponents"; });
+INSTANTIATE_TEST_SUITE_P(MaxMin, IncrementalSolves,
+                         ::testing::Values(MaxMin::Options{}, MaxMin::Options{.keep_below_departures = true},
+                                           MaxMin::Options{.keep_below_arrivals = true},
+                                           MaxMin::Options{.keep_below_departures = true, .keep_below_arrivals = true}),
+                         [](const auto& info) {
+                           const MaxMin::Options& o = info.param;
+                           if (o.keep_below_departures && o.keep_below_arrivals) return std::string("KeepBelowBoth");
+                           if (o.keep_below_departures) return std::string("KeepBelowDepartures");
+                           if (o.keep_below_arrivals) return std::string("KeepBelowArrivals");
+                           return std::string("WholeComponents");
+                         });
 
 // Progressive filling fixes the flows of the link with the lowest level (of equal levels, the first slot). The
 // solver keeps that link as levels change instead of scanning every link after every step; it must pick the same
@@ -254,12 +267,15 @@ TEST(MaxMin, KeptLowestLinkIsTheScannedOne) {
   std::vector<double> cap;
   for (int p = 0; p < 48; ++p) cap.push_back(50);  // ports
   for (int d = 0; d < 6; ++d) cap.push_back(300);  // DRAM-like, shared by 8 ports each
-  MaxMin kept(cap), scanned(cap, false);
-  // And a solver that re-fills only above departures: the same rates up to rounding, on large components.
-  MaxMin below(cap, true, true);
-  std::vector<int> below_id;
+  MaxMin kept(cap), scanned(cap, {.track_lowest = false});
+  // And solvers that re-fill only above departures, and above departures and arrivals: the same rates up to
+  // rounding, on large components.
+  MaxMin below(cap, {.keep_below_departures = true});
+  MaxMin both(cap, {.keep_below_departures = true, .keep_below_arrivals = true});
+  std::vector<int> below_id, both_id;
   std::vector<std::pair<int, int>> live;  // ids in kept, scanned
-  size_t most_flows = 0, solves = 0, fewer_below = 0;
+  size_t most_flows = 0, solves = 0, fewer_below = 0, fewer_after_arrivals = 0;
+  bool arrived = false;  // a flow arrived since the last solve
   for (int step = 0; step < 3000; ++step) {
     if (live.size() < 20 || (live.size() < 400 && rng() % 3 != 0)) {
       const auto a = static_cast<int32_t>(rng() % 48), b = static_cast<int32_t>(rng() % 48);
@@ -270,28 +286,38 @@ TEST(MaxMin, KeptLowestLinkIsTheScannedOne) {
       live.emplace_back(kept.add(r.data(), static_cast<int>(r.size()), w),
                         scanned.add(r.data(), static_cast<int>(r.size()), w));
       below_id.push_back(below.add(r.data(), static_cast<int>(r.size()), w));
+      both_id.push_back(both.add(r.data(), static_cast<int>(r.size()), w));
+      arrived = true;
     } else {
       const size_t k = rng() % live.size();
       kept.remove(live[k].first);
       scanned.remove(live[k].second);
       below.remove(below_id[k]);
+      both.remove(both_id[k]);
       live.erase(live.begin() + static_cast<long>(k));
       below_id.erase(below_id.begin() + static_cast<long>(k));
+      both_id.erase(both_id.begin() + static_cast<long>(k));
     }
     if (rng() % 3 == 0) continue;
     kept.solve();
     scanned.solve();
     below.solve();
+    both.solve();
     ++solves;
     most_flows = std::max(most_flows, kept.solved().size());
     fewer_below += below.solved().size() < kept.solved().size();
+    if (arrived) fewer_after_arrivals += both.solved().size() < kept.solved().size();
+    arrived = false;
     for (size_t i = 0; i < live.size(); ++i) {
       ASSERT_EQ(kept.rate(live[i].first), scanned.rate(live[i].second)) << "step " << step;
       ASSERT_NEAR(below.rate(below_id[i]), kept.rate(live[i].first), 1e-9 * kept.rate(live[i].first))
           << "step " << step;
+      ASSERT_NEAR(both.rate(both_id[i]), kept.rate(live[i].first), 1e-9 * kept.rate(live[i].first))
+          << "step " << step;
     }
   }
   EXPECT_GT(fewer_below, 100u) << "departures never re-solved fewer flows above their level";
+  EXPECT_GT(fewer_after_arrivals, 100u) << "arrivals never re-solved fewer flows than the whole components";
   EXPECT_GT(solves, 1000u);
   EXPECT_GT(most_flows, 100u) << "no large component: ties and slot moves are hardly exercised";
 }
