@@ -269,7 +269,7 @@ void MaxMin::solve_pass(bool first, double keep_below) {
 // The lowest level at which an active link crossed by a flow added since the last solve saturates (+inf if none
 // can): the flows fixed below it keep their rates (maxmin.hpp, "Arrivals re-fill only above their first
 // saturation"). Inactive links are not constraints of the first pass; one the new flows overload joins the set
-// and its component is re-solved whole in the next pass.
+// after it, and the next pass keeps what lies below that link's own saturation level (solve()).
 double MaxMin::arrival_threshold() {
   double t = std::numeric_limits<double>::infinity();
   for (int fi : dirty_flows_) {
