@@ -113,7 +113,7 @@ class MaxMin {
     bool dirty = false;
     bool binding = false;  // may bind (not redundant): two or more flows and B_l > C_l
     bool active = false;   // in the constraint set (implies binding)
-    double kept = 0;  // during a solve: the rates of its flows kept (below the departed level), off its capacity
+    double kept = 0;  // during a solve: the rates of its flows kept (below the pass's threshold), off its capacity
     uint32_t checked = 0;  // epoch of its last overload check
     int slot = -1;         // its index in link_cand_ during a solve
     uint32_t crossed = 0;  // solve_id_ of the last arrival_threshold() that looked at it
@@ -154,7 +154,7 @@ class MaxMin {
   std::vector<int> comp_links_, comp_flows_, stack_;
   std::vector<int> check_;  // inactive links that may bind, crossed by flows re-solved in this pass
   std::vector<std::pair<double, int>> levels_;  // saturation_level()'s flows of one link by level
-  std::vector<int> joined_;  // links the last pass activated (their components are re-solved in the next)
+  std::vector<int> joined_;  // links the last pass activated (the next pass re-solves their components)
   // During fill(): the re-solved flows by the level of their own bound, and the active links with their levels.
   std::vector<std::pair<double, int>> by_bound_;
   std::vector<int> link_cand_;
