@@ -50,6 +50,7 @@ struct RunArgs {
   TraceOptions trace_options;
   std::vector<std::string> faults;
   bool baseline = false;
+  unsigned threads = 1;  // --threads: the native engine's link meter on a worker thread from 2 (sim/meter_feed.hpp)
   std::string fault_baseline;  // set by --baseline for its children: the run folder without faults to compare with
 };
 
@@ -126,6 +127,7 @@ ChildJob child_run(const RunArgs& a, const std::string& policy, const std::strin
   for (const auto& f : a.overlays) job.args.insert(job.args.end(), {"--overlay", f});
   for (const auto& o : a.overrides) job.args.insert(job.args.end(), {"--set", o});
   job.args.insert(job.args.end(), {"--set", "policy.name=" + policy});
+  if (a.threads != 1) job.args.insert(job.args.end(), {"--threads", std::to_string(a.threads)});
   return job;
 }
 
@@ -190,6 +192,10 @@ void run(const RunArgs& a) {
   // Unknown policy names fail here, before any simulation, with the list of known ones.
   if (policies.empty()) check_policy(sc, a.scenario, sc.policy.name, a.scenario + ": /policy/name");
   for (const auto& p : policies) check_policy(sc, a.scenario, p, "--policy " + a.policies);
+  if (a.threads > 1 && sc.sim.engine != NetworkEngine::Native)
+    throw InputError("--threads " + std::to_string(a.threads),
+                     "more than one thread needs the native engine (sim.engine = \"native\"); the SimGrid engine "
+                     "runs on one thread");
   const std::vector<std::string> names = policies.empty() ? std::vector<std::string>{sc.policy.name} : policies;
   if (a.baseline) {
     if (sc.faults.empty())
@@ -249,6 +255,7 @@ void run_policies(const RunArgs& a, Scenario sc, const std::string& out, const s
     ro.trace_file = a.trace;
     ro.trace = a.trace_options;
     ro.progress = !a.quiet && ::isatty(STDERR_FILENO) != 0;
+    ro.threads = static_cast<int>(a.threads);
     if (a.baseline) ro.extras.fault_baseline = out + "/baseline";
     if (!a.fault_baseline.empty()) ro.extras.fault_baseline = a.fault_baseline;
     // The loader already resolved workload.file against the scenario's folder.
@@ -324,6 +331,12 @@ void register_run_command(CLI::App& app) {
   cmd->add_option("--fault", args->faults, fault_option_help())
       ->take_all()
       ->allow_extra_args(false);
+  cmd->add_option("--threads", args->threads,
+                  "Threads for one simulation (native engine): 2 or more runs the link meter (links.csv, link "
+                  "utilisation) on a thread of its own beside the simulation; outputs are byte-identical to 1. "
+                  "More than 2 uses 2 today")
+      ->capture_default_str()
+      ->check(CLI::Range(1u, 1024u));
   cmd->add_flag("--baseline", args->baseline,
                 "With faults: also run each policy without them (in <run folder>/baseline/) and add "
                 "\"fault_impact\" (JCT, TTFT, TPOT, SLO with and without) to its summary.json");

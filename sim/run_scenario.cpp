@@ -68,6 +68,7 @@ class SimBody final : public RunBody {
   SimBody(const Scenario& sc, const RunOptions& options) : sc_(sc), options_(options) {
     SimOptions opt;
     opt.link_sample_interval = sc.outputs.link_sample_interval;
+    opt.threads = options.threads;
     opt.full_lmm_update = sc.sim.lmm_update == LmmUpdate::Full ||
                           (sc.sim.lmm_update == LmmUpdate::Auto && effective_features(sc.policy).dual_path);
     sim_ = make_simulator(sc.sim.engine, sc.topology, sc.deployment, sc.policy.qos, sc.sim, opt);
@@ -114,7 +115,7 @@ class SimBody final : public RunBody {
   nlohmann::json perf_counts() const override {
     const auto& st = sim_->stats();
     return {{"transfers", st.transfers}, {"timers", st.timers}, {"callbacks", st.callbacks},
-            {"solver_steps", st.solver_steps}};
+            {"solver_steps", st.solver_steps}, {"threads", options_.threads > 1 ? 2 : 1}};
   }
   double end_time() const override { return sim_->links().end_time; }
   uint64_t events() const { return sim_->stats().callbacks; }

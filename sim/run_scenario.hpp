@@ -28,6 +28,7 @@ struct RunOptions {
   TraceOptions trace;
   bool progress = false;   // a progress line on stderr while simulating (the caller checks it is a terminal)
   RunExtras extras;        // a fault baseline to compare with ("fault_impact")
+  int threads = 1;         // SimOptions::threads (the native engine's link meter on a worker from 2)
 };
 
 // scenario_dir resolves relative trace paths; out_dir is created. Throws InputError on bad input and

@@ -40,6 +40,9 @@ struct SimOptions {
   double link_sample_interval = 1.0;  // seconds per links.csv interval (OutputSpec::link_sample_interval)
   int stack_kib = 8192;               // SimGrid: the driver actor's stack; the core's callbacks run on it
   bool full_lmm_update = false;       // SimGrid: network/optim:Full instead of Lazy (SimSpec::lmm_update)
+  // Native engine: 2 or more runs the link meter on a worker thread (sim/meter_feed.hpp; the same outputs, byte for
+  // byte); 1 runs everything on the calling thread. SimGrid runs on one thread (make_simulator refuses more).
+  int threads = 1;
 };
 
 // Counters for budgeting and progress reports.

@@ -9,6 +9,7 @@
 
 #include "sim/event_queue.hpp"
 #include "sim/link_meter.hpp"
+#include "sim/meter_feed.hpp"
 #include "sim/native/maxmin.hpp"
 #include "sim/qos_weights.hpp"
 
@@ -56,6 +57,7 @@ struct NativeBackend::Impl {
   SimSpec spec;
   MaxMin maxmin;
   LinkMeter meter;
+  MeterFeed feed;  // the meter's calls, on this thread or on a worker (SimOptions::threads)
   LinkReport report;
   SimStats stats;
   EventQueue events;
@@ -77,7 +79,8 @@ struct NativeBackend::Impl {
         spec(s),
         maxmin(capacities(fabric), {.keep_below_departures = s.departures == DepartureSolve::AboveDeparted,
                                     .keep_below_arrivals = s.arrivals == ArrivalSolve::AboveSaturation}),
-        meter(capacities(fabric), o.link_sample_interval) {
+        meter(capacities(fabric), o.link_sample_interval),
+        feed(meter, o.threads) {
     report.links = fabric.links();
     report.interval = o.link_sample_interval;
   }
@@ -115,7 +118,7 @@ struct NativeBackend::Impl {
     f->done = std::move(done);
     if (by_id.size() <= static_cast<size_t>(f->id)) by_id.resize(static_cast<size_t>(f->id) + 1, nullptr);
     by_id[static_cast<size_t>(f->id)] = f.get();
-    for (int i = 0; i < f->route.n; ++i) meter.change_rate(f->route.link[static_cast<size_t>(i)], cls, 0, +1);
+    feed.change_rate(f->route.link.data(), f->route.n, cls, 0, +1);
     f->index = static_cast<int>(flows.size());
     ++f->stamp;
     flows.push_back(std::move(f));
@@ -143,7 +146,7 @@ struct NativeBackend::Impl {
   void set_rate(Flow& f, double rate) {
     f.remaining -= f.rate * (clock - f.since);
     f.since = clock;
-    for (int i = 0; i < f.route.n; ++i) meter.change_rate(f.route.link[static_cast<size_t>(i)], f.cls, rate - f.rate, 0);
+    feed.change_rate(f.route.link.data(), f.route.n, f.cls, rate - f.rate, 0);
     f.rate = rate;
     f.finish = clock + f.remaining / rate;
     ++f.stamp;
@@ -167,7 +170,7 @@ struct NativeBackend::Impl {
 
   // Removes a running flow (completed or dropped) from the solver, the meter and `flows`.
   std::unique_ptr<Flow> retire(Flow& f) {
-    for (int k = 0; k < f.route.n; ++k) meter.change_rate(f.route.link[static_cast<size_t>(k)], f.cls, -f.rate, -1);
+    feed.change_rate(f.route.link.data(), f.route.n, f.cls, -f.rate, -1);
     maxmin.remove(f.id);
     by_id[static_cast<size_t>(f.id)] = nullptr;
     ++f.stamp;
@@ -197,7 +200,7 @@ struct NativeBackend::Impl {
   // Their callbacks run in start order whatever the order found here (the event queue orders by start).
   void advance(double t) {
     ++stats.solver_steps;
-    meter.advance_to(t);
+    feed.advance_to(t);
     clock = t;
     while (true) {
       prune_due();
@@ -263,17 +266,20 @@ void NativeBackend::run(Done start) {
   m.ran = true;
   m.hook = [this](double t) { step_hook(t); };
   in_run_ = true;
+  m.feed.start();
   try {
     start();
     m.loop();
   } catch (...) {
     in_run_ = false;
-    m.meter.advance_to(m.clock);
+    m.feed.advance_to(m.clock);
     m.drop_pending();
+    m.feed.drain(false);  // this run's own error is the one to report
     m.meter.finish(m.clock, m.report);
     throw;
   }
   in_run_ = false;
+  m.feed.drain();
   m.meter.finish(m.clock, m.report);
 }
 
