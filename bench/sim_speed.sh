@@ -13,6 +13,9 @@
 # sim.decode_chunk_end = steps with 3-step chunks; "Departures re-fill above their level", sim.departures =
 # above-departed; "Arrivals re-fill above their first saturation", sim.arrivals = above-saturation;
 # bench/speed_switches.sh); off (default) runs the model of record.
+# THREADS=N (default 1) runs the native runs with `--threads N` (from 2, the link meter on a thread of its own beside
+# the simulation: sim/meter_feed.hpp; the same outputs), so the wall times of one run on both cores show; the
+# SimGrid runs beside them stay on one thread.
 # SIMGRID=on (default; off skips it) runs each case once more on SimGrid (sim.engine = simgrid, the engine of
 # record) when SIM_ENGINE is native, cut at SIMGRID_LIMIT wall seconds (default 600), and prints its wall time, the
 # ratio to the native median and whether the two runs' JCT agree (the native engine is exact: they should, up to
@@ -30,6 +33,8 @@ case "${SWITCHES:-off}" in
   off) ;;
   *) echo "SWITCHES must be on or off, not '${SWITCHES}'" >&2; exit 2 ;;
 esac
+threads="${THREADS:-1}"
+[[ "$threads" =~ ^[1-9][0-9]*$ ]] || { echo "THREADS must be a whole number >= 1, not '$threads'" >&2; exit 2; }
 simgrid="${SIMGRID:-on}" simgrid_limit="${SIMGRID_LIMIT:-600}"
 case "$simgrid" in on | off) ;; *) echo "SIMGRID must be on or off, not '$simgrid'" >&2; exit 2 ;; esac
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
@@ -60,7 +65,7 @@ run_case() {  # name, extra args...
   local walls=()
   for i in $(seq "$repeats"); do
     /usr/bin/time -f "%e %M" -o "$tmp/time" "$bin" run "$root/scenarios/ds660b-2p4d.json" --quiet --out "$tmp/$name" \
-      --set "sim.engine=$engine" ${switches[@]+"${switches[@]}"} "$@"
+      --set "sim.engine=$engine" --threads "$threads" ${switches[@]+"${switches[@]}"} "$@"
     read -r wall kb < "$tmp/time"
     sim=$(/usr/bin/python3 -c "import json; print(json.load(open('$tmp/$name/perf.json'))['simulated_s'])")
     ev=$(/usr/bin/python3 -c "import json; p=json.load(open('$tmp/$name/perf.json')); print(p['transfers'])")
@@ -70,7 +75,7 @@ run_case() {  # name, extra args...
   done
   local median
   median=$(printf '%s\n' "${walls[@]}" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
-  printf '%-8s median wall %s s over %d runs\n' "$name" "$median" "$repeats"
+  printf '%-8s median wall %s s over %d runs (--threads %s)\n' "$name" "$median" "$repeats" "$threads"
   simgrid_beside "$name" "$tmp/$name" "$median" jct_s "$@"
 }
 
@@ -84,7 +89,7 @@ ladder() {
       /usr/bin/time -f "%e %M" -o "$tmp/time" "$bin" run "$root/scenarios/ds660b-2p4d.json" --quiet --out "$out" \
         --set policy.name=dualpath --set deployment.prefill_nodes=$p --set deployment.decode_nodes=$d \
         --set workload.agents=$agents --set "sim.time_limit=$sim_s s" --set "sim.engine=$engine" \
-        ${switches[@]+"${switches[@]}"}
+        --threads "$threads" ${switches[@]+"${switches[@]}"}
       read -r wall kb < "$tmp/time"
       walls+=("$wall")
     done

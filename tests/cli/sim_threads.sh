@@ -47,3 +47,12 @@ refused "--threads" --threads 0
 refused "--threads" --threads two
 refused "--threads 2: more than one thread needs the native engine" --threads 2 --set sim.engine=simgrid
 echo "ok   --threads 0, --threads two and --threads 2 on SimGrid are refused by name"
+
+# The bench's THREADS: a documented value runs, anything else is refused by name.
+THREADS=2 SIMGRID=off "$root/bench/sim_speed.sh" "$bin" small 1 | tee "$tmp/bench.txt"
+grep -q '^small    median wall .* (--threads 2)$' "$tmp/bench.txt" || { echo "FAIL: the bench did not run 2 threads"; exit 1; }
+if THREADS=0 "$root/bench/sim_speed.sh" "$bin" small 1 2> "$tmp/bench.err"; then
+  echo "FAIL: the bench accepted THREADS=0"; exit 1
+fi
+grep -q "THREADS must be a whole number >= 1, not '0'" "$tmp/bench.err"
+echo "ok   bench/sim_speed.sh: THREADS=2 runs, THREADS=0 is refused"
