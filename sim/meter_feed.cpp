@@ -19,7 +19,7 @@ MeterFeed::~MeterFeed() {
 }
 
 void MeterFeed::start() {
-  if (!want_thread_ || threaded_ || worker_.joinable()) return;
+  if (!want_thread_ || worker_.joinable()) return;  // a running worker is joinable until drain() joins it
   cur_.reserve(batch_);
   for (size_t i = 1; i < kBatches; ++i) free_.emplace_back().reserve(batch_);
   threaded_ = true;

@@ -24,13 +24,14 @@
 #include <vector>
 
 #include "core/backend/backend.hpp"
+#include "sim/fabric.hpp"
 #include "sim/link_meter.hpp"
 
 namespace dualpath::sim {
 
 class MeterFeed {
  public:
-  static constexpr int kMaxLinks = 8;  // links per call (a fabric route has at most Route::kMaxLinks)
+  static constexpr int kMaxLinks = Route::kMaxLinks;  // links per call: a flow's fabric route
   // The batches in flight: the simulation thread waits for the worker only when this many are queued.
   static constexpr size_t kBatches = 4;
 
