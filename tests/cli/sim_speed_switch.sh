@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Issue 13's fidelity guard for the speed switches (today two: sim.decode_chunk_end = "steps" with 3-step chunks,
-# and sim.departures = "above-departed"; what `SWITCHES=on bench/sim_speed.sh` runs). With them on, every headline
-# metric (JCT, TTFT
+# Issue 13's fidelity guard for the speed switches (sim.decode_chunk_end = "steps" with 3-step chunks and
+# sim.departures = "above-departed"; the third of `SWITCHES=on bench/sim_speed.sh`, sim.arrivals =
+# "above-saturation", is checked alone and with departures below). With them on, every headline metric (JCT, TTFT
 # p50/p99, TPOT p50, and each link class's mean utilisation per traffic class) must stay within TOL of the same
 # model with them off, on DS 660B 2P4D under DualPath (a smaller case than the bench's 2,048 agents).
 #
@@ -100,4 +100,24 @@ if "$root/bench/sim_fidelity.sh" "$bin" 128 1 2> "$tmp/fidelity.err"; then
   echo "FAIL bench/sim_fidelity.sh accepted one member per side"; exit 1
 fi
 grep -q "MEMBERS must be an integer >= 2, not '1'" "$tmp/fidelity.err"
-echo "ok   bench/sim_fidelity.sh: reports every headline metric, refuses MEMBERS=1"
+grep -q "^on side:    --set sim.decode_chunk_end=steps --set sim.decode_chunk_steps=3 " "$tmp/fidelity.txt" \
+  || { echo "FAIL bench/sim_fidelity.sh did not print the speed switches as its on side"; exit 1; }
+# ON and BOTH weigh one setting alone, with or without some traffic (docs/performance.md, "Fidelity at full size
+# on issue 41's step times"): here the 2-step chunk switch, both sides without EP all-to-all traffic.
+ON="--set sim.decode_chunk_end=steps --set sim.decode_chunk_steps=2" BOTH="--set model.ep_bytes_per_token_layer=1B" \
+  JOBS=2 "$root/bench/sim_fidelity.sh" "$bin" 128 2 | tee "$tmp/fidelity-on.txt"
+grep -qx "both sides: --set model.ep_bytes_per_token_layer=1B" "$tmp/fidelity-on.txt"
+grep -qx "on side:    --set sim.decode_chunk_end=steps --set sim.decode_chunk_steps=2" "$tmp/fidelity-on.txt"
+grep -Eq "^util_cnic_rd_kv +[0-9.e+-]+ " "$tmp/fidelity-on.txt"
+# 1 B per token and layer instead of 172,032: the CNICs' model traffic is a tiny fraction of what the default gives.
+"$py" - "$tmp/fidelity.txt" "$tmp/fidelity-on.txt" <<'PY' || { echo "FAIL BOTH did not reach the runs"; exit 1; }
+import sys
+def model_use(path):
+    return [float(l.split()[1]) for l in open(path) if l.startswith("util_cnic_rd_model ")][0]
+sys.exit(not model_use(sys.argv[2]) < 1e-3 * model_use(sys.argv[1]))
+PY
+if ON="" "$root/bench/sim_fidelity.sh" "$bin" 128 2 2> "$tmp/fidelity.err"; then
+  echo "FAIL bench/sim_fidelity.sh accepted an empty ON"; exit 1
+fi
+grep -q "ON must name the on side's run arguments" "$tmp/fidelity.err"
+echo "ok   bench/sim_fidelity.sh: reports every headline metric, prints each side's arguments, takes ON and BOTH, refuses MEMBERS=1 and an empty ON"
