@@ -12,9 +12,10 @@
 # with a real bias beyond it fails. At the bench's full size (2,048 agents, 12 members per side) the chunk switch
 # does bias TTFT p50, by +3.3% (its chunk's EP all-to-all is one burst that holds back DE-path KV loads:
 # docs/performance.md, "Fidelity at full size on issue 41's step times"); at 512 agents that stays inside this
-# guard, so the full-size ensemble (bench/sim_fidelity.sh) is the figure of record. Single runs with issue 41's step times: JCT -0.41%, TTFT p50 +1.08%, p99 -3.16%
-# (p99 flips between 11.32, 11.41 and 11.86 s under the perturbation), TPOT p50 -0.06%. The same run without the switch must be byte-identical to the
-# default (a switch that is off changes nothing). sim.departures = "above-departed" alone is exact up to rounding
+# guard, so the full-size ensemble (bench/sim_fidelity.sh) is the figure of record. Single runs with issue 41's
+# step times: JCT -0.41%, TTFT p50 +1.08%, p99 -3.16% (p99 flips between 11.32, 11.41 and 11.86 s under the
+# perturbation), TPOT p50 -0.06%. The same run without the switch must be byte-identical to the default (a switch
+# that is off changes nothing). sim.departures = "above-departed" alone is exact up to rounding
 # (sim/native/maxmin.hpp): its headline metrics must agree with the default to 1e-9 (on this case today they are
 # byte-identical; a wrong re-fill, such as one that forgets the kept flows' rates, moves them by percents). So is
 # sim.arrivals = "above-saturation" alone (the flows below the first saturation of a new flow's links keep their
