@@ -65,10 +65,13 @@ class EventQueue {
     uint64_t seq;
     Done done;
   };
-  // Min-heap order on (time, seq).
-  static bool later(const Event& a, const Event& b) {
-    return a.time > b.time || (a.time == b.time && a.seq > b.seq);
-  }
+  // Min-heap order on (time, seq); a function object so that the heap algorithms inline it.
+  struct Later {
+    bool operator()(const Event& a, const Event& b) const {
+      return a.time > b.time || (a.time == b.time && a.seq > b.seq);
+    }
+  };
+  static constexpr Later later{};
   std::vector<Event> heap_;
   uint64_t next_seq_ = 0;
   double instant_ = -1;

@@ -48,9 +48,14 @@ struct NativeBackend::Impl {
     Flow* flow;
     uint32_t stamp;
   };
-  static bool due_later(const Due& a, const Due& b) {
-    return a.finish > b.finish || (a.finish == b.finish && a.seq > b.seq);
-  }
+  // A function object, not a function: its type lets the heap algorithms inline the comparison (a function
+  // pointer was a call per comparison, 4% of a 2P4D run).
+  struct DueLater {
+    bool operator()(const Due& a, const Due& b) const {
+      return a.finish > b.finish || (a.finish == b.finish && a.seq > b.seq);
+    }
+  };
+  static constexpr DueLater due_later{};
 
   Qos qos;
   Fabric fabric;
