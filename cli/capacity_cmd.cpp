@@ -90,6 +90,7 @@ void capacity(const CapacityArgs& a) {
     throw InputError(a.scenario + ": /workload/mode",
                      "capacity searches the arrival rate of an online scenario; this one is offline "
                      "(use --set workload.mode=online --set workload.aps=A --set workload.duration=T)");
+  check_probe_length(sc, a.scenario);
 
   const nlohmann::json meta = {{"scenario", fs::absolute(a.scenario).lexically_normal().string()},
                                {"overlays", a.overlays},
@@ -176,6 +177,10 @@ void capacity(const CapacityArgs& a) {
                          {"lowest_failing_aps", search.lowest_failing() ? nlohmann::json(*search.lowest_failing())
                                                                         : nlohmann::json()},
                          {"gave_up", search.gave_up()},
+                         // The bracket's failing end was a transient (no steady state before the arrivals ended),
+                         // not a measured miss: the capacity is then only as good as the probes are long.
+                         {"lowest_failing_transient",
+                          search.lowest_failing() && probes.at(*search.lowest_failing()).transient},
                          {"probes_reused", reused},
                          {"probes", nlohmann::json::array()}};
     for (const auto& [aps, p] : probes) {
@@ -205,7 +210,12 @@ void capacity(const CapacityArgs& a) {
     std::cout << std::left << std::setw(12) << p << std::right << std::setw(12) << aps_text(caps[p]) << std::setw(10)
               << (base > 0 ? ratio_text(caps[p] / base) : std::string("-")) << std::setw(10)
               << pj["probes"].size() << "   " << pj.value("binds_at_capacity", std::string("-"))
-              << (pj["gave_up"].get<bool>() ? "  (search gave up: see capacity.json)" : "") << "\n";
+              << (pj["gave_up"].get<bool>() ? "  (search gave up: see capacity.json)" : "")
+              << (pj["lowest_failing_transient"].get<bool>()
+                      ? "  (its failing end is a transient, not a miss: longer probes may hold more; "
+                        "raise workload.duration)"
+                      : "")
+              << "\n";
   }
   std::cout << "results in " << meta_path << "\n";
   const std::string png = a.out + "/capacity.png";

@@ -10,6 +10,7 @@
 
 #include "core/config/input_error.hpp"
 #include "core/config/units.hpp"
+#include "core/metrics/stop_rule.hpp"
 #include "core/run/summary_sections.hpp"
 
 namespace dualpath::cli {
@@ -21,6 +22,11 @@ std::string verdict(const Probe& p, double ttft_limit, double tpot_limit) {
     m << "misses the SLO: the TTFT window mean passed the " << ttft_limit << " s limit at t = " << std::setprecision(4)
       << p.at << std::setprecision(3) << " s (TTFT p50 " << p.ttft_p50 << " s, TPOT mean " << p.tpot_mean * 1e3
       << " ms)";
+  else if (p.transient)
+    m << "transient: within the SLO (TTFT window mean " << p.ttft_window_mean << " s, TPOT mean " << p.tpot_mean * 1e3
+      << " ms) but the arrivals ended before TTFT and the load reached a steady state (" << name_of(p.ended_by)
+      << " at t = " << std::setprecision(4) << p.at << std::setprecision(3)
+      << " s): it does not show the rate holds, so it counts as a miss (a longer workload.duration decides)";
   else if (!p.meets)
     m << "misses the SLO: TPOT mean " << p.tpot_mean * 1e3 << " ms over the " << tpot_limit * 1e3 << " ms limit ("
       << name_of(p.ended_by) << ", TTFT window mean " << p.ttft_window_mean << " s)";
@@ -36,6 +42,7 @@ std::string verdict(const Probe& p, double ttft_limit, double tpot_limit) {
 nlohmann::json probe_json(const Probe& p) {
   return {{"aps", p.aps},
           {"meets_slo", p.meets},
+          {"transient", p.transient},
           {"ended_by", name_of(p.ended_by)},
           {"ttft_window_mean_s", p.ttft_window_mean},
           {"ttft_p50_s", p.ttft_p50},
@@ -47,6 +54,7 @@ Probe probe_from_json(const nlohmann::json& j) {
   Probe p;
   p.aps = j.at("aps").get<double>();
   p.meets = j.at("meets_slo").get<bool>();
+  p.transient = j.value("transient", false);  // capacity.json files before issue 62 lack it
   p.ended_by = choice_value(kRunEnds, j.at("ended_by").get<std::string>());
   p.ttft_window_mean = j.at("ttft_window_mean_s").get<double>();
   p.ttft_p50 = j.at("ttft_p50_s").get<double>();
@@ -77,7 +85,11 @@ Probe read_probe(const std::string& dir, double aps, double tpot_limit) {
   p.tpot_mean = f.results.tpot.mean;
   p.ttft_p50 = f.results.ttft.p50;
   p.binds = f.ttft_binds;
-  p.meets = p.ended_by != RunEnd::SloViolated && p.tpot_mean <= tpot_limit;
+  const bool within = p.ended_by != RunEnd::SloViolated && p.tpot_mean <= tpot_limit;
+  // Under workload.stop = slo a pass needs the rule's steady state (TTFT and load); the TTFT-only reading
+  // (slo-ttft) also counts a run every agent finished within the SLO, as it did before issue 62.
+  p.transient = within && f.stop->load_flat && p.ended_by != RunEnd::SteadyState;
+  p.meets = within && !p.transient;
   try {
     std::ifstream perf(dir + "/perf.json");
     if (perf) p.wall_s = nlohmann::json::parse(perf).value("wall_s", 0.0);
@@ -92,12 +104,28 @@ ChildJob probe_job(const ProbeRun& r, double aps, const std::string& out) {
   j.args = {"run", r.scenario, "--quiet", "--out", out};
   for (const auto& f : r.overlays) j.args.insert(j.args.end(), {"--overlay", f});
   for (const auto& o : r.overrides) j.args.insert(j.args.end(), {"--set", o});
-  const std::vector<std::string> probe_set = {"policy.name=" + r.policy, "workload.stop=slo",
+  // The stop rule: slo, unless the user asked for the TTFT-only reading (--set workload.stop=slo-ttft).
+  bool ttft_only = false;
+  for (const std::string& o : r.overrides) ttft_only = ttft_only || o == "workload.stop=slo-ttft";
+  const std::vector<std::string> probe_set = {"policy.name=" + r.policy,
+                                              ttft_only ? "workload.stop=slo-ttft" : "workload.stop=slo",
                                               "workload.aps=" + aps_text(aps), "slo.ttft=" + aps_text(r.ttft) + " s",
                                               "slo.tpot=" + aps_text(r.tpot) + " s"};
   for (const std::string& o : probe_set) j.args.insert(j.args.end(), {"--set", o});
   j.log_path = out + "/run.log";
   return j;
+}
+
+void check_probe_length(const Scenario& sc, const std::string& where) {
+  const StopRuleSpec rule;
+  const double needed = rule.lookback + rule.window;
+  if (sc.workload.stop == StopMode::SloTtft || sc.workload.duration <= 0 || sc.workload.duration > needed) return;
+  std::ostringstream m;
+  m << "probes of " << sc.workload.duration << " s of arrivals cannot reach the stop rule's steady state, which compares "
+    << rule.window << "-s TTFT windows " << rule.lookback / 60 << " min apart and needs the load flat as well: "
+    << "every pass would be a transient (docs/capacity.md); expected workload.duration > " << needed
+    << " s, e.g. --set workload.duration=7200s, or the TTFT-only reading --set workload.stop=slo-ttft";
+  throw InputError(where + ": /workload/duration", m.str());
 }
 
 double positive_duration(const std::string& flag, const std::string& text) {

@@ -107,6 +107,7 @@ void check_objective(const Scenario& sc, PlanObjective objective, const std::str
     throw InputError(where + ": /workload/mode",
                      "objective capacity needs an online scenario (--set workload.mode=online --set workload.aps=A "
                      "--set workload.duration=T)");
+  if (objective == PlanObjective::Capacity) check_probe_length(sc, where);
 }
 
 

@@ -50,12 +50,14 @@ Cluster::Cluster(const Scenario& scenario, std::vector<Agent> agents, Backend& b
   layout_.streamed_buffers = sc_.policy.buffer == BufferLifecycle::Stream;
   layout_.hbm_at_handoff = sc_.policy.de_hbm == DeHbmAt::Handoff;
   const int gpus_per_node = layout_.gpus_per_node;
-  if (sc_.workload.stop == StopMode::Slo) {
+  if (sc_.workload.stop != StopMode::None) {
     if (!be_.can_stop())
       throw InputError(sc_.source_file + ": /workload/stop",
                        "\"slo\" needs a backend that can end a run early (the simulator); this one cannot, use \"none\"");
     StopRuleSpec rule;
     rule.ttft_slo = sc_.slo.ttft;
+    rule.load_flat = sc_.workload.stop == StopMode::Slo;
+    if (sc_.workload.duration > 0) rule.arrivals_end = sc_.workload.duration;
     stop_rule_ = std::make_unique<StopRule>(rule);
   }
   view_.gpus_per_node = gpus_per_node;
@@ -84,7 +86,7 @@ Cluster::Cluster(const Scenario& scenario, std::vector<Agent> agents, Backend& b
 
   // alpha: tokens one node reads from storage in alpha_seconds; beta: prompt tokens one GPU prefills in
   // beta_seconds at the workload's mean round shape (§A.4 profiles both in advance).
-  view_.alpha_tokens = static_cast<int64_t>(sc_.policy.alpha_seconds * topo.snic_bw / layout_.kv_per_token);
+  view_.alpha_tokens = static_cast<int64_t>(sc_.policy.alpha_seconds * topo.snic_read_bw() / layout_.kv_per_token);
   double ctx_sum = 0, app_sum = 0, n_rounds = 0;
   for (const auto& a : agents_) {
     int64_t ctx = 0;
@@ -192,7 +194,7 @@ void Cluster::round_done(Request& r) {
 
 void Cluster::first_token(const Request& r) {
   if (!stop_rule_ || stop_reason_ != StopReason::None) return;
-  stop_reason_ = stop_rule_->observe(be_.now(), r.t.first_token - r.t.arrival);
+  stop_reason_ = stop_rule_->observe(be_.now(), r.t.first_token - r.t.arrival, static_cast<double>(r.prompt));
   if (stop_reason_ != StopReason::None) stop_time_ = be_.now(), be_.stop();
 }
 

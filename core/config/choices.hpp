@@ -28,7 +28,9 @@ enum class Profile : uint8_t { K32, K48, K64 };
 // workload.mode: every agent at t = 0, or agents arriving over time.
 enum class ArrivalMode : uint8_t { Offline, Online };
 // workload.stop: run until every agent is done, or the paper's SLO stop rule (online only).
-enum class StopMode : uint8_t { None, Slo };
+// workload.stop: none; slo = the paper's rule with steady state of TTFT and of the load (core/metrics/stop_rule.hpp);
+// slo-ttft = the paper's words alone (steady state of TTFT only), the reading before issue 62.
+enum class StopMode : uint8_t { None, Slo, SloTtft };
 // sim.engine: the network engine (dualpath's own max-min solver, or SimGrid's LMM).
 enum class NetworkEngine : uint8_t { Native, Simgrid };
 // sim.lmm_update: how SimGrid re-solves rates after an event (SimSpec::lmm_update).
@@ -76,7 +78,8 @@ inline constexpr ChoiceName<Table2Reading> kTable2Readings[] = {{Table2Reading::
 inline constexpr ChoiceName<Profile> kProfiles[] = {{Profile::K32, "32k"}, {Profile::K48, "48k"}, {Profile::K64, "64k"}};
 inline constexpr ChoiceName<ArrivalMode> kArrivalModes[] = {{ArrivalMode::Offline, "offline"},
                                                             {ArrivalMode::Online, "online"}};
-inline constexpr ChoiceName<StopMode> kStopModes[] = {{StopMode::None, "none"}, {StopMode::Slo, "slo"}};
+inline constexpr ChoiceName<StopMode> kStopModes[] = {{StopMode::None, "none"}, {StopMode::Slo, "slo"},
+                                                      {StopMode::SloTtft, "slo-ttft"}};
 inline constexpr ChoiceName<NetworkEngine> kNetworkEngines[] = {{NetworkEngine::Simgrid, "simgrid"},
                                                                 {NetworkEngine::Native, "native"}};
 inline constexpr ChoiceName<LmmUpdate> kLmmUpdates[] = {

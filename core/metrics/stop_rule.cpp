@@ -15,8 +15,24 @@ const char* stop_reason_name(StopReason r) {
 
 StopRule::StopRule(StopRuleSpec spec) : spec_(spec), next_sample_(spec.sample) {}
 
-StopReason StopRule::observe(double now, double ttft) {
+StopReason StopRule::observe(double now, double ttft, double prompt_tokens) {
   window_.emplace_back(now, ttft);
+  if (spec_.load_flat) {  // slide the two halves of the look-back (times only grow)
+    const double half = spec_.lookback / 2;
+    recent_.emplace_back(now, prompt_tokens);
+    recent_sum_ += prompt_tokens;
+    while (recent_.front().first <= now - half) {
+      earlier_.push_back(recent_.front());
+      earlier_sum_ += recent_.front().second, recent_sum_ -= recent_.front().second;
+      recent_.pop_front();
+    }
+    while (!earlier_.empty() && earlier_.front().first <= now - spec_.lookback) {
+      earlier_sum_ -= earlier_.front().second;
+      earlier_.pop_front();
+    }
+    if (earlier_.empty()) earlier_sum_ = 0;  // no drift from the running sums once a half empties
+    if (recent_.empty()) recent_sum_ = 0;
+  }
   sum_ += ttft;
   while (!window_.empty() && window_.front().first <= now - spec_.window) {
     sum_ -= window_.front().second;
@@ -35,10 +51,15 @@ StopReason StopRule::observe(double now, double ttft) {
   if (mean > spec_.ttft_slo) return StopReason::SloViolated;
   if (now < spec_.lookback + spec_.window || history_.empty() || history_.front().first > now - spec_.lookback)
     return StopReason::None;
+  if (spec_.load_flat && now > spec_.arrivals_end) return StopReason::None;  // a drain (StopRuleSpec)
   lookback_mean_ = history_.front().second;
-  if (lookback_mean_ > 0 && std::fabs(mean - lookback_mean_) < spec_.tolerance * lookback_mean_)
-    return StopReason::SteadyState;
-  return StopReason::None;
+  const double half = spec_.lookback / 2;
+  if (spec_.load_flat) load_recent_ = recent_sum_ / half, load_earlier_ = earlier_sum_ / half;
+  if (!(lookback_mean_ > 0 && std::fabs(mean - lookback_mean_) < spec_.tolerance * lookback_mean_))
+    return StopReason::None;
+  if (!spec_.load_flat) return StopReason::SteadyState;
+  // The load: prompt tokens served in (now - lookback/2, now] against (now - lookback, now - lookback/2].
+  return recent_sum_ <= (1 + spec_.tolerance) * earlier_sum_ ? StopReason::SteadyState : StopReason::None;
 }
 
 }  // namespace dualpath

@@ -33,6 +33,9 @@ StopFigures stop_figures(const Cluster& cluster, const StopRule& rule, const Run
   if (rule.lookback_mean() >= 0) stop.ttft_lookback_mean_s = rule.lookback_mean();
   stop.window_s = rule.spec().window, stop.lookback_s = rule.spec().lookback;
   stop.tolerance = rule.spec().tolerance;
+  stop.load_flat = rule.spec().load_flat;
+  if (rule.load_recent() >= 0) stop.load_recent_tokens_per_s = rule.load_recent();
+  if (rule.load_earlier() >= 0) stop.load_earlier_tokens_per_s = rule.load_earlier();
   return stop;
 }
 

@@ -24,14 +24,17 @@ LinkFigures link_figures_from_json(const nlohmann::json& j) {
 }
 
 nlohmann::json to_json(const StopFigures& s) {
-  return {{"rule", "slo"},
+  const auto opt = [](const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(); };
+  return {{"rule", s.load_flat ? "slo" : "slo-ttft"},
           {"ended_by", name_of(s.ended_by)},
           {"at_s", s.at_s},
           {"ttft_window_mean_s", s.ttft_window_mean_s},
           {"ttft_lookback_mean_s", s.ttft_lookback_mean_s ? nlohmann::json(*s.ttft_lookback_mean_s) : nlohmann::json()},
           {"window_s", s.window_s},
           {"lookback_s", s.lookback_s},
-          {"tolerance", s.tolerance}};
+          {"tolerance", s.tolerance},
+          {"load_recent_tokens_per_s", opt(s.load_recent_tokens_per_s)},
+          {"load_earlier_tokens_per_s", opt(s.load_earlier_tokens_per_s)}};
 }
 
 StopFigures stop_figures_from_json(const nlohmann::json& j) {
@@ -51,6 +54,10 @@ StopFigures stop_figures_from_json(const nlohmann::json& j) {
   s.window_s = j.at("window_s").get<double>();
   s.lookback_s = j.at("lookback_s").get<double>();
   s.tolerance = j.at("tolerance").get<double>();
+  s.load_flat = j.value("rule", std::string("slo")) == "slo";
+  for (auto [key, field] : {std::pair{"load_recent_tokens_per_s", &s.load_recent_tokens_per_s},
+                            std::pair{"load_earlier_tokens_per_s", &s.load_earlier_tokens_per_s}})
+    if (j.contains(key) && !j.at(key).is_null()) *field = j.at(key).get<double>();  // older summaries lack them
   return s;
 }
 

@@ -8,7 +8,9 @@ set -u
 bin="$1"; root="$2"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 sc="$root/scenarios/ds27b-1p1d.json"
-base=(--set workload.mode=online --set workload.aps=0.5 --set workload.duration=300s --jobs 2)
+# Short probes: the TTFT-only stop rule (slo-ttft), since a 300-s probe cannot reach the default rule's steady state
+# (that rule and its transients are tests/cli/capacity_transient.sh's).
+base=(--set workload.mode=online --set workload.aps=0.5 --set workload.duration=300s --set workload.stop=slo-ttft --jobs 2)
 online=("${base[@]}" --slo-ttft 0.3s --resolution 0.1)
 "$bin" capacity "$sc" "${online[@]}" --out "$tmp/c" > "$tmp/c.out" 2> "$tmp/c.err" || { cat "$tmp/c.err"; exit 1; }
 "$bin" capacity "$sc" "${online[@]}" --out "$tmp/c" > "$tmp/again.out" 2> "$tmp/again.err" || exit 1

@@ -129,6 +129,9 @@ def shrunk(words):
             out += ["--resolution", "0.5"]
         if "--slo-ttft" not in out:  # a strict SLO fails at a low rate: a short search of cheap probes
             out += ["--slo-ttft", "0.2 s"]
+        # 60-s probes cannot reach the default stop rule's steady state (it compares windows 30 min apart): the
+        # TTFT-only reading lets the shrunk search run (the rule itself: tests/cli/capacity_transient.sh).
+        out += ["--set", "workload.stop=slo-ttft"]
     return out
 
 

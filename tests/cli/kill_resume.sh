@@ -80,7 +80,7 @@ complete=1 case_ run summary.json run "$root/scenarios/default.json" --set workl
 case_ sweep sweep.csv sweep "$root/scenarios/default.json" --vary workload.agents=8,16 --vary policy.name=basic,dualpath \
   --no-plot --jobs 2
 case_ capacity capacity.json capacity "$sc27" --policy basic --set workload.mode=online --set workload.aps=0.5 \
-  --set workload.duration=300s --slo-ttft 0.3s --resolution 0.2 --no-plot --jobs 2
+  --set workload.duration=300s --set workload.stop=slo-ttft --slo-ttft 0.3s --resolution 0.2 --no-plot --jobs 2
 case_ plan plan.json plan "$sc27" --nodes 3 --objective capacity --policy basic --resolution 0.2 --set workload.mode=online \
-  --set workload.aps=0.5 --set workload.duration=300s --slo-ttft 0.3s --no-plot --jobs 2
+  --set workload.aps=0.5 --set workload.duration=300s --set workload.stop=slo-ttft --slo-ttft 0.3s --no-plot --jobs 2
 exit $fail

@@ -31,11 +31,11 @@ sc27="$root/scenarios/ds27b-1p1d.json"
   --policy basic --quiet --out "$tmp/direct_basic" || exit 1
 # Capacity objective on a tight TTFT SLO so that the searches are short.
 "$bin" plan "$sc27" --nodes 3 --objective capacity --policy basic --resolution 0.1 --set workload.mode=online \
-  --set workload.aps=0.5 --set workload.duration=300s --slo-ttft 0.3s --out "$tmp/cap" --jobs 2 > "$tmp/cap.out" 2>&1 \
+  --set workload.aps=0.5 --set workload.duration=300s --set workload.stop=slo-ttft --slo-ttft 0.3s --out "$tmp/cap" --jobs 2 > "$tmp/cap.out" 2>&1 \
   || { cat "$tmp/cap.out"; exit 1; }
 # A tie by construction: the same SNIC bandwidth written two ways makes two variants of equal capacity.
 "$bin" plan "$sc27" --nodes 3 --objective capacity --policy basic --resolution 0.1 --set workload.mode=online \
-  --set workload.aps=0.5 --set workload.duration=300s --slo-ttft 0.3s --vary "topology.snic_bw=400 Gbps,50 GB/s" \
+  --set workload.aps=0.5 --set workload.duration=300s --set workload.stop=slo-ttft --slo-ttft 0.3s --vary "topology.snic_bw=400 Gbps,50 GB/s" \
   --no-plot --out "$tmp/tie" --jobs 2 > "$tmp/tie.out" 2>&1 || { cat "$tmp/tie.out"; exit 1; }
 PYTHONPATH="$root/tests/cli" python3 - "$tmp" <<'PY'
 import json, sys
@@ -145,7 +145,7 @@ bad "--policy and --vary policy.name" "--vary policy.name: --policy fixes every 
 # moment once a probe has finished, rerun, and the search replays the same rounds, reusing every finished probe
 # and ending with the uninterrupted plan's answer ($tmp/cap: the same command).
 resume=(plan "$sc27" --nodes 3 --objective capacity --policy basic --resolution 0.1 --set workload.mode=online
-        --set workload.aps=0.5 --set workload.duration=300s --slo-ttft 0.3s --jobs 2 --out "$tmp/r")
+        --set workload.aps=0.5 --set workload.duration=300s --set workload.stop=slo-ttft --slo-ttft 0.3s --jobs 2 --out "$tmp/r")
 setsid "$bin" "${resume[@]}" > "$tmp/r1.out" 2>&1 &
 pg=$!
 wait_more=$(( RANDOM % 4 ))  # finished probes to wait for beyond the first: a random moment in the search

@@ -33,7 +33,7 @@ grep -q "evaluating" "$tmp/pm.out" && fail "the plan merge re-ran candidates: $(
 cmp "$tmp/p1/plan.json" "$tmp/p2/plan.json" || fail "merged plan.json differs from the single-process one"
 
 cap=(capacity "$root/scenarios/ds27b-1p1d.json" --policy basic --set workload.mode=online --set workload.aps=0.5
-     --set workload.duration=300s --slo-ttft 0.3s --resolution 0.2 --no-plot --jobs 2)
+     --set workload.duration=300s --set workload.stop=slo-ttft --slo-ttft 0.3s --resolution 0.2 --no-plot --jobs 2)
 "$bin" "${cap[@]}" --out "$tmp/c1" > /dev/null 2>&1 || fail "single-process capacity"
 "$bin" "${cap[@]}" --out "$tmp/c2" --shard 1/2 > /dev/null 2>&1 || fail "capacity shard 1"
 "$bin" "${cap[@]}" --out "$tmp/c2" --shard 0/2 > /dev/null 2>&1 || fail "capacity shard 0"
@@ -50,7 +50,7 @@ PY
 # A capacity plan in two shards: each searches its own split to the resolution; the merge takes both as they
 # are (no probe run) and recommends from their brackets.
 cplan=(plan "$root/scenarios/ds27b-1p1d.json" --nodes 3 --objective capacity --policy basic --resolution 0.2
-       --set workload.mode=online --set workload.aps=0.5 --set workload.duration=300s --slo-ttft 0.3s --no-plot --jobs 2)
+       --set workload.mode=online --set workload.aps=0.5 --set workload.duration=300s --set workload.stop=slo-ttft --slo-ttft 0.3s --no-plot --jobs 2)
 for i in 0 1; do "$bin" "${cplan[@]}" --out "$tmp/cp" --shard "$i/2" > /dev/null 2>&1 || fail "capacity plan shard $i"; done
 "$bin" "${cplan[@]}" --out "$tmp/cp" > "$tmp/cpm.out" 2>&1 || fail "capacity plan merge: $(cat "$tmp/cpm.out")"
 grep -q "probing" "$tmp/cpm.out" && fail "the capacity plan merge ran probes: $(cat "$tmp/cpm.out")"
@@ -71,5 +71,5 @@ expect_bad() {  # expect_bad ARGS... : exit 2 with one line naming --shard or --
 }
 for s in 4/4 -1/4 1/0 a/b 1 /4 1/; do expect_bad "${sweep[@]}" --out "$tmp/bad" --shard "$s"; done
 expect_bad capacity "$root/scenarios/ds27b-1p1d.json" --set workload.mode=online --set workload.aps=0.5 \
-  --set workload.duration=300s --out "$tmp/badc" --shard 0/2
+  --set workload.duration=300s --set workload.stop=slo-ttft --out "$tmp/badc" --shard 0/2
 echo "shards passed"

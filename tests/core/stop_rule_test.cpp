@@ -1,6 +1,7 @@
 // The paper's online stop rule (core/metrics/stop_rule.hpp) on hand-made TTFT series with known answers.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "core/metrics/stop_rule.hpp"
@@ -58,6 +59,65 @@ TEST(StopRule, GrowingTtftIsNotSteady) {
   // TTFT grows 10% per lookback (100 s): never within 5% of the window a lookback earlier, and never over 4 s.
   for (double t = 0.5; t < 300; t += 0.5) ASSERT_EQ(r.observe(t, 1.0 * std::pow(1.1, t / 100)), StopReason::None) << t;
   EXPECT_GT(r.lookback_mean(), 0);
+}
+
+// Issue 62: a flat TTFT while the load still rises (an agent's reads grow with its context) is a transient, not a
+// steady state; the rule waits until the prompt tokens served stop rising.
+TEST(StopRule, RisingLoadUnderAFlatTtftIsNotSteady) {
+  StopRule r(small());
+  // Load (prompt tokens per round, one round per 0.5 s) rises linearly until t = 200, then stays flat.
+  const auto load = [](double t) { return 1000 * std::min(t, 200.0); };
+  StopReason last = StopReason::None;
+  double when = -1;
+  for (double t = 0.5; t < 400 && last == StopReason::None; t += 0.5) last = r.observe(t, 2, load(t)), when = t;
+  EXPECT_EQ(last, StopReason::SteadyState);
+  // The halves (t-50, t] and (t-100, t-50] differ by at most 5% once the ramp's share of the earlier half is small:
+  // for t in [250, 300] the earlier half still ramps. Closed form: recent = 200k x 50 (flat), earlier = the mean of
+  // the ramp over (t-100, t-50]; solve 200 <= 1.05 x mean(min(s, 200)) over that interval.
+  double expect = -1;
+  for (double t = 200; t < 400 && expect < 0; t += 0.5) {
+    double earlier = 0, recent = 0;
+    for (double s = t - 99.5; s <= t + 1e-9; s += 0.5) (s > t - 50 ? recent : earlier) += load(s);
+    if (recent <= 1.05 * earlier) expect = t;
+  }
+  EXPECT_DOUBLE_EQ(when, expect);
+  EXPECT_GT(when, 250);  // far later than the 110 s at which the TTFT alone is steady
+  EXPECT_NEAR(r.load_recent(), 200000.0 * 2, 1e-6);  // tokens per second: 200k per round, two rounds per second
+}
+
+TEST(StopRule, TtftOnlyReadingIgnoresTheLoad) {
+  StopRuleSpec spec = small();
+  spec.load_flat = false;  // workload.stop = slo-ttft: the paper's words alone
+  StopRule r(spec);
+  StopReason last = StopReason::None;
+  double when = -1;
+  for (double t = 0.5; t < 400 && last == StopReason::None; t += 0.5) last = r.observe(t, 2, 1000 * t), when = t;
+  EXPECT_EQ(last, StopReason::SteadyState);
+  EXPECT_LE(when, 111);
+  EXPECT_LT(r.load_recent(), 0);  // the load test never ran
+}
+
+TEST(StopRule, FallingLoadIsSteady) {
+  // One-sided: agents finishing lower the load, which hides no overload.
+  StopRule r(small());
+  StopReason last = StopReason::None;
+  for (double t = 0.5; t < 200 && last == StopReason::None; t += 0.5) last = r.observe(t, 2, 1e6 / t);
+  EXPECT_EQ(last, StopReason::SteadyState);
+  EXPECT_LT(r.load_recent(), r.load_earlier());
+}
+
+TEST(StopRule, NoSteadyStateAfterTheArrivalsEnd) {
+  // Once agents stop arriving the load drains: flat TTFT and a falling load then are not a steady state.
+  StopRuleSpec spec = small();
+  spec.arrivals_end = 50;
+  StopRule r(spec);
+  for (double t = 0.5; t < 400; t += 0.5) ASSERT_EQ(r.observe(t, 2, 1e6 / t), StopReason::None) << t;
+  // The TTFT-only reading (slo-ttft) keeps the rule as it was: steady, arrivals or not.
+  spec.load_flat = false;
+  StopRule old(spec);
+  StopReason last = StopReason::None;
+  for (double t = 0.5; t < 400 && last == StopReason::None; t += 0.5) last = old.observe(t, 2, 1e6 / t);
+  EXPECT_EQ(last, StopReason::SteadyState);
 }
 
 TEST(StopRule, ReasonNames) {
