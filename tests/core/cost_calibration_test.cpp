@@ -156,3 +156,21 @@ TEST(CostCalibration, PrefillFollowsTheProfileNotTheDailyAverage) {
   const PrefillPoint day6 = prefill_point(cost, GroupShape::of(32, 8), t.cnic_bw, 16384, cached, 4096 - cached);
   EXPECT_GT(day6.input_per_node / 73.7e3, 1.3) << "the daily average is not a saturated node's rate";
 }
+
+// Table 1 of the paper (cache-compute ratio, append 429, FP8 KV): DeepSeek-V3.2 13-36 GB/PFLOP from 16K to 64K,
+// which the digest reconstructs as 12.2 / 21.6 / 35.1 at 16K / 32.7K / 64K without the indexer keys. The model
+// counts them (issue 62: a hit needs them); the ratio as the paper computes it must still come out.
+TEST(CostCalibration, TableOneCacheComputeRatioWithAndWithoutIndexerKeys) {
+  const ModelSpec m = v32();
+  ASSERT_TRUE(m.count_indexer_cache);
+  EXPECT_DOUBLE_EQ(m.kv_bytes_per_token(), 61 * (656 + 132));  // 48,068 B per token loaded
+  const CostModel c(m, hopper().gpu);
+  const struct { int64_t context; double paper; } rows[] = {{16384, 12.2}, {32721, 21.6}, {65536, 35.1}};
+  for (const auto& r : rows)
+    EXPECT_NEAR(c.cache_compute_ratio(r.context, 429, false), r.paper, 0.03 * r.paper) << r.context;
+  EXPECT_GE(c.cache_compute_ratio(16384, 429, false), 13 * 0.9);  // Table 1's range, 13-36
+  EXPECT_LE(c.cache_compute_ratio(65536, 429, false), 36 * 1.03);
+  // With the keys the bytes grow by 788/656: ≈26 GB/PFLOP at 32.7K (digest §1.1).
+  EXPECT_NEAR(c.cache_compute_ratio(32721, 429, true), 26.0, 0.03 * 26.0);
+  EXPECT_NEAR(c.cache_compute_ratio(32721, 429, true) / c.cache_compute_ratio(32721, 429, false), 788.0 / 656, 1e-12);
+}
