@@ -52,12 +52,14 @@ Fabric::Fabric(const Topology& topo, const Deployment& dep) {
   const double lat = topo.nic_latency;
 
   // Links, in a fixed order so link indices (and links.csv) are stable.
+  // A node's SNIC read link carries what its storage client delivers (snic_bw x storage.client_read_efficiency,
+  // docs/cost-model.md "Storage reads"); writes leave at the line rate.
   std::vector<int> dram(static_cast<size_t>(nodes_)), snic_down(dram.size()), snic_up(dram.size());
   for (int n = 0; n < nodes_; ++n) {
     const std::string s = std::to_string(n);
     dram[static_cast<size_t>(n)] = add_link({"dram" + s, LinkClass::Dram, topo.dram_bw, 0, n, -1, -1});
     snic_down[static_cast<size_t>(n)] =
-        add_link({"snic" + s + "_down", LinkClass::SnicDown, topo.snic_bw, lat, n, -1, -1});
+        add_link({"snic" + s + "_down", LinkClass::SnicDown, topo.snic_read_bw(), lat, n, -1, -1});
     snic_up[static_cast<size_t>(n)] = add_link({"snic" + s + "_up", LinkClass::SnicUp, topo.snic_bw, lat, n, -1, -1});
   }
   struct GpuLinks {

@@ -119,6 +119,9 @@ struct StorageSpec {
   double ssd_read_bw = 0;    // per storage server aggregate SSD read bandwidth
   double ssd_write_bw = 0;   // per storage server aggregate SSD write bandwidth
   double latency = 0;        // per request latency (seconds), folded into the storage NIC link
+  // Share of a node's SNIC line rate its storage client delivers on reads (issue 62; docs/cost-model.md, "Storage
+  // reads"): the SNIC's read link carries at most snic_bw x this. 1 = the paper's reading (3FS saturates the SNIC).
+  double client_read_efficiency = 1;
 };
 
 // One node type plus the storage cluster.
@@ -128,12 +131,17 @@ struct Topology {
   GpuSpec gpu;
   double cnic_bw = 0;            // per GPU compute NIC, bytes/s, per direction (PCIe-side read and write)
   double snic_bw = 0;            // per node storage NIC, bytes/s, per direction
+  // What a node's SNIC delivers on storage reads: snic_bw x storage.client_read_efficiency.
+  double snic_read_bw() const { return snic_bw * storage.client_read_efficiency; }
   double pcie_bw = 0;            // per GPU PCIe link between host DRAM and the GPU/CNIC switch, per direction
   double dram_bw = 0;            // per node host DRAM bandwidth, half duplex (reads + writes share it)
   double dram_buffer_bytes = 0;  // per node DRAM set aside as PE/DE buffer
   double nic_latency = 0;        // one-way latency of a NIC hop (fabric latency folded in), seconds
   double ep_rdma_efficiency = 1; // achieved share of cnic_bw by the decode EP all-to-all kernels (DeepEP LL)
   double ep_op_latency = 0;      // fixed time of one decode dispatch or combine (DeepEP LL), seconds
+  // Fixed time per prefill layer of DeepEP's normal-mode dispatch beyond moving bytes: its notify step's global
+  // barriers and the host's wait for the receive counts (issue 62; docs/cost-model.md "Prefill at the agentic shape").
+  double ep_normal_sync = 0;
   StorageSpec storage;
 };
 

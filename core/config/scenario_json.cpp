@@ -63,12 +63,14 @@ nlohmann::json scenario_to_json(const Scenario& s) {
                    {"nic_latency", t.nic_latency},
                    {"ep_rdma_efficiency", t.ep_rdma_efficiency},
                    {"ep_op_latency", t.ep_op_latency},
+                   {"ep_normal_sync", t.ep_normal_sync},
                    {"storage",
                     {{"servers", t.storage.servers},
                      {"server_nic_bw", t.storage.server_nic_bw},
                      {"ssd_read_bw", t.storage.ssd_read_bw},
                      {"ssd_write_bw", t.storage.ssd_write_bw},
-                     {"latency", t.storage.latency}}}};
+                     {"latency", t.storage.latency},
+                     {"client_read_efficiency", t.storage.client_read_efficiency}}}};
 
   json deployment = {{"prefill_nodes", d.prefill_nodes},
                      {"decode_nodes", d.decode_nodes},

@@ -144,7 +144,7 @@ Topology parse_topology(const ObjectReader& parent, const std::string& key) {
   const ObjectReader r =
       parent.object(key, {"name", "description", "sources", "gpus_per_node", "gpu", "cnic_bw", "snic_bw", "pcie_bw",
                           "dram_bw", "dram_buffer_bytes", "nic_latency", "ep_rdma_efficiency", "ep_op_latency",
-                          "storage"});
+                          "ep_normal_sync", "storage"});
   Topology t;
   t.name = non_empty_string(r, "name");
   r.string_or("description", "");
@@ -166,13 +166,16 @@ Topology parse_topology(const ObjectReader& parent, const std::string& key) {
   t.ep_rdma_efficiency = r.number("ep_rdma_efficiency", Range::fraction(), 1.0);
   // Without its own figure a dispatch or combine costs one NIC hop (the model before the DeepEP floor).
   t.ep_op_latency = r.quantity("ep_op_latency", Dimension::Duration, Range{0.0, 1e-2, false}, t.nic_latency);
+  t.ep_normal_sync = r.quantity("ep_normal_sync", Dimension::Duration, Range{0.0, 1.0, false}, 0.0);
 
-  const ObjectReader s = r.object("storage", {"servers", "server_nic_bw", "ssd_read_bw", "ssd_write_bw", "latency"});
+  const ObjectReader s = r.object("storage", {"servers", "server_nic_bw", "ssd_read_bw", "ssd_write_bw", "latency",
+                                              "client_read_efficiency"});
   t.storage.servers = static_cast<int>(s.integer("servers", 0, 1000000, 0));
   t.storage.server_nic_bw = s.quantity("server_nic_bw", Dimension::Bandwidth, Range::positive());
   t.storage.ssd_read_bw = s.quantity("ssd_read_bw", Dimension::Bandwidth, Range::positive());
   t.storage.ssd_write_bw = s.quantity("ssd_write_bw", Dimension::Bandwidth, Range::positive());
   t.storage.latency = s.quantity("latency", Dimension::Duration, Range::non_negative(), 0.0);
+  t.storage.client_read_efficiency = s.number("client_read_efficiency", Range::fraction(), 1.0);
   return t;
 }
 

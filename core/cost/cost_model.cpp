@@ -46,7 +46,10 @@ double CostModel::attention_layer_time(int64_t cached, int64_t fresh) const {
   return std::max(compute, kv_read);
 }
 
-double CostModel::prefill_layer_overhead() const { return model_.kernels_per_layer * gpu_.kernel_overhead; }
+double CostModel::prefill_layer_overhead(int group_gpus) const {
+  const bool spans_nodes = net_.gpus_per_node > 0 && group_gpus > net_.gpus_per_node && sharded_weights();
+  return model_.kernels_per_layer * gpu_.kernel_overhead + (spans_nodes ? net_.normal_sync : 0.0);
+}
 
 double CostModel::linear_layer_time(double tokens, double weight_bytes_per_gpu) const {
   if (tokens <= 0) return 0;
@@ -145,7 +148,7 @@ double CostModel::prefill_attention(int64_t cached, int64_t fresh, int group_gpu
 }
 
 double CostModel::prefill_linear(double tokens, int group_gpus) const {
-  if (!profiled()) return linear_layer(tokens, group_gpus).total() + prefill_layer_overhead();
+  if (!profiled()) return linear_layer(tokens, group_gpus).total() + prefill_layer_overhead(group_gpus);
   if (tokens <= 0) return 0;
   const PrefillProfile* t = model_.profile->prefill_for(group_gpus);
   if (!t) throw InputError(model_.profile->file, "no prefill table for groups of " + std::to_string(group_gpus) + " GPUs");
@@ -183,6 +186,14 @@ DecodeStep CostModel::decode_step(const std::vector<DecodeEngineLoad>& engines, 
   s.layer = decode_layer(max_attn, batch_sum / group_gpus, max_batch, group_gpus, nodes);
   s.token_seconds = decode_token_time(s.layer);
   return s;
+}
+
+double CostModel::cache_compute_ratio(int64_t context, int64_t append, bool with_indexer_keys) const {
+  const double bytes = static_cast<double>(context) * model_.n_layers *
+                       (model_.kv_bytes_per_token_layer + (with_indexer_keys ? model_.indexer_bytes_per_token_layer : 0));
+  const double flops = model_.n_layers * (attention_layer_flops(context, append) +
+                                          static_cast<double>(append) * linear_flops_per_token_layer());
+  return flops > 0 ? bytes / flops * 1e6 : 0;  // bytes per FLOP = 1e-9 GB / 1e-15 PFLOP
 }
 
 double CostModel::prefill_prompt_tokens_per_second(int64_t mean_context, int64_t mean_append) const {

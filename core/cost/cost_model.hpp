@@ -15,11 +15,19 @@ namespace dualpath {
 // The compute network as the decode EP all-to-all sees it: per-GPU CNIC bandwidth, the share of it DeepEP's
 // low-latency kernels achieve, and the fixed time each of dispatch and combine pays (latency-bound below a few
 // dozen tokens per GPU; the alpha of an alpha-beta model whose beta is the achieved rate).
+//
+// Prefill uses DeepEP's normal kernels, whose dispatch first runs a notify step (global barriers, then the host waits
+// for the GPU's receive counts to size its buffers: DeepEP docs/legacy.md) before any byte moves; `normal_sync` is
+// that fixed time per prefill layer, paid by a group spanning more than one node (`gpus_per_node` says when).
 struct EpNetwork {
   double cnic_bw = 0;  // 0 = charge no EP time (a cost model without a topology)
   double rdma_efficiency = 1;
   double op_latency = 0;
-  static EpNetwork of(const Topology& t) { return {t.cnic_bw, t.ep_rdma_efficiency, t.ep_op_latency}; }
+  double normal_sync = 0;
+  int gpus_per_node = 0;  // 0 = unknown: no group spans nodes
+  static EpNetwork of(const Topology& t) {
+    return {t.cnic_bw, t.ep_rdma_efficiency, t.ep_op_latency, t.ep_normal_sync, t.gpus_per_node};
+  }
 };
 
 // One layer's linear work on one GPU: the replicated weights (projections, shared experts, dense FFN) and the
@@ -69,8 +77,9 @@ class CostModel {
   // Attention time of one layer for one request's (cached, fresh) pair on one GPU (seconds), at the prefill
   // kernels' efficiency.
   double attention_layer_time(int64_t cached, int64_t fresh) const;
-  // Fixed per-kernel time of one prefill layer (kernels_per_layer x kernel_overhead).
-  double prefill_layer_overhead() const;
+  // Fixed time of one prefill layer of a `group_gpus` group: kernels_per_layer x kernel_overhead, plus the normal-mode
+  // dispatch's notify (EpNetwork::normal_sync) when the group spans nodes.
+  double prefill_layer_overhead(int group_gpus = 1) const;
   // Linear layers (projections, FFN or MoE experts) of one layer for `tokens` tokens on one GPU whose
   // weight share is `weight_bytes_per_gpu` (reading the weights bounds small batches).
   double linear_layer_time(double tokens, double weight_bytes_per_gpu) const;
@@ -116,6 +125,12 @@ class CostModel {
   // engine (data parallel).
   double weight_bytes_per_gpu(int group_gpus) const;
   bool sharded_weights() const { return model_.ep_bytes_per_token_layer > 0; }
+
+  // The paper's cache-compute ratio (§1.1, Table 1) in GB per PFLOP: the KV bytes a round with `context` cached
+  // tokens loads over the FLOPs of its `append` fresh tokens (linear work plus attention, DSA's indexer over the
+  // whole context). `with_indexer_keys` counts the indexer cache in the bytes whatever the model's
+  // count_indexer_cache: Table 1 fits only without it (digest §1.1), while a hit needs it (issue 62).
+  double cache_compute_ratio(int64_t context, int64_t append, bool with_indexer_keys) const;
 
   // Prompt tokens (cached + fresh) one GPU prefills per second at a typical request shape; used to derive beta.
   double prefill_prompt_tokens_per_second(int64_t mean_context, int64_t mean_append) const;

@@ -22,6 +22,7 @@ constexpr const char* kSglang = "SGLang team, 'Deploying DeepSeek with PD Disagg
 constexpr const char* kDay6 = "DeepSeek, Day-6 inference system overview (open-infra-index, Feb 2025)";
 constexpr const char* kProfile = "deepseek-ai/profile-data, as tabled in the SGLang team's May 2025 post";
 constexpr const char* kPaper = "DualPath paper, Table 3 (its own measurement, 2P4D / 0.4 APS)";
+constexpr const char* kFig3 = "DualPath paper, Fig. 3-right (pixel readings, digest §1.2)";
 
 }  // namespace
 
@@ -103,6 +104,27 @@ std::vector<PublicPoint> public_points(const ModelSpec& v32, const Topology& t, 
                  0,
                  "not held: a day's average under load; DeepSeek's own profile is 1.95x its rate without hits "
                  "(62,713 vs 32,206)"});
+
+  // The agentic prefill shape (Fig. 3-right): each request 30K cached + 300 fresh tokens, the token throughput at
+  // b requests per GPU relative to b = 1, on the DS 660B prefill group of the paper's 2P4D (EP16 over 2 nodes).
+  {
+    const GroupShape pe16 = GroupShape::of(16, 8);
+    const double one = prefill_point(bundled, pe16, t.cnic_bw, 300, 30000, 300).fresh_per_node;
+    const struct {
+      int batch;
+      double measured;
+    } fig3[] = {{5, 2.55}, {10, 2.9}, {20, 3.0}};
+    for (const auto& row : fig3) {
+      const double model = prefill_point(bundled, pe16, t.cnic_bw, 300.0 * row.batch, 30000, 300).fresh_per_node;
+      out.push_back({"paper_fig3_b" + std::to_string(row.batch),
+                     "prefill token throughput at " + std::to_string(row.batch) +
+                         " requests of 30K cached + 300 fresh per GPU, relative to 1 (DS 660B, EP16)",
+                     kFig3, "x", row.measured, one > 0 ? model / one : 0, -1, 0,
+                     "not held: the sourced fixed costs per forward (kernels, weight reads, the normal-mode dispatch's "
+                     "notify) rise it far less than the paper's curve; docs/cost-model.md, 'Prefill at the agentic "
+                     "shape'"});
+    }
+  }
   return out;
 }
 
