@@ -102,6 +102,17 @@ void print_table(const std::vector<std::pair<std::string, nlohmann::json>>& summ
   if (first.shared_hit_rate_zero_service > 0)
     std::cout << " (" << fixed(100 * first.shared_hit_rate_zero_service, 2) << "% from shared prefixes)";
   std::cout << "\n";
+  // Online runs: the mean trajectory completion time and the §8.2 working set it implies (what the paper's figures
+  // are: 69 GB at 0.1 APS and 681 GB at 0.45 APS for DS 660B 2P4D; docs/fidelity.md).
+  for (const auto& [name, f] : runs) {
+    if (!f.working_set || f.working_set->agents == 0) continue;
+    const WorkingSetFigures& ws = *f.working_set;
+    std::cout << "Trajectories (" << name << "): mean completion time T " << fixed(ws.mean_lifetime_s, 0) << " s over "
+              << ws.agents << " agents at " << fixed(ws.agents_per_s, 3) << " APS; working set lambda*T*L/2 "
+              << fixed(ws.law_bytes / 1e9, 1) << " GB at " << fixed(ws.kv_bytes_per_token, 0) << " B/token (L "
+              << fixed(ws.mean_final_tokens, 0) << " tokens; measured mean " << fixed(ws.measured_mean_bytes / 1e9, 1)
+              << " GB)\n";
+  }
   // Policies with a DRAM pool: where their hit KV came from, and how full the pool ran.
   for (const auto& [name, f] : runs) {
     if (!f.pool) continue;

@@ -65,7 +65,7 @@ nlohmann::json run_summary(const Scenario& sc, const Cluster& cluster, const Run
     const WorkingSet& w = *working_set;
     const double kv = sc.model.kv_bytes_per_token();
     out["working_set"] = nlohmann::json(WorkingSetFigures{w.agents, w.agents_per_s, w.mean_lifetime_s, w.mean_final_tokens,
-                                                   w.law_tokens * kv, w.measured_mean_tokens * kv});
+                                                   w.law_tokens * kv, w.measured_mean_tokens * kv, kv});
   }
   // Only with faults, so that a fault-free summary is what it was before faults existed.
   if (!cluster.faults().empty()) {

@@ -45,6 +45,10 @@ struct StopFigures {
   double ttft_window_mean_s = 0;
   std::optional<double> ttft_lookback_mean_s;  // none before the rule had a look-back window
   double window_s = 0, lookback_s = 0, tolerance = 0;
+  // workload.stop = slo: the load test too (core/metrics/stop_rule.hpp): prompt tokens served per second over the
+  // last half of the look-back and the half before it, at the last steady-state check (none before one).
+  bool load_flat = false;
+  std::optional<double> load_recent_tokens_per_s, load_earlier_tokens_per_s;
 };
 nlohmann::json to_json(const StopFigures& s);
 StopFigures stop_figures_from_json(const nlohmann::json& j);
@@ -67,13 +71,17 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(PoolFigures, bytes_per_node, eviction, nodes,
 
 // "working_set" (online runs; core/metrics/working_set.hpp): the KV working set by the law lambda*T*L/2 and as
 // measured, in bytes, with the law's terms.
+// mean_lifetime_s is the mean trajectory completion time T (arrival of round 0 to the end of the last round, over
+// agents that finished), the figure §8.2's working set needs; kv_bytes_per_token the bytes the run loaded per token
+// (with the indexer keys where the model counts them), absent (0) in summaries before issue 62.
 struct WorkingSetFigures {
   int agents = 0;
   double agents_per_s = 0, mean_lifetime_s = 0, mean_final_tokens = 0;
   double law_bytes = 0, measured_mean_bytes = 0;
+  double kv_bytes_per_token = 0;
 };
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(WorkingSetFigures, agents, agents_per_s, mean_lifetime_s, mean_final_tokens, law_bytes,
-                                   measured_mean_bytes)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(WorkingSetFigures, agents, agents_per_s, mean_lifetime_s,
+                                                mean_final_tokens, law_bytes, measured_mean_bytes, kv_bytes_per_token)
 
 // summary.json read back: the sections above, the results, and the few top-level figures tools use.
 struct RunFile {
