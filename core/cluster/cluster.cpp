@@ -132,8 +132,8 @@ void Cluster::start() {
   for (const auto& a : agents_) {
     if (a.rounds.empty()) continue;
     const int id = a.id;
-    if (a.start <= 0) issue_round(id, 0);
-    else be_.timer(a.start, [this, id] { issue_round(id, 0); });
+    if (a.start <= 0) ++agents_started_, issue_round(id, 0);
+    else be_.timer(a.start, [this, id] { ++agents_started_, issue_round(id, 0); });
   }
 }
 
@@ -183,6 +183,7 @@ void Cluster::round_done(Request& r) {
   const Agent& a = agents_[r.agent];
   context_[r.agent] += a.rounds[r.round].append + a.rounds[r.round].gen;
   const int next = r.round + 1;
+  if (next == static_cast<int>(a.rounds.size())) ++agents_finished_;
   if (next < static_cast<int>(a.rounds.size())) {
     const double think = a.rounds[r.round].think;  // make_agents folds workload.think_time in
     const int agent = r.agent;
@@ -194,7 +195,8 @@ void Cluster::round_done(Request& r) {
 
 void Cluster::first_token(const Request& r) {
   if (!stop_rule_ || stop_reason_ != StopReason::None) return;
-  stop_reason_ = stop_rule_->observe(be_.now(), r.t.first_token - r.t.arrival, static_cast<double>(r.prompt));
+  stop_reason_ = stop_rule_->observe(be_.now(), r.t.first_token - r.t.arrival, static_cast<double>(r.prompt),
+                                     static_cast<double>(agents_started_ - agents_finished_));
   if (stop_reason_ != StopReason::None) stop_time_ = be_.now(), be_.stop();
 }
 

@@ -175,6 +175,7 @@ class Cluster : private ClusterHooks {
   StopReason stop_reason_ = StopReason::None;
   double stop_time_ = -1;
   int64_t rounds_total_ = 0, rounds_done_ = 0;
+  int64_t agents_started_ = 0, agents_finished_ = 0;  // agents in flight = the difference (the stop rule's backlog)
 
   // scheduler queues
   std::deque<QueuedRequest> pe_waiting_, de_global_;

@@ -12,6 +12,10 @@
 // SNIC and PE load) in the last half of the look-back to be no more than (1 + tolerance) x those of the half before
 // it. One-sided on purpose: a load that falls (agents finishing) or wobbles down is not a transient that hides an
 // overload, and a two-sided test would leave low rates, whose few agents make the load noisy, without a steady state.
+// The served load alone misses an overload: past capacity it is flat at what the bottleneck serves while agents
+// queue. Agents are closed loops, so an overload shows as agents in flight that keep growing: steady state also
+// needs the mean number of agents in flight over the last half of the look-back to be no more than (1 + tolerance)
+// x that of the half before.
 #pragma once
 
 #include <deque>
@@ -40,9 +44,9 @@ class StopRule {
  public:
   explicit StopRule(StopRuleSpec spec);
 
-  // A round's first token at `now` after `ttft` seconds, its prompt `prompt_tokens` long (hit + fresh). Returns why
-  // the run should end now, or None.
-  StopReason observe(double now, double ttft, double prompt_tokens = 0);
+  // A round's first token at `now` after `ttft` seconds, its prompt `prompt_tokens` long (hit + fresh), with
+  // `agents_in_flight` agents started and not finished. Returns why the run should end now, or None.
+  StopReason observe(double now, double ttft, double prompt_tokens = 0, double agents_in_flight = 0);
 
   // Mean TTFT of the rounds whose first token fell in (now - window, now] as of the last observe (0 if none).
   double window_mean() const { return window_.empty() ? 0.0 : sum_ / static_cast<double>(window_.size()); }
@@ -52,6 +56,9 @@ class StopRule {
   // steady-state check (negative: none yet).
   double load_recent() const { return load_recent_; }
   double load_earlier() const { return load_earlier_; }
+  // Mean agents in flight (sampled at first tokens) over the same two halves, as of the last check (negative: none).
+  double agents_recent() const { return agents_recent_; }
+  double agents_earlier() const { return agents_earlier_; }
   const StopRuleSpec& spec() const { return spec_; }
 
  private:
@@ -61,10 +68,14 @@ class StopRule {
   std::deque<std::pair<double, double>> history_;  // (time, window mean), one per `sample` seconds
   double next_sample_ = 0;
   double lookback_mean_ = -1;
-  // (time, prompt tokens) served in the last half of the look-back and in the half before it, with their sums.
-  std::deque<std::pair<double, double>> recent_, earlier_;
-  double recent_sum_ = 0, earlier_sum_ = 0;
-  double load_recent_ = -1, load_earlier_ = -1;
+  // What a first token served in the last half of the look-back and in the half before it, with their sums.
+  struct Served {
+    double t = 0, tokens = 0, agents = 0;
+  };
+  std::deque<Served> recent_, earlier_;
+  double recent_sum_ = 0, earlier_sum_ = 0;                  // prompt tokens
+  double recent_agents_ = 0, earlier_agents_ = 0;            // agents in flight, summed over the samples
+  double load_recent_ = -1, load_earlier_ = -1, agents_recent_ = -1, agents_earlier_ = -1;
 };
 
 }  // namespace dualpath

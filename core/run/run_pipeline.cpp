@@ -36,6 +36,8 @@ StopFigures stop_figures(const Cluster& cluster, const StopRule& rule, const Run
   stop.load_flat = rule.spec().load_flat;
   if (rule.load_recent() >= 0) stop.load_recent_tokens_per_s = rule.load_recent();
   if (rule.load_earlier() >= 0) stop.load_earlier_tokens_per_s = rule.load_earlier();
+  if (rule.agents_recent() >= 0) stop.agents_in_flight_recent = rule.agents_recent();
+  if (rule.agents_earlier() >= 0) stop.agents_in_flight_earlier = rule.agents_earlier();
   return stop;
 }
 

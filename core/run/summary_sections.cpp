@@ -34,7 +34,9 @@ nlohmann::json to_json(const StopFigures& s) {
           {"lookback_s", s.lookback_s},
           {"tolerance", s.tolerance},
           {"load_recent_tokens_per_s", opt(s.load_recent_tokens_per_s)},
-          {"load_earlier_tokens_per_s", opt(s.load_earlier_tokens_per_s)}};
+          {"load_earlier_tokens_per_s", opt(s.load_earlier_tokens_per_s)},
+          {"agents_in_flight_recent", opt(s.agents_in_flight_recent)},
+          {"agents_in_flight_earlier", opt(s.agents_in_flight_earlier)}};
 }
 
 StopFigures stop_figures_from_json(const nlohmann::json& j) {
@@ -56,7 +58,9 @@ StopFigures stop_figures_from_json(const nlohmann::json& j) {
   s.tolerance = j.at("tolerance").get<double>();
   s.load_flat = j.value("rule", std::string("slo")) == "slo";
   for (auto [key, field] : {std::pair{"load_recent_tokens_per_s", &s.load_recent_tokens_per_s},
-                            std::pair{"load_earlier_tokens_per_s", &s.load_earlier_tokens_per_s}})
+                            std::pair{"load_earlier_tokens_per_s", &s.load_earlier_tokens_per_s},
+                            std::pair{"agents_in_flight_recent", &s.agents_in_flight_recent},
+                            std::pair{"agents_in_flight_earlier", &s.agents_in_flight_earlier}})
     if (j.contains(key) && !j.at(key).is_null()) *field = j.at(key).get<double>();  // older summaries lack them
   return s;
 }

@@ -45,10 +45,12 @@ struct StopFigures {
   double ttft_window_mean_s = 0;
   std::optional<double> ttft_lookback_mean_s;  // none before the rule had a look-back window
   double window_s = 0, lookback_s = 0, tolerance = 0;
-  // workload.stop = slo: the load test too (core/metrics/stop_rule.hpp): prompt tokens served per second over the
-  // last half of the look-back and the half before it, at the last steady-state check (none before one).
+  // workload.stop = slo: the load test too (core/metrics/stop_rule.hpp): prompt tokens served per second and the
+  // mean agents in flight over the last half of the look-back and the half before it, at the last steady-state
+  // check while agents still arrived (none before one).
   bool load_flat = false;
   std::optional<double> load_recent_tokens_per_s, load_earlier_tokens_per_s;
+  std::optional<double> agents_in_flight_recent, agents_in_flight_earlier;  // mean over the same halves
 };
 nlohmann::json to_json(const StopFigures& s);
 StopFigures stop_figures_from_json(const nlohmann::json& j);

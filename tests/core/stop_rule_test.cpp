@@ -106,6 +106,21 @@ TEST(StopRule, FallingLoadIsSteady) {
   EXPECT_LT(r.load_recent(), r.load_earlier());
 }
 
+// Past capacity the served load is flat at what the bottleneck serves while agents queue: closed-loop agents show an
+// overload as agents in flight that keep growing, and that is not a steady state either.
+TEST(StopRule, GrowingBacklogUnderAFlatLoadIsNotSteady) {
+  StopRule r(small());
+  // Flat TTFT and served load; agents in flight grow 10% per half look-back (50 s), then stop growing at t = 300.
+  const auto agents = [](double t) { return 100 * std::pow(1.1, std::min(t, 300.0) / 50); };
+  StopReason last = StopReason::None;
+  double when = -1;
+  for (double t = 0.5; t < 600 && last == StopReason::None; t += 0.5) last = r.observe(t, 2, 1000, agents(t)), when = t;
+  EXPECT_EQ(last, StopReason::SteadyState);
+  EXPECT_GT(when, 300);  // not while the backlog grew
+  EXPECT_LE(r.agents_recent(), 1.05 * r.agents_earlier());
+  EXPECT_NEAR(r.load_recent(), 2000, 1e-9);  // 1,000 tokens per round, two rounds per second
+}
+
 TEST(StopRule, NoSteadyStateAfterTheArrivalsEnd) {
   // Once agents stop arriving the load drains: flat TTFT and a falling load then are not a steady state.
   StopRuleSpec spec = small();
