@@ -50,7 +50,9 @@ class config_loader : public dualpath::test::TempDirTest {
 TEST_F(config_loader, BundledDs660bScenarioHasPaperNumbers) {
   const Scenario s = load_scenario(kData + "/scenarios/ds660b-2p4d.json", {});
   EXPECT_EQ(s.model.n_layers, 61);
-  EXPECT_DOUBLE_EQ(s.model.kv_bytes_per_token(), 61 * 656.0);  // ~40 KB/token, indexer cache not counted
+  // ~48 KB/token: the MLA KV and, counted since issue 62, the indexer keys a hit needs
+  EXPECT_DOUBLE_EQ(s.model.kv_bytes_per_token(), 61 * (656.0 + 132));
+  EXPECT_DOUBLE_EQ(s.topology.snic_read_bw(), 50e9 * 0.859);  // the 3FS KVCache client's reading
   EXPECT_DOUBLE_EQ(s.model.attn_flops_per_query_key, 128 * (576 + 512) * 2);
   EXPECT_DOUBLE_EQ(s.model.ep_bytes_per_token_layer, 7168 * 8 * 3);
   EXPECT_DOUBLE_EQ(s.topology.snic_bw, 50e9);
@@ -218,7 +220,7 @@ TEST_F(config_loader, ScenarioToJsonIsSiAndComplete) {
   EXPECT_TRUE(j["policy"]["layerwise"].is_null());
   EXPECT_EQ(j["derived"]["pe_groups"], 1);
   EXPECT_EQ(j["derived"]["de_groups"], 1);
-  EXPECT_DOUBLE_EQ(j["derived"]["kv_bytes_per_token"].get<double>(), 30 * 656.0);
+  EXPECT_DOUBLE_EQ(j["derived"]["kv_bytes_per_token"].get<double>(), 30 * (656.0 + 68));  // MLA KV + indexer keys
   EXPECT_EQ(j["workload"]["mode"], "offline");
 }
 
