@@ -38,8 +38,8 @@ constexpr double kWindowStart = 0.25, kWindowEnd = 0.75;
 // 8P1D one DE node decodes for eight PE nodes, and with 1/16 of the bundled 2.5 us it is 99% busy and caps the
 // read rate at 0.949 of the LP's).
 // The claims are the paper's §4.2 algebra, which assumes every SNIC saturates at its line rate ("3FS can saturate
-// the 400 Gbps SNIC"): every claim run reads at the full SNIC (topology.storage.client_read_efficiency = 1, not the
-// bundled 3FS KVCache reading, issue 62), and the prefill dispatch's notify is a compute cost like the others.
+// the 400 Gbps SNIC"): every claim run reads at the full SNIC (topology.storage.client_read_efficiency = 1, whatever
+// the topology says; issue 62), and the prefill dispatch's notify is a compute cost like the others.
 const std::string kPaperSnic = "topology.storage.client_read_efficiency=1";
 const std::vector<std::string> kSteadySets = {"topology.gpu.flops=15824 TFLOPS", "topology.gpu.hbm_bw=53.6 TB/s",
                                               "topology.gpu.kernel_overhead=0 us", "topology.ep_normal_sync=0 ms",

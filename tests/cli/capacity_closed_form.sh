@@ -4,7 +4,8 @@
 # trajectories (7-13 rounds) of small appends over a 2-6K-token first prompt, so reading the hit KV is the only
 # heavy work. Each agent reads sum over rounds of floor(context / 64) * 64 tokens x 21,720 B (30 layers x (656 B
 # of MLA KV + 68 B of indexer keys)), and the SNICs that read it, each delivering snic_bw x the storage client's
-# read efficiency (0.859 in the bundled topology), bound the rate of agents a cluster can serve:
+# read efficiency (topology.storage.client_read_efficiency, read from the bundled topology), bound the rate of
+# agents a cluster can serve:
 #   Basic:    1 PE SNIC           -> capacity <= snic_bw x efficiency / bytes_per_agent
 #   DualPath: 1 PE + 1 DE SNIC    -> capacity <= 2 snic_bw x efficiency / bytes_per_agent
 # The search must land within 5% of each bound and at most 1% above it: a model that lost the DE read path, read
