@@ -2,7 +2,7 @@
 # The planner's one-command answer (issue 42): wall time of `dualpath plan --objective capacity` for both policies
 # (--vary policy.name=basic,dualpath) on the two target questions, with the answer each run gives.
 #   bench/plan_speed.sh [BIN] [ds27b|ds660b|all] [REPEATS]
-# ds27b : DS 27B on 4 nodes, 64K agents arriving for 2,400 s, TTFT <= 4 s, resolution 5% (target <= 3 min on 2 cores)
+# ds27b : DS 27B on 4 nodes, 64K agents arriving for up to 7,200 s, TTFT <= 4 s, resolution 5% (target <= 3 min on 2 cores)
 # ds660b: DS 660B on 6 nodes (2P4D-sized), the same workload and SLO (target <= 10 min on 2 cores)
 # Every run starts from an empty folder (nothing reused); --jobs is the core count. Prints one line per run (wall
 # time, probes run, the recommendation) and the median of the repeats; KEEP=DIR keeps each case's last terminal
@@ -41,7 +41,7 @@ PY
     "$(printf '%s\n' "${walls[@]}" | sort -g | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}')"
 }
 
-online=(--set workload.mode=online --set workload.duration=2400s)
+online=(--set workload.mode=online --set workload.duration=7200s)
 case "$which" in
   ds27b|all) run_case ds27b ds27b-1p1d.json 4 "${online[@]}" --set workload.aps=1 ;;&
   ds660b|all) run_case ds660b ds660b-2p4d-online.json 6 "${online[@]}" ;;
