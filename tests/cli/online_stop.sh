@@ -15,8 +15,8 @@ online=(--set workload.mode=online --set workload.stop=slo --quiet)
   --set workload.table2_reading=rounds --out "$tmp/light" || exit 1
 "$bin" run "$sc" "${online[@]}" --set workload.aps=1 --set workload.duration=300s --set slo.ttft=0.05s \
   --out "$tmp/tight" || exit 1
-"$bin" run "$sc" --set workload.mode=online --set workload.aps=1 --set workload.duration=100s --quiet \
-  --out "$tmp/none" || exit 1
+"$bin" run "$sc" --set workload.mode=online --set workload.aps=1 --set workload.duration=100s \
+  --out "$tmp/none" > "$tmp/none.out" 2>&1 || exit 1
 PYTHONPATH="$root/tests/cli" python3 - "$tmp" <<'PY'
 import json, sys
 from checks import check, done
@@ -34,5 +34,15 @@ check(b is not None and abs(m - b) < 0.05 * b, f"light load: window mean {m:.4f}
 check(g["ended_by"] == "slo_violated" and s["tight"]["results"]["slo"]["ttft_limit_s"] == 0.05,
       "slo.ttft = 50 ms: the rule and the summary's SLO use it")
 check("stop" not in s["none"] and s["none"]["complete"], "workload.stop = none: runs to the end, no stop section")
+# Issue 62: an online run reports the mean trajectory completion time T and the working set lambda*T*L/2 with the
+# KV bytes per token it loaded (DS 27B: 30 x (656 + 68) B, the indexer keys counted), in summary.json and run's table.
+w = s["none"]["working_set"]
+check(w["kv_bytes_per_token"] == 30 * (656 + 68), f"working_set.kv_bytes_per_token {w['kv_bytes_per_token']}")
+law = w["agents_per_s"] * w["mean_lifetime_s"] * w["mean_final_tokens"] / 2 * w["kv_bytes_per_token"]
+check(abs(w["law_bytes"] - law) <= 1e-9 * law, "working_set.law_bytes = lambda * T * L / 2 * bytes per token")
+out = open(f"{t}/none.out").read()
+line = next((l for l in out.splitlines() if l.startswith("Trajectories (dualpath): mean completion time T ")), "")
+check(f"{w['mean_lifetime_s']:.0f} s over {w['agents']} agents" in line and f"{w['law_bytes'] / 1e9:.1f} GB at 21720 B/token" in line,
+      f"run's table prints T and the working set: {line!r}")
 done()
 PY
