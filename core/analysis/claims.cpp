@@ -215,7 +215,9 @@ void ClaimChecks::claim4() {
   for (size_t i = 0; i + 1 < pts.size(); i += 2) {
     const double r = jct_of(pts[i]) / jct_of(pts[i + 1]);
     ratios.push_back(r);
-    const std::string compute = pts[i].sets.empty() ? "x1" : pts[i].label.substr(pts[i].label.rfind('x'));
+    // The label ends in " x4" / " x16" for scaled compute (every point has sets now: the SNIC at line rate).
+    const size_t x = pts[i].label.rfind(" x");
+    const std::string compute = x == std::string::npos ? "x1" : pts[i].label.substr(x + 1);
     add({"4", "1P1D Basic/DualPath JCT, compute " + compute, "<= (P+D)/P = " + f2(bound, 2), f2(r),
          r <= bound * (1 + kRatioSlack)});
   }
