@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "core/config/input_error.hpp"
+#include "core/mutation/mutant.hpp"
 #include "core/cost/step_profile.hpp"
 
 namespace dualpath {
@@ -47,7 +48,8 @@ double CostModel::attention_layer_time(int64_t cached, int64_t fresh) const {
 }
 
 double CostModel::prefill_layer_overhead(int group_gpus) const {
-  const bool spans_nodes = net_.gpus_per_node > 0 && group_gpus > net_.gpus_per_node && sharded_weights();
+  const bool spans_nodes = net_.gpus_per_node > 0 && group_gpus > net_.gpus_per_node && sharded_weights() &&
+                           !mutant("no_normal_sync");
   return model_.kernels_per_layer * gpu_.kernel_overhead + (spans_nodes ? net_.normal_sync : 0.0);
 }
 

@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "core/mutation/mutant.hpp"
+
 namespace dualpath {
 
 const char* stop_reason_name(StopReason r) {
@@ -64,7 +66,7 @@ StopReason StopRule::observe(double now, double ttft, double prompt_tokens, doub
   }
   if (!(lookback_mean_ > 0 && std::fabs(mean - lookback_mean_) < spec_.tolerance * lookback_mean_))
     return StopReason::None;
-  if (!spec_.load_flat) return StopReason::SteadyState;
+  if (!spec_.load_flat || mutant("steady_ignores_load")) return StopReason::SteadyState;
   // The load: prompt tokens served in (now - lookback/2, now] against (now - lookback, now - lookback/2], and the
   // mean agents in flight over the same halves (an overload's backlog).
   const bool load_flat = recent_sum_ <= (1 + spec_.tolerance) * earlier_sum_;

@@ -37,6 +37,8 @@ inline constexpr MutantInfo kMutants[] = {
     {"split_reads_whole", "the division of a split read (each half reads the whole hit)"},
     {"split_half_waits_fifo", "a split read's admitted second half starting behind a head that waits for room"},
     {"pool_fifo_eviction", "the DRAM pool's LRU order (a read does not refresh its blocks: eviction is FIFO)"},
+    {"steady_ignores_load", "the stop rule's steady state of the load (a flat TTFT alone is steady: transients pass)"},
+    {"no_normal_sync", "the prefill EP dispatch's notify per layer (groups spanning nodes pay no fixed sync)"},
 };
 
 #ifdef DUALPATH_MUTATION

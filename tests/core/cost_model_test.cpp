@@ -179,3 +179,19 @@ TEST(CostModel, PrefillAttentionHasItsOwnEfficiency) {
   m.prefill_attention_efficiency = 1;
   EXPECT_NEAR(CostModel(m, g).attention_layer_time(0, 100), decode_eff / 2, 1e-18);
 }
+
+// The prefill EP dispatch's notify (issue 62): a fixed time per prefill layer, paid only by a group spanning nodes.
+TEST(CostModel, PrefillNotifyIsPaidByGroupsSpanningNodes) {
+  ModelSpec m;
+  m.n_layers = 4;
+  m.kernels_per_layer = 10;
+  m.ep_bytes_per_token_layer = 1;  // an expert-parallel model (sharded weights)
+  const GpuSpec gpu{1e15, 80e9, 1e12, 2e-6};
+  const CostModel c(m, gpu, EpNetwork{50e9, 0.9, 40e-6, 1e-3, 8});
+  EXPECT_NEAR(c.prefill_layer_overhead(8), 10 * 2e-6, 1e-15);           // one node: kernels only
+  EXPECT_NEAR(c.prefill_layer_overhead(16), 10 * 2e-6 + 1e-3, 1e-15);   // two nodes: + the notify
+  EXPECT_NEAR(c.prefill_linear(100, 16) - c.prefill_linear(100, 8) -
+                  (c.linear_layer(100, 16).total() - c.linear_layer(100, 8).total()),
+              1e-3, 1e-12);  // and the engines' prefill stage pays it
+  EXPECT_NEAR(CostModel(m, gpu, EpNetwork{50e9, 0.9, 40e-6, 0, 8}).prefill_layer_overhead(16), 10 * 2e-6, 1e-15);
+}
