@@ -31,7 +31,7 @@ struct StopRuleSpec {
   double lookback = 1800;  // seconds (30 min)
   double tolerance = 0.05;
   double sample = 10;      // seconds between the window means kept for the lookback
-  bool load_flat = true;   // steady state also needs the served prompt tokens to have stopped rising (above)
+  bool load_flat = true;   // steady state also needs the load (tokens served, agents in flight) flat (above)
   // With load_flat: when new agents stop arriving (workload.duration; infinity = never). After it the load falls as
   // agents finish, which is a drain, not a steady state: the rule then only judges the SLO.
   double arrivals_end = std::numeric_limits<double>::infinity();
