@@ -146,7 +146,9 @@ void capacity(const CapacityArgs& a) {
           fs::create_directories(fs::path(dir).parent_path());
           staging.push_back(staging_folder(dir));
           fs::create_directories(staging.back());
-          cj.push_back(probe_job({a.scenario, a.overlays, a.overrides, policy, ttft, tpot}, aps, staging.back()));
+          cj.push_back(probe_job({a.scenario, a.overlays, a.overrides, policy, ttft, tpot,
+                                        sc.workload.stop == StopMode::SloTtft},
+                                       aps, staging.back()));
           pending.push_back(aps);
         }
         if (cj.empty()) continue;

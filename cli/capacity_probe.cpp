@@ -104,11 +104,8 @@ ChildJob probe_job(const ProbeRun& r, double aps, const std::string& out) {
   j.args = {"run", r.scenario, "--quiet", "--out", out};
   for (const auto& f : r.overlays) j.args.insert(j.args.end(), {"--overlay", f});
   for (const auto& o : r.overrides) j.args.insert(j.args.end(), {"--set", o});
-  // The stop rule: slo, unless the user asked for the TTFT-only reading (--set workload.stop=slo-ttft).
-  bool ttft_only = false;
-  for (const std::string& o : r.overrides) ttft_only = ttft_only || o == "workload.stop=slo-ttft";
   const std::vector<std::string> probe_set = {"policy.name=" + r.policy,
-                                              ttft_only ? "workload.stop=slo-ttft" : "workload.stop=slo",
+                                              r.ttft_only ? "workload.stop=slo-ttft" : "workload.stop=slo",
                                               "workload.aps=" + aps_text(aps), "slo.ttft=" + aps_text(r.ttft) + " s",
                                               "slo.tpot=" + aps_text(r.tpot) + " s"};
   for (const std::string& o : probe_set) j.args.insert(j.args.end(), {"--set", o});

@@ -55,6 +55,9 @@ struct ProbeRun {
   std::vector<std::string> overlays, overrides;  // the user's and the caller's --set list, before the probe's own
   std::string policy;
   double ttft = 0, tpot = 0;  // SLO limits, seconds
+  // The scenario's own rule when it is the TTFT-only reading (workload.stop = slo-ttft, from a file, an overlay or
+  // --set); otherwise probes use slo.
+  bool ttft_only = false;
 };
 
 // The `dualpath run` child of a probe at `aps`, writing into `out` (its log in out/run.log).

@@ -94,8 +94,8 @@ std::vector<CapacityResult> search_capacities(const CapacityPlanSpec& spec, cons
       fs::create_directories(fs::path(dir).parent_path());
       staging.push_back(staging_folder(dir));
       fs::create_directories(staging.back());
-      jobs.push_back(probe_job({spec.scenario, spec.overlays, k.sets, k.policy, spec.ttft, spec.tpot}, p.load,
-                               staging.back()));
+      jobs.push_back(probe_job({spec.scenario, spec.overlays, k.sets, k.policy, spec.ttft, spec.tpot, spec.ttft_only},
+                               p.load, staging.back()));
       pending.push_back(p);
     }
     if (!jobs.empty()) {

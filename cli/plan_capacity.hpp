@@ -28,6 +28,7 @@ struct CapacityPlanSpec {
   std::string scenario;
   std::vector<std::string> overlays;
   double ttft = 4, tpot = 0.05;    // SLO limits, seconds
+  bool ttft_only = false;          // the scenario's workload.stop is slo-ttft (ProbeRun::ttft_only)
   double resolution = 0.02, start = 1;
   unsigned slots = 1;              // probes per round
   bool joint = true;               // false (a shard): every split searched on its own, to the resolution

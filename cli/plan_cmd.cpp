@@ -231,6 +231,7 @@ void plan(const PlanArgs& a) {
     spec.overlays = a.overlays;
     spec.ttft = a.slo_ttft.empty() ? base.slo.ttft : positive_duration("--slo-ttft", a.slo_ttft);
     spec.tpot = a.slo_tpot.empty() ? base.slo.tpot : positive_duration("--slo-tpot", a.slo_tpot);
+    spec.ttft_only = base.workload.stop == StopMode::SloTtft;
     spec.resolution = a.resolution;
     spec.start = base.workload.aps;
     spec.slots = jobs;

@@ -132,8 +132,12 @@ void Cluster::start() {
   for (const auto& a : agents_) {
     if (a.rounds.empty()) continue;
     const int id = a.id;
-    if (a.start <= 0) ++agents_started_, issue_round(id, 0);
-    else be_.timer(a.start, [this, id] { ++agents_started_, issue_round(id, 0); });
+    const auto start = [this, id] {
+      ++agents_started_;  // agents in flight, for the stop rule's backlog test
+      issue_round(id, 0);
+    };
+    if (a.start <= 0) start();
+    else be_.timer(a.start, start);
   }
 }
 

@@ -29,7 +29,7 @@ nlohmann::json to_json(const StopFigures& s) {
           {"ended_by", name_of(s.ended_by)},
           {"at_s", s.at_s},
           {"ttft_window_mean_s", s.ttft_window_mean_s},
-          {"ttft_lookback_mean_s", s.ttft_lookback_mean_s ? nlohmann::json(*s.ttft_lookback_mean_s) : nlohmann::json()},
+          {"ttft_lookback_mean_s", opt(s.ttft_lookback_mean_s)},
           {"window_s", s.window_s},
           {"lookback_s", s.lookback_s},
           {"tolerance", s.tolerance},
