@@ -6,7 +6,9 @@ bin="$1"; root="$2"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 command -v script >/dev/null || { echo "SKIP: script(1) not installed"; exit 77; }
 
-run="$bin run $root/scenarios/default.json --policy dualpath"
+# Long enough (a few wall seconds in the dev build) that the line, printed at most every 0.5 s, shows at least once
+# even on a fast machine: the default 128 agents finish in about 0.5 s.
+run="$bin run $root/scenarios/default.json --policy dualpath --set workload.agents=512"
 script -qec "$run --out $tmp/tty" "$tmp/tty.log" > /dev/null
 total=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["rounds_total"])' "$tmp/tty/summary.json")
 grep -aq "rounds [0-9]*/$total " "$tmp/tty.log" || { echo "FAIL no progress line on a terminal (of $total rounds)"; cat -v "$tmp/tty.log" | head; exit 1; }
