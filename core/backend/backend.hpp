@@ -103,7 +103,7 @@ class Backend {
   virtual void compute(int gpu, const ComputeWork& work, Done done) = 0;
   // Fire `done` after `delay` seconds.
   virtual void timer(double delay, Done done) = 0;
-  // Faults (scenario "faults", core/cluster/cluster_faults.cpp). A backend that can inject them says so; the core
+  // Faults (scenario "faults", core/cluster/faults/). A backend that can inject them says so; the core
   // calls track_storage_io() before any storage I/O starts, then the calls below at each fault's start and end.
   virtual bool can_inject_faults() const { return false; }
   virtual void track_storage_io() { throw std::logic_error("this backend cannot inject faults"); }

@@ -1,4 +1,5 @@
-// Cluster setup, agents' rounds and the scheduler's fetch loop (PE and DE group leaders pull periodically).
+// The composition root: Cluster setup (layout, view, services, stages), the agents' rounds and the signals the
+// stages send back up the pipeline.
 #include "core/cluster/cluster.hpp"
 
 #include <algorithm>
@@ -6,7 +7,7 @@
 #include <sstream>
 
 #include "core/config/input_error.hpp"
-#include "core/cluster/phases.hpp"
+#include "core/cluster/cluster_stages.hpp"
 #include "core/sched/policy_registry.hpp"
 #include "core/mutation/mutant.hpp"
 
@@ -104,9 +105,6 @@ Cluster::Cluster(const Scenario& scenario, std::vector<Agent> agents, Backend& b
 
   sources_ = make_kv_sources({sc_, features_, be_, blocks_, layout_, totals_});
   context_.assign(agents_.size(), 0);
-  de_queues_.resize(view_.de_groups.size());
-  pe_fetch_armed_.assign(view_.pe_groups.size(), false);
-  de_fetch_armed_.assign(view_.de_groups.size(), false);
   // Engines that step together: an EP group synchronises at every layer's all-to-all; without EP (data-parallel
   // dense models) every engine runs on its own and the group is only the scheduler's unit.
   layout_.unit_of.assign(view_.engines.size(), -1);
@@ -122,13 +120,14 @@ Cluster::Cluster(const Scenario& scenario, std::vector<Agent> agents, Backend& b
   };
   layout_.pe_units = make_units(view_.pe_groups);
   layout_.de_units = make_units(view_.de_groups);
-  phases_ = std::make_unique<Phases>(*this);  // last: the phases size their state from the layout
+  faults_.reset(view_.engines.size());
+  stages_ = std::make_unique<Stages>(*this);  // last: the stages size their state from the layout
 }
 
 Cluster::~Cluster() = default;
 
 void Cluster::start() {
-  arm_faults();  // first: a fault at t = 0 hits before any round is placed
+  arm_faults(stages_->faults);  // first: a fault at t = 0 hits before any round is placed
   for (const auto& a : agents_) {
     if (a.rounds.empty()) continue;
     const int id = a.id;
@@ -151,7 +150,7 @@ void Cluster::issue_round(int agent, int round) {
   r.agent = agent, r.round = round;
   r.prompt = context + rd.append;
   r.gen = std::max<int64_t>(1, rd.gen);
-  phases_->io->round_issued(agent, context);
+  stages_->io->round_issued(agent, context);
   // The hit is the persisted block-aligned prefix; at least one token is always prefilled (the first token
   // needs a forward).
   r.hit = mutant("hit_ignores_persisted") ? blocks_.aligned(r.prompt - 1)
@@ -175,9 +174,7 @@ void Cluster::issue_round(int agent, int round) {
     throw NoProgressError(m.str());
   }
   requests_.push_back(r);
-  pe_waiting_.push_back({r.id, r.prompt, 0});
-  de_global_.push_back({r.id, r.prompt + r.gen, hbm_need});
-  arm_fetches();
+  stages_->placement.accept(requests_[r.id]);
 }
 
 void Cluster::round_done(Request& r) {
@@ -230,119 +227,15 @@ void Cluster::hand_over_rest() {
   while (handed_ < requests_.size()) sink_->settled(requests_[handed_++]);
 }
 
-// Group leaders fetch at multiples of the fetch period, phase-shifted per group so groups do not fetch in
-// lockstep. A leader with nothing to fetch does not wake up (saves events; the fetch times are unchanged).
-void Cluster::arm_fetches() {
-  const double period = sc_.deployment.fetch_period / (mutant("no_fetch_period") ? 100.0 : 1.0);
-  const double now = be_.now();
-  auto next_time = [&](size_t g, size_t n) {
-    const double phase = period * static_cast<double>(g) / static_cast<double>(n);
-    // The next fetch instant strictly after now (a leader that just fetched waits a full period). The slack of
-    // 1e-6 periods skips a boundary that `now` only misses by rounding: a backend whose clock resolution is
-    // coarser than that gap (SimGrid's is 1e-9 s) would otherwise fire the same fetch forever.
-    double k = std::floor((now - phase) / period + 1e-6) + 1;
-    while (phase + k * period - now < 1e-7) k += 1;  // also in absolute terms, for very short periods
-    return phase + k * period;
-  };
-  if (!pe_waiting_.empty())
-    for (size_t g = 0; g < pe_fetch_armed_.size(); ++g)
-      if (!pe_fetch_armed_[g]) {
-        pe_fetch_armed_[g] = true;
-        const int group = static_cast<int>(g);
-        be_.timer(next_time(g, pe_fetch_armed_.size()) - now, [this, group] { prefill_fetch(group); });
-      }
-  for (size_t g = 0; g < de_fetch_armed_.size(); ++g)
-    if (!de_fetch_armed_[g] && (!de_global_.empty() || !de_queues_[g].empty())) {
-      de_fetch_armed_[g] = true;
-      const int group = static_cast<int>(g);
-      be_.timer(next_time(g, de_fetch_armed_.size()) - now, [this, group] { decode_fetch(group); });
-    }
+void Cluster::pe_room_back(int node) { stages_->reads.pump(node); }
+void Cluster::reads_may_start() { stages_->reads.pump_all(); }
+void Cluster::de_room_back() {
+  stages_->reads.pump_all();
+  if (layout_.streamed_buffers) stages_->prefill.pump();  // held-back forwards may fit their DE reservations now
 }
+void Cluster::place_again(Request& r) { stages_->placement.place_again(r); }
 
-namespace {
-// Removes the placed positions from a queue, keeping the others in order.
-void erase_placed(std::deque<QueuedRequest>& q, const std::vector<Placement>& placed) {
-  std::vector<bool> gone(q.size(), false);
-  for (const auto& p : placed) gone[p.index] = true;
-  std::deque<QueuedRequest> kept;
-  for (size_t i = 0; i < q.size(); ++i)
-    if (!gone[i]) kept.push_back(q[i]);
-  q.swap(kept);
-}
-}  // namespace
-
-void Cluster::prefill_fetch(int group) {
-  pe_fetch_armed_[group] = false;
-  const auto placed_list = policy_->placement().place_prefill(view_, group, pe_waiting_);
-  std::vector<int64_t> ids;
-  for (const auto& p : placed_list) {
-    Request& r = requests_[pe_waiting_[p.index].id];
-    auto& e = view_.engines[p.engine];
-    r.pe = p.engine;
-    r.t.pe_assigned = be_.now();
-    r.pe_fetch_seen = true;
-    if (r.de < 0) accounts_.set_wait(r, r.de_fetch_seen ? WaitCause::DeHbm : WaitCause::Fetch);
-    e.tok += r.prompt, e.seq += 1;
-    ids.push_back(r.id);
-  }
-  if (placed_list.size() == pe_waiting_.size()) pe_waiting_.clear();
-  else erase_placed(pe_waiting_, placed_list);
-  // Requests this fetch saw but could not place wait for PE admission from now on. Unseen ones are a suffix of
-  // the queue (arrivals append; every fetch marks all), so only the new ones are visited.
-  for (auto it = pe_waiting_.rbegin(); it != pe_waiting_.rend() && !requests_[it->id].pe_fetch_seen; ++it) {
-    Request& r = requests_[it->id];
-    r.pe_fetch_seen = true;
-    accounts_.set_wait(r, WaitCause::PeAdmission);
-  }
-  for (int64_t id : ids)
-    if (requests_[id].de >= 0) placed(requests_[id]);
-  arm_fetches();
-}
-
-void Cluster::decode_fetch(int group) {
-  de_fetch_armed_[group] = false;
-  if (!de_global_.empty()) {
-    const auto routes = policy_->placement().route_decode(view_, de_global_);
-    for (size_t i = 0; i < de_global_.size(); ++i) de_queues_[routes[i]].push_back(de_global_[i]);
-    de_global_.clear();
-  }
-  auto& q = de_queues_[group];
-  const auto placed_list = policy_->placement().place_decode(view_, group, q);
-  std::vector<int64_t> ids;
-  for (const auto& p : placed_list) {
-    Request& r = requests_[q[p.index].id];
-    auto& e = view_.engines[p.engine];
-    if (!layout_.hbm_at_handoff) {
-      e.hbm.touch(be_.now());
-      if (!e.hbm.try_reserve(q[p.index].hbm_need))
-        throw std::logic_error("policy placed a request on a decode engine without HBM room");
-    }
-    r.de = p.engine;
-    r.t.de_assigned = be_.now();
-    r.de_fetch_seen = true;
-    e.tok += r.prompt + r.gen, e.seq += 1;
-    ids.push_back(r.id);
-  }
-  if (placed_list.size() == q.size()) q.clear();
-  else erase_placed(q, placed_list);
-  for (auto it = q.rbegin(); it != q.rend() && !requests_[it->id].de_fetch_seen; ++it) {
-    Request& r = requests_[it->id];
-    r.de_fetch_seen = true;
-    if (r.pe >= 0) accounts_.set_wait(r, WaitCause::DeHbm);  // else it still waits for a PE (charged there)
-  }
-  for (int64_t id : ids)
-    if (requests_[id].pe >= 0) placed(requests_[id]);
-  arm_fetches();
-}
-
-// Both engines are known: pick the read path and load the hit KV (kv_io.hpp).
-void Cluster::placed(Request& r) {
-  const ReadSide side = policy_->choose_read_side(view_, r);
-  phases_->reads.set_read_side(r, side, side == ReadSide::Split ? policy_->split_pe_tokens(view_, r) : 0);
-  phases_->io->load_hit(r);
-}
-
-const std::vector<std::string>& Cluster::read_failures() const { return phases_->reads.failures(); }
+const std::vector<std::string>& Cluster::read_failures() const { return stages_->reads.failures(); }
 
 double Cluster::peak_buffer_fraction() const {
   double m = 0;
@@ -369,14 +262,14 @@ ResourceUse Cluster::resource_use(double end) const {
   if (pe_nodes) u.pe_buffer_mean /= pe_nodes;
   if (de_nodes) u.de_buffer_mean /= de_nodes;
   if (de_engines) u.de_hbm_mean /= de_engines;
-  const double pe_busy = phases_->prefill.busy_seconds(), pe_stage = phases_->prefill.stage_seconds();
+  const double pe_busy = stages_->prefill.busy_seconds(), pe_stage = stages_->prefill.stage_seconds();
   u.pe_compute_busy = layout_.pe_units.empty() ? 0 : pe_busy / (static_cast<double>(layout_.pe_units.size()) * end);
   u.pe_compute_share = pe_busy > 0 ? std::min(1.0, pe_stage / pe_busy) : 0;
-  u.pe_lockstep_efficiency = pe_stage > 0 ? phases_->prefill.balanced_seconds() / pe_stage : 0;
+  u.pe_lockstep_efficiency = pe_stage > 0 ? stages_->prefill.balanced_seconds() / pe_stage : 0;
   u.de_compute_busy = layout_.de_units.empty()
                           ? 0
-                          : phases_->decode.busy_seconds() / (static_cast<double>(layout_.de_units.size()) * end);
-  const DecodeLayerParts& parts = phases_->decode.parts();
+                          : stages_->decode.busy_seconds() / (static_cast<double>(layout_.de_units.size()) * end);
+  const DecodeLayerParts& parts = stages_->decode.parts();
   u.decode_attention = parts.attention, u.decode_dense = parts.dense;
   u.decode_experts = parts.experts, u.decode_kernels = parts.kernels, u.decode_ep = parts.ep;
   u.decode_hidden = parts.hidden;
@@ -395,9 +288,10 @@ ResourceUse Cluster::resource_use(double end) const {
 std::string Cluster::stall_report() const {
   std::ostringstream m;
   m << (rounds_total_ - rounds_done_) << " of " << rounds_total_ << " rounds did not finish: "
-    << pe_waiting_.size() << " waiting for a prefill engine, " << de_global_.size() << " for a decode group";
-  m << ", " << phases_->reads.queued() << " in storage read queues";
-  phases_->reads.describe_heads(m);  // what each stuck queue's head waits for: the first thing to look at in a stall
+    << stages_->placement.pe_waiting() << " waiting for a prefill engine, " << stages_->placement.de_unrouted()
+    << " for a decode group";
+  m << ", " << stages_->reads.queued() << " in storage read queues";
+  stages_->reads.describe_heads(m);  // what each stuck queue's head waits for: the first thing to look at in a stall
   return m.str();
 }
 

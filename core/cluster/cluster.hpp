@@ -3,15 +3,17 @@
 // handoff, decode and persist every full block, and the agent's next round follows. It only talks to a Backend,
 // so the same code runs in simulated time (sim/) and in real time (hw/).
 //
-// The run is split by phase, each a class with its own state and one header and .cpp, wired in phases.hpp to
-// exactly the parts it reads or changes: ReadQueues (read_queues.*: storage read queues and buffer admission),
-// PrefillPipeline (prefill_pipeline.*: PE forwards), DecodeGroups (decode_groups.*: handoff, decode chunks),
-// StorageWrites (storage_writes.*: persistence) and the KV-I/O facade (kv_io*.*: where KV moves, through the backend
-// or free for the oracle). What they share is a part with one job each: the layout (cluster_layout.hpp), the
-// requests' accounts (request_accounts.hpp), the EP all-to-all (ep_all_to_all.*), the KV sources (kv_sources.hpp:
-// storage, or the DRAM pool in front of it), the DE buffer ports (buffer_ports.hpp). The Cluster itself holds the
-// agents' rounds, the scheduler's fetch loop (cluster.cpp), the stop rule and the faults (cluster_faults.cpp,
-// cluster_node_down.cpp), and the phases reach it only through ClusterHooks (cluster_hooks.hpp).
+// A round is a one-way pipeline of stages, each a class that owns its slice of the request, in its own header and
+// .cpp, handing the request on through RequestStage (stage.hpp): PlacementStage (placement_stage.*: the
+// scheduler's queues and fetch loop) -> ReadStage (read_stage.*: storage read queues and buffer admission; FreeReads
+// for the oracle) -> PrefillStage (prefill_stage.*: PE forwards) -> DecodeStage (decode_stage.*: handoff, decode
+// chunks) -> the round's end (here). PersistStage (persist_stage.*: writes to storage) sits beside decode. The
+// stages call services that never call a stage by name: the KV-I/O service (kv_io*.*: where KV moves, through the
+// backend or free for the oracle), the KV sources (kv_sources.hpp), the EP all-to-all (ep_all_to_all.*), the
+// requests' accounts (request_accounts.hpp), the DE buffer ports (buffer_ports.hpp), the layout
+// (cluster_layout.hpp). What flows back up the pipeline goes through StageSignals, which the Cluster routes.
+// Faults are handlers, one per effect (faults/), that reach the stages through their fault hooks. The Cluster is
+// the composition root (cluster_stages.hpp wires the stages) and holds the agents' rounds and the stop rule.
 #pragma once
 
 #include <algorithm>
@@ -29,12 +31,12 @@
 #include "core/config/scenario.hpp"
 #include "core/cost/cost_model.hpp"
 #include "core/cluster/buffer_ports.hpp"
-#include "core/cluster/cluster_hooks.hpp"
 #include "core/cluster/cluster_layout.hpp"
 #include "core/cluster/ep_all_to_all.hpp"
-#include "core/cluster/fault_record.hpp"
+#include "core/cluster/faults/fault_book.hpp"
 #include "core/cluster/kv_sources.hpp"
 #include "core/cluster/request_accounts.hpp"
+#include "core/cluster/stage.hpp"
 #include "core/vocab/request.hpp"
 #include "core/vocab/request_sink.hpp"
 #include "core/kv/block_index.hpp"
@@ -56,7 +58,7 @@ struct ClusterTuning {
                                        // (or when one of its requests finishes)
 };
 
-class Cluster : private ClusterHooks {
+class Cluster : private RequestStage, private StageSignals {
  public:
   Cluster(const Scenario& scenario, std::vector<Agent> agents, Backend& backend, ClusterTuning tuning = {});
   ~Cluster();
@@ -98,26 +100,27 @@ class Cluster : private ClusterHooks {
   // Storage reads that failed and were retried (on the other read path where the policy has two), and why.
   int64_t read_retries() const { return static_cast<int64_t>(read_failures().size()); }
   const std::vector<std::string>& read_failures() const;
-  // The scenario's faults as they happened (cluster_faults.cpp): when each hit and ended and what it cost.
+  // The scenario's faults as they happened (faults/): when each hit and ended and what it cost.
   using FaultRecord = dualpath::FaultRecord;
-  const std::vector<FaultRecord>& faults() const { return faults_; }
+  const std::vector<FaultRecord>& faults() const { return faults_.records(); }
   // The distributed DRAM KV pool (policies with features().dram_pool; nullptr otherwise).
   const DramPool* pool() const { return sources_->pool(); }
   // Reports forwards, stages, KV transfers and decode chunks to `log` (nullptr: to nobody). Set before start().
   void set_activity_log(ActivityObserver* log) { obs_ = log ? log : &no_activity(); }
 
  private:
-  struct Phases;  // the phases, wired (phases.hpp)
+  struct Stages;  // the stages, wired (cluster_stages.hpp)
 
-  // ClusterHooks: what the phases ask of the Cluster.
+  // RequestStage: the round's end, after decode (or after prefill when the first token was the last).
+  void accept(Request& r) override { round_done(r); }
+  // StageSignals: what flows back up the pipeline, routed to the stage it concerns.
+  void pe_room_back(int node) override;
+  void reads_may_start() override;
+  void de_room_back() override;
+  void place_again(Request& r) override;
+  void first_token(const Request& r) override;
   void round_done(Request& r) override;
   void hand_over_settled() override;  // to the sink, in id order; frees what was handed over a chunk ago
-  void first_token(const Request& r) override;
-  bool has_faults() const override { return !faults_.empty(); }
-  int down_fault(int node) const override;  // the active snic-down fault holding `node`'s SNIC down (-1: it is up)
-  FaultRecord& fault(size_t i) override { return faults_[i]; }
-  int read_path_down(const Request& r) const override;  // a node whose SNIC the read needs and is down (-1: none)
-  void reroute_read(Request& r, size_t fault) override;  // a read whose SNIC is down goes elsewhere, or waits
 
   // agents and rounds (cluster.cpp)
   void issue_round(int agent, int round);
@@ -125,29 +128,6 @@ class Cluster : private ClusterHooks {
   // that), or lost with a node: nothing of the engine changes or reads it again, except what a lost attempt still
   // has in flight.
   bool settled(const Request& r) const;
-  // scheduling (cluster.cpp)
-  void arm_fetches();
-  void prefill_fetch(int group);
-  void decode_fetch(int group);
-  void placed(Request& r);
-  // faults (cluster_faults.cpp)
-  void arm_faults();
-  void fault_begins(size_t i);  // by the fault's effect (FaultEffect, core/config/fault_kinds.hpp)
-  void fault_ends(size_t i);
-  void snic_down(size_t fault);  // FaultEffect::SnicDown
-  void snic_back(size_t fault);
-  void apply_scales();
-  void unplace_pe(Request& r);                  // back to the PE waiting queue (no other read path)
-  void set_can_take(int node);                  // PE engines on `node` take requests iff they can load KV
-  // The policy reads hit KV only through the PE node's SNIC (it has no other read side).
-  bool pe_reads_only() const { return policy_->other_read_side(ReadSide::Pe) == ReadSide::Unset; }
-  // node-down and cnic-down (cluster_node_down.cpp)
-  void node_down(size_t fault);
-  void cnic_down(size_t fault);
-  void lose_engines(size_t fault, const std::function<bool(int)>& lost);  // units with a GPU that `lost` names
-  void restart_lost_rounds(size_t fault);
-  bool lose_attempt(Request& r, FaultRecord& rec);  // releases what the attempt holds; true: its round restarts
-  void drop_lost_from_queues();
 
   Scenario sc_;
   Backend& be_;
@@ -157,7 +137,7 @@ class Cluster : private ClusterHooks {
   std::unique_ptr<Policy> policy_;
   PolicyFeatures features_;
   ClusterView view_;
-  ClusterLayout layout_;  // filled by the constructor, before the phases are built
+  ClusterLayout layout_;  // filled by the constructor, before the stages are built
   BlockIndex blocks_;
   std::vector<Agent> agents_;
   std::vector<int64_t> context_;  // per agent: tokens of context before its next round
@@ -177,15 +157,9 @@ class Cluster : private ClusterHooks {
   int64_t rounds_total_ = 0, rounds_done_ = 0;
   int64_t agents_started_ = 0, agents_finished_ = 0;  // agents in flight = the difference (the stop rule's backlog)
 
-  // scheduler queues
-  std::deque<QueuedRequest> pe_waiting_, de_global_;
-  std::vector<std::deque<QueuedRequest>> de_queues_;
-  std::vector<bool> pe_fetch_armed_, de_fetch_armed_;
-  std::vector<FaultRecord> faults_;
-  // node-down and cnic-down: engines lost (with every engine of their lockstep unit), and dead CNICs
-  std::vector<bool> engine_lost_;
-  // The phases (built last: they size their state from the layout).
-  std::unique_ptr<Phases> phases_;
+  FaultBook faults_;  // the scenario's faults as they happen, and the engines they lost
+  // The stages (built last: they size their state from the layout).
+  std::unique_ptr<Stages> stages_;
 };
 
 }  // namespace dualpath

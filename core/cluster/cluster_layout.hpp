@@ -1,4 +1,4 @@
-// What every phase of the Cluster reads and none changes once the run starts: the node geometry, the KV sizes,
+// What every stage of the Cluster reads and none changes once the run starts: the node geometry, the KV sizes,
 // the lockstep units and the policy's buffer lifecycle. The Cluster fills it at construction.
 #pragma once
 

@@ -1,6 +1,6 @@
 // Lockstep groups (docs/assumptions.md, "Group lockstep" and "EP all-to-all bytes"): the engines of an EP group
 // step together, and every step moves its tokens' expert copies between the group's nodes. Prefill stages
-// (prefill_pipeline.cpp) and decode chunks (decode_groups.cpp) both plan and start their all-to-all here.
+// (prefill_stage.cpp) and decode chunks (decode_stage.cpp) both plan and start their all-to-all here.
 #pragma once
 
 #include <cstddef>

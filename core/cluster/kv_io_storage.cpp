@@ -1,31 +1,18 @@
-// KV I/O through the backend (kv_io.hpp), for every policy but the oracle: storage reads into the DRAM buffers
-// (read_queues.cpp queues them), stage loads into HBM (PE path 3-4 by CNIC loopback, DE path 3-5 over the compute
+// KV I/O through the backend (kv_io.hpp), for every policy but the oracle: stage loads into HBM (PE path 3-4 by CNIC loopback, DE path 3-5 over the compute
 // network), stage sends to the DE buffer (PE path 5-7, DE path miss-KV return), the handoff's H2D and prompt
 // persistence (PE path 8-9, DE path 6-7), and the claims of blocks that decoding fills.
 #include <map>
 #include <memory>
 
-#include "core/cluster/decode_groups.hpp"
 #include "core/cluster/kv_io.hpp"
-#include "core/cluster/prefill_pipeline.hpp"
-#include "core/cluster/read_queues.hpp"
-#include "core/cluster/storage_writes.hpp"
+#include "core/cluster/persist_stage.hpp"
 #include "core/mutation/mutant.hpp"
 
 namespace dualpath {
 
-void StorageKvIo::load_hit(Request& r) {
-  if (const int down = hooks_.has_faults() ? hooks_.read_path_down(r) : -1; down >= 0) {
-    // a fault has a chosen SNIC down: the path that is up, if any
-    hooks_.reroute_read(r, static_cast<size_t>(hooks_.down_fault(down)));
-    return;
-  }
-  reads_.enqueue(r);
-}
-
 // One transfer per (engine, source buffer): the engine's requests' stage KV from the PE buffer (its own CNIC's
 // loopback) or from a DE buffer (that node's CNIC facing the engine, BufferPorts::port).
-int StorageKvIo::load_stage(PrefillForward& f, int stage) {
+int StorageKvIo::load_stage(PrefillForward& f, int stage, ForwardIoListener& to) {
   const auto& engines = layout_.pe_units[f.group];
   int count = 0;
   for (size_t i = 0; i < engines.size(); ++i) {
@@ -52,16 +39,9 @@ int StorageKvIo::load_stage(PrefillForward& f, int stage) {
       PrefillForward* fp = &f;
       const int rec = obs_->transfer_started({f.log_forward, stage, true, src, engines[i], bytes, be_.now(), -1});
       be_.transfer(local ? Hop::H2D : Hop::RemoteDramToHbm, Place{Loc::Dram, src}, Place{Loc::Hbm, engines[i]},
-                     bytes, TrafficClass::Kv, [this, fp, stage, rec] {
+                     bytes, TrafficClass::Kv, [this, fp, stage, rec, listener = &to] {
                        obs_->transfer_ended(rec, be_.now());
-                       if (fp->lost) return;
-                       if (--fp->loads_pending[stage] == 0) {
-                         obs_->stage_point(fp->log_forward, stage, ActivityObserver::StagePoint::LoadEnd,
-                                             be_.now());
-                         fp->loaded[stage] = true;
-                         prefill_.release_loaded_layers(*fp, stage);
-                         prefill_.try_compute(*fp);
-                       }
+                       listener->load_ended(*fp, stage);
                      });
     }
   }
@@ -69,7 +49,7 @@ int StorageKvIo::load_stage(PrefillForward& f, int stage) {
 }
 
 // One transfer per (PE engine, DE buffer port): the stage's KV of the engine's requests bound for that DE node.
-int StorageKvIo::send_stage(PrefillForward& f, int stage) {
+int StorageKvIo::send_stage(PrefillForward& f, int stage, ForwardIoListener& to) {
   const auto& engines = layout_.pe_units[f.group];
   int count = 0;
   for (size_t i = 0; i < engines.size(); ++i) {
@@ -85,9 +65,9 @@ int StorageKvIo::send_stage(PrefillForward& f, int stage) {
       PrefillForward* fp = &f;
       const int rec = obs_->transfer_started({f.log_forward, stage, false, engines[i], de, bytes, be_.now(), -1});
       be_.transfer(Hop::HbmToRemoteDram, Place{Loc::Hbm, engines[i]}, Place{Loc::Dram, de}, bytes,
-                     TrafficClass::Kv, [this, fp, stage, rec] {
+                     TrafficClass::Kv, [this, fp, stage, rec, listener = &to] {
                        obs_->transfer_ended(rec, be_.now());
-                       if (!fp->lost && --fp->sends_pending[stage] == 0) prefill_.send_done(*fp, stage);
+                       listener->send_ended(*fp, stage);
                      });
     }
   }
@@ -100,8 +80,7 @@ void StorageKvIo::prompt_abandoned(Request& r) {
   if (r.t.first_token >= 0 && r.t.handoff_end < 0) blocks_.write_finished(r.agent);
 }
 
-void StorageKvIo::hand_off(Request& r) {
-  const int64_t id = r.id;
+void StorageKvIo::hand_off(Request& r, Done done) {
   const int node = layout_.node_of(r.de);
   // The prompt's Full Blocks past the hit that are not in storage yet: claim() skips blocks already stored (the
   // block a block-aligned prompt recomputes, since one token must be computed) and blocks other agents share and
@@ -111,11 +90,11 @@ void StorageKvIo::hand_off(Request& r) {
   const double new_blocks = layout_.kv_bytes(BlockIndex::block_count(blocks) * bt);
   const bool decodes = r.gen > 1;
   auto part = std::make_shared<int>((decodes ? 1 : 0) + (new_blocks > 0 ? 1 : 0));
-  auto one_done = [this, id, part] {
-    if (--*part == 0) decode_.handoff_done(requests_[id]);
+  auto one_done = [part, done] {
+    if (--*part == 0) done();
   };
   if (*part == 0) {
-    decode_.handoff_done(r);
+    done();
     return;
   }
   if (decodes) {
@@ -126,8 +105,8 @@ void StorageKvIo::hand_off(Request& r) {
   if (new_blocks > 0) {
     totals_.storage_write += new_blocks;
     sources_.write_through(node, blocks);  // beside the storage write
-    const int64_t write = writes_.track(node, blocks, {}, new_blocks);
-    writes_.persist(node, write, blocks, new_blocks, [this, blocks, one_done] {
+    const int64_t write = persist_.track(node, blocks, {}, new_blocks);
+    persist_.persist(node, write, blocks, new_blocks, [this, blocks, one_done] {
       blocks_.persist(blocks);
       one_done();
     });
@@ -147,13 +126,16 @@ BlockRanges StorageKvIo::claim_filled(Request& r, int64_t upto) {
   return blocks;
 }
 
-void StorageKvIo::stage_loaded(const PrefillForward& f, int stage) { prefill_.release_loaded_layers(f, stage); }
+void StorageKvIo::add_filled(int gpu, double bytes, std::vector<AgentWrite> writes) {
+  persist_.add_filled(gpu, bytes, std::move(writes));
+}
 
-void StorageKvIo::pe_room_back() { reads_.pump_all(); }
+void StorageKvIo::flush(const std::vector<int>& engines, const std::vector<bool>& forced, bool full_ones) {
+  persist_.flush(engines, forced, full_ones);
+}
 
-void StorageKvIo::de_room_back() {
-  reads_.pump_all();
-  if (layout_.streamed_buffers) prefill_.pump();  // held-back forwards may fit their DE reservations now
+void StorageKvIo::engines_lost(const std::vector<int>& engines, FaultRecord& rec) {
+  persist_.on_engines_lost(engines, rec);
 }
 
 }  // namespace dualpath

@@ -1,6 +1,6 @@
 // Where a storage read's hit KV comes from: storage alone (every policy but dram-pool), or the distributed DRAM
 // pool for the blocks it holds and storage for the rest (policy dram-pool, dram_pool_source.cpp). The read queues
-// (read_queues.cpp) and the persistence of blocks (decode_groups.cpp, kv_io_storage.cpp) ask this and never which
+// (read_stage.cpp) and the persistence of blocks (persist_stage.cpp, kv_io_storage.cpp) ask this and never which
 // policy runs. Sources are registered by name (register_kv_source); the Cluster asks make_kv_sources for the
 // run's at construction, and each registered factory says whether the run wants it (the DRAM pool's:
 // PolicyFeatures::dram_pool).

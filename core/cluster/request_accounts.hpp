@@ -1,6 +1,6 @@
 // The run's accounts of each request: what it waits for, charged over time (the "what binds" report,
 // core/metrics/wait_report.hpp), and the DRAM buffer room it holds on each side (node occupancy over time, and who
-// holds it). Every phase moves requests between causes and takes or gives back buffer room only here.
+// holds it). Every stage moves requests between causes and takes or gives back buffer room only here.
 #pragma once
 
 #include <algorithm>

@@ -39,6 +39,12 @@ FaultKind register_fault_kind(std::string name, FaultTarget target, FaultEffect 
   return value;
 }
 
+FaultEffect register_fault_effect() {
+  static int next = kBuiltinFaultEffects;
+  if (next > 255) throw std::length_error("register_fault_effect: at most 256 fault effects");
+  return static_cast<FaultEffect>(next++);
+}
+
 const FaultKindRow& fault_row(FaultKind k) {
   const auto i = static_cast<size_t>(k);
   if (i >= table().size()) throw std::out_of_range("fault kinds: no row for kind " + std::to_string(i));

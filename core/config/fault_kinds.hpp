@@ -1,11 +1,11 @@
 // Every fault kind (docs/faults.md) as one row: the name scenario files use, what it names, and what it does while
-// it is active. The loader (faults.cpp), the engine (core/cluster/cluster_faults.cpp), summary.json and the
+// it is active. The loader (faults.cpp), the fault handlers (core/cluster/faults/), summary.json and the
 // timeline read these rows, not kind names. A built-in kind whose effect exists already is one enum value and one
 // row of kBuiltinFaultKinds, both here (cli.documented_values then checks that scenarios/schema.json and
 // docs/configuration.md list its name); a kind added from outside the tree is one register_fault_kind call
-// (tests/sim/fault_kind_extension_test.cpp tries it). A new effect is a FaultEffect value, its case in
-// Cluster::fault_begins / fault_ends (the compiler lists every switch that misses it) and, if it changes links, a
-// Backend call.
+// (tests/sim/fault_kind_extension_test.cpp tries it). A new effect is a value from register_fault_effect (or a
+// FaultEffect enumerator and its rules in faults.cpp's loader), its handler in core/cluster/faults/ registered in the
+// effect table and, if it changes links, a Backend call (tests/core/fault_effect_extension_test.cpp tries one).
 #pragma once
 
 #include <cstddef>
@@ -30,7 +30,9 @@ enum class FaultEffect : uint8_t {
   ScaleStorage,  // every storage server's NIC and SSDs run at `factor` x their bandwidth
   LoseNode,      // the node is lost with its engines, memory and writes in flight, for the rest of the run
   LoseGpu,       // the GPU's compute NIC fails: its engine (with its lockstep unit) is lost for the rest of the run
+  // Effects registered since (register_fault_effect) take the values after the last built-in one.
 };
+inline constexpr int kBuiltinFaultEffects = static_cast<int>(FaultEffect::LoseGpu) + 1;
 
 struct FaultKindRow {
   FaultKind value;
@@ -60,6 +62,10 @@ const std::vector<FaultKindRow>& fault_kinds();
 // next after the last row's. std::invalid_argument when a kind has that name already. Not thread-safe: register
 // before runs start (at static initialisation, as policies and KV sources do).
 FaultKind register_fault_kind(std::string name, FaultTarget target, FaultEffect effect);
+// A new effect, the next value after the last (docs/architecture.md "How to add a fault effect"; its handler goes in
+// core/cluster/faults/, registered with register_fault_handler). The loader reads its kinds' node or gpu, `at` and
+// `until`, and no `factor`. std::length_error past 256 effects. Not thread-safe: register before runs start.
+FaultEffect register_fault_effect();
 // The row of a kind (std::out_of_range for a value no row has) and the kind named `name` (nullptr when none).
 const FaultKindRow& fault_row(FaultKind k);
 const FaultKindRow* find_fault_kind(std::string_view name);

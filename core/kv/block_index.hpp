@@ -24,6 +24,12 @@
 
 namespace dualpath {
 
+// Blocks an agent claimed for one storage write (BlockIndex::claim), and whose pending write it is (write_started).
+struct AgentWrite {
+  int agent = -1;
+  BlockRanges blocks;
+};
+
 class BlockIndex {
  public:
   // Blocks [previous layer's end, end) of an agent live in `stream`, block k at index k + offset; the last layer

@@ -3,7 +3,7 @@
 // P/D mode the P side reads and pushes to D, like Basic (digest §8.2), so the policy is Basic's placement and
 // mechanisms (PE-side reads, round-robin placement, no layerwise prefill: SGLang keeps a batch's whole KV in HBM)
 // plus the pool: the cluster reads a hit's blocks that the pool holds from the holding node's DRAM over the
-// compute network and the rest from storage (core/kv/dram_pool.hpp, core/cluster/read_queues.cpp); docs/dram-pool.md.
+// compute network and the rest from storage (core/kv/dram_pool.hpp, core/cluster/read_stage.cpp); docs/dram-pool.md.
 #include <memory>
 
 #include "core/sched/policies/placed_policy.hpp"

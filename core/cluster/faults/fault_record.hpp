@@ -1,5 +1,5 @@
-// One scenario fault as it happened (cluster_faults.cpp, cluster_node_down.cpp): when it hit and ended and what it
-// cost. The phases that a fault reaches add to it (a failed read, a rewritten block, a lost write).
+// One scenario fault as it happened (the handlers in core/cluster/faults/): when it hit and ended and what it cost.
+// The stages that a fault reaches add to it (a failed read, a rewritten block, a lost write).
 #pragma once
 
 #include <cstdint>

@@ -11,32 +11,23 @@
 #include <memory>
 #include <numeric>
 
-#include "core/cluster/decode_groups.hpp"
-
-#include "core/cluster/kv_io.hpp"
-#include "core/cluster/read_queues.hpp"
-#include "core/cluster/storage_writes.hpp"
+#include "core/cluster/decode_stage.hpp"
 #include "core/mutation/mutant.hpp"
 
 namespace dualpath {
 
-DecodeGroups::DecodeGroups(const PhaseShared& shared, const Scenario& scenario, const CostModel& cost,
-                           BlockIndex& blocks, TransferTotals& totals, EpAllToAll& ep, ActivityObserver* const& obs,
-                           ClusterHooks& hooks, KvIo& io, KvSources& sources, StorageWrites& writes,
-                           ReadQueues& reads, double persist_flush_bytes)
-    : PhaseBase(shared),
+DecodeStage::DecodeStage(const StageShared& shared, const Scenario& scenario, const CostModel& cost,
+                         const BlockIndex& blocks, EpAllToAll& ep, ActivityObserver* const& obs,
+                         StageSignals& signals, KvIo& io, RequestStage& next)
+    : StageBase(shared),
       scenario_(scenario),
       cost_(cost),
       blocks_(blocks),
-      totals_(totals),
       ep_(ep),
       obs_(obs),
-      hooks_(hooks),
+      signals_(signals),
       io_(io),
-      sources_(sources),
-      writes_(writes),
-      reads_(reads),
-      persist_flush_bytes_(persist_flush_bytes),
+      next_(next),
       hbm_waiting_(view_.engines.size()),
       units_(layout_.de_units.size()) {
   const auto& units = layout_.de_units;
@@ -45,14 +36,12 @@ DecodeGroups::DecodeGroups(const PhaseShared& shared, const Scenario& scenario, 
     s.active.resize(units[u].size());
     s.joining.resize(units[u].size());
     s.boarded.resize(units[u].size());
-    s.unflushed_bytes.assign(units[u].size(), 0);
-    s.unflushed_blocks.resize(units[u].size());
   }
 }
 
-void DecodeGroups::kv_arrived(Request& r) { start_handoff(r); }
+void DecodeStage::accept(Request& r) { start_handoff(r); }
 
-void DecodeGroups::start_handoff(Request& r) {
+void DecodeStage::start_handoff(Request& r) {
   r.t.handoff_start = be_.now();
   if (layout_.hbm_at_handoff) {
     // §2.5: the DE allocates HBM once the complete prompt KV is in its buffer. FIFO per engine: a later, smaller
@@ -69,7 +58,7 @@ void DecodeGroups::start_handoff(Request& r) {
   start_h2d(r);
 }
 
-void DecodeGroups::release_hbm(int engine, double bytes) {
+void DecodeStage::release_hbm(int engine, double bytes) {
   auto& eng = view_.engines[engine];
   eng.hbm.touch(be_.now());
   eng.hbm.release(bytes);
@@ -83,12 +72,13 @@ void DecodeGroups::release_hbm(int engine, double bytes) {
 }
 
 // The handoff proper, HBM in hand: H2D of the prompt KV, and the prompt's new Full Blocks written to storage.
-void DecodeGroups::start_h2d(Request& r) {
+void DecodeStage::start_h2d(Request& r) {
   accounts_.set_wait(r, WaitCause::Handoff);
-  io_.hand_off(r);
+  const int64_t id = r.id;
+  io_.hand_off(r, [this, id] { handoff_done(requests_[id]); });
 }
 
-void DecodeGroups::handoff_done(Request& r) {
+void DecodeStage::handoff_done(Request& r) {
   if (r.lost) return;  // its decode node was lost (node_down released what it held)
   r.t.handoff_end = be_.now();
   const int64_t prompt_blocks = blocks_.aligned(r.prompt);
@@ -99,7 +89,7 @@ void DecodeGroups::handoff_done(Request& r) {
     eng.tok -= r.prompt + r.gen, eng.seq -= 1;
     release_hbm(r.de, layout_.kv_bytes(r.prompt + r.gen));
     io_.de_room_back();
-    hooks_.hand_over_settled();  // its prompt is persisted: the round is settled
+    signals_.hand_over_settled();  // its prompt is persisted: the round is settled
     return;
   }
   accounts_.set_wait(r, WaitCause::DecodeJoin);
@@ -128,7 +118,7 @@ void DecodeGroups::handoff_done(Request& r) {
   maybe_start_chunk(unit);
 }
 
-void DecodeGroups::maybe_start_chunk(int group) {
+void DecodeStage::maybe_start_chunk(int group) {
   auto& s = units_[group];
   if (s.running || s.lost) return;
   const auto& engines = layout_.de_units[group];
@@ -232,7 +222,7 @@ void DecodeGroups::maybe_start_chunk(int group) {
         finish_at_step(group, i, id, 0, requests_[id].gen - requests_[id].generated);
 }
 
-void DecodeGroups::finish_at_step(int group, size_t i, int64_t id, int from, int64_t left) {
+void DecodeStage::finish_at_step(int group, size_t i, int64_t id, int from, int64_t left) {
   auto& s = units_[group];
   if (from + left >= s.steps) return;  // its last token is the chunk's: chunk_done ends its round
   const double at = s.chunk_start + static_cast<double>(from + left) * s.step_time;
@@ -242,21 +232,24 @@ void DecodeGroups::finish_at_step(int group, size_t i, int64_t id, int from, int
 
 // The round ends at its planned step, not at the chunk's end, so the agent's next round (think times are often 0),
 // the HBM it frees and the write of its engine's last blocks (which the next round's read waits for,
-// ReadQueues::admit) come when they would step by step.
-void DecodeGroups::finish_inside(int group, size_t i, int64_t id, int from) {
+// ReadStage::admit) come when they would step by step.
+void DecodeStage::finish_inside(int group, size_t i, int64_t id, int from) {
   auto& s = units_[group];
   Request& r = requests_[id];
   if (s.lost || r.lost) return;  // lost with a node mid-chunk
   if (r.generated == 1) r.t.second_token = s.chunk_start + (from + 1) * s.step_time;
   r.generated = r.gen;
-  s.unflushed_bytes[i] += claim_filled(r, s.unflushed_blocks[i]);
-  std::vector<bool> forced(s.unflushed_bytes.size(), false);
+  std::vector<AgentWrite> filled;
+  const double bytes = claim_filled(r, filled);
+  const auto& engines = layout_.de_units[group];
+  io_.add_filled(engines[i], bytes, std::move(filled));
+  std::vector<bool> forced(engines.size(), false);
   forced[i] = true;
-  flush(group, forced, /*full_ones=*/false);
+  io_.flush(engines, forced, /*full_ones=*/false);
   end_round(r);
 }
 
-double DecodeGroups::claim_filled(Request& r, std::vector<AgentWrite>& into) {
+double DecodeStage::claim_filled(Request& r, std::vector<AgentWrite>& into) {
   const int64_t upto = blocks_.aligned(r.prompt + r.generated);
   double bytes = 0;
   if (BlockRanges blocks = io_.claim_filled(r, upto); !blocks.empty()) {
@@ -267,14 +260,14 @@ double DecodeGroups::claim_filled(Request& r, std::vector<AgentWrite>& into) {
   return bytes;
 }
 
-void DecodeGroups::end_round(Request& r) {
+void DecodeStage::end_round(Request& r) {
   auto& eng = view_.engines[r.de];
   eng.tok -= r.prompt + r.gen, eng.seq -= 1;
   release_hbm(r.de, layout_.kv_bytes(r.prompt + r.gen));
-  hooks_.round_done(r);
+  next_.accept(r);  // the round's end
 }
 
-void DecodeGroups::chunk_done(int group) {
+void DecodeStage::chunk_done(int group) {
   auto& s = units_[group];
   s.running = false;
   de_busy_ += be_.now() - s.chunk_start;
@@ -316,87 +309,30 @@ void DecodeGroups::chunk_done(int group) {
   std::vector<bool> engine_finished(engines.size(), false);
   for (int64_t id : finished)
     engine_finished[std::find(engines.begin(), engines.end(), requests_[id].de) - engines.begin()] = true;
-  for (size_t i = 0; i < engines.size(); ++i) {
-    s.unflushed_bytes[i] += d2h[i];
-    for (auto& w : written[i]) s.unflushed_blocks[i].push_back(std::move(w));
-  }
-  flush(group, engine_finished, /*full_ones=*/true);
+  for (size_t i = 0; i < engines.size(); ++i) io_.add_filled(engines[i], d2h[i], std::move(written[i]));
+  io_.flush(engines, engine_finished, /*full_ones=*/true);
   for (int64_t id : finished) end_round(requests_[id]);
-  hooks_.hand_over_settled();  // rounds that finished inside the chunk left its batch just now
+  signals_.hand_over_settled();  // rounds that finished inside the chunk left its batch just now
   maybe_start_chunk(group);
 }
 
-void DecodeGroups::flush(int group, const std::vector<bool>& forced, bool full_ones) {
-  auto& s = units_[group];
-  const auto& engines = layout_.de_units[group];
-  // Persists the blocks that filled up: D2H through the engine's CNIC, then the node's SNIC to storage. An
-  // engine's blocks are batched until one of its requests finishes (the agent's next read needs them) or
-  // ClusterTuning::persist_flush_bytes accumulate; the D2H copies of a node are followed by one storage write.
-  struct NodeFlush {
-    int pending = 0;
-    double bytes = 0;
-    std::vector<AgentWrite> writes;
-    int64_t write = -1;  // its entry among the node's writes in flight (StorageWrites::track)
-  };
-  std::map<int, std::shared_ptr<NodeFlush>> flushes;
-  for (size_t i = 0; i < engines.size(); ++i) {
-    const bool full = full_ones && s.unflushed_bytes[i] >= persist_flush_bytes_;
-    if (s.unflushed_bytes[i] <= 0 || !(forced[i] || full)) continue;
-    auto& nf = flushes[layout_.node_of(engines[i])];
-    if (!nf) nf = std::make_shared<NodeFlush>();
-    nf->pending += 1;
-    nf->bytes += s.unflushed_bytes[i];
-    for (auto& w : s.unflushed_blocks[i]) nf->writes.push_back(std::move(w));
-    const int gpu = engines[i];
-    const double bytes = s.unflushed_bytes[i];
-    s.unflushed_bytes[i] = 0;
-    s.unflushed_blocks[i].clear();
-    totals_.d2h += bytes;
-    auto flush = nf;
-    const int node = layout_.node_of(gpu);
-    be_.transfer(Hop::D2H, Place{Loc::Hbm, gpu}, Place{Loc::Dram, gpu}, bytes, TrafficClass::Kv,
-                 [this, flush, node] {
-                   if (--flush->pending > 0 || !writes_.live(node, flush->write)) return;
-                   totals_.storage_write += flush->bytes;
-                   BlockRanges blocks;
-                   for (const auto& w : flush->writes) blocks.insert(blocks.end(), w.blocks.begin(), w.blocks.end());
-                   sources_.write_through(node, blocks);  // beside the storage write
-                   writes_.persist(node, flush->write, blocks, flush->bytes, [this, flush] {
-                     for (const auto& w : flush->writes) {
-                       blocks_.persist(w.blocks);
-                       blocks_.write_finished(w.agent);
-                     }
-                     reads_.pump_all();
-                   });
-                 });
-  }
-  if (writes_.tracking())  // a node can be lost: its flushes in flight are undone with it (node_down)
-    for (auto& [node, nf] : flushes) {
-      BlockRanges blocks;
-      std::vector<int> agents;
-      for (const auto& w : nf->writes) {
-        blocks.insert(blocks.end(), w.blocks.begin(), w.blocks.end());
-        agents.push_back(w.agent);
-      }
-      nf->write = writes_.track(node, blocks, std::move(agents), nf->bytes);
-    }
+void DecodeStage::on_unit_lost(size_t u, FaultRecord& rec) {
+  units_[u].lost = true;
+  io_.engines_lost(layout_.de_units[u], rec);
 }
 
-void DecodeGroups::lose_unit(size_t u, FaultRecord& rec) {
-  auto& s = units_[u];
-  s.lost = true;
-  for (size_t k = 0; k < s.unflushed_blocks.size(); ++k) {
-    for (const AgentWrite& w : s.unflushed_blocks[k]) {
-      blocks_.unclaim(w.blocks);
-      blocks_.write_finished(w.agent);
-    }
-    rec.writes_lost += s.unflushed_bytes[k];
-    s.unflushed_blocks[k].clear();
-    s.unflushed_bytes[k] = 0;
-  }
+void DecodeStage::on_lost(const Request& r, bool engine_lost) {
+  if (r.de < 0) return;
+  auto& e = view_.engines[r.de];
+  e.tok -= r.prompt + r.gen, e.seq -= 1;
+  const bool waited = leave_hbm_wait(r);
+  const bool holds_hbm = !layout_.hbm_at_handoff || (r.t.handoff_start >= 0 && !waited);
+  if (!holds_hbm) return;
+  if (engine_lost) e.hbm.release(layout_.kv_bytes(r.prompt + r.gen));
+  else release_hbm(r.de, layout_.kv_bytes(r.prompt + r.gen));
 }
 
-bool DecodeGroups::leave_hbm_wait(const Request& r) {
+bool DecodeStage::leave_hbm_wait(const Request& r) {
   auto& waiting = hbm_waiting_[static_cast<size_t>(r.de)];
   const auto w = std::find(waiting.begin(), waiting.end(), r.id);
   if (w == waiting.end()) return false;
@@ -404,7 +340,7 @@ bool DecodeGroups::leave_hbm_wait(const Request& r) {
   return true;
 }
 
-void DecodeGroups::drop_lost() {
+void DecodeStage::drop_lost() {
   for (auto& waiting : hbm_waiting_)
     waiting.erase(std::remove_if(waiting.begin(), waiting.end(), [this](int64_t id) { return requests_[id].lost; }),
                   waiting.end());

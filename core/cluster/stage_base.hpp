@@ -1,6 +1,6 @@
-// What every phase of a round reads or changes: the backend (the clock, transfers, compute), the run's requests,
-// the cluster view (nodes and engines), the layout and the requests' accounts (waits and buffer room). The phases
-// take it first and keep it in their PhaseBase; anything else a phase touches is named in its own constructor.
+// What every stage of a round reads or changes: the backend (the clock, transfers, compute), the run's requests,
+// the cluster view (nodes and engines), the layout and the requests' accounts (waits and buffer room). The stages
+// take it first and keep it in their StageBase; anything else a stage touches is named in its own constructor.
 #pragma once
 
 #include "core/backend/backend.hpp"
@@ -11,7 +11,7 @@
 
 namespace dualpath {
 
-struct PhaseShared {
+struct StageShared {
   Backend& be;
   RequestLog& requests;
   ClusterView& view;
@@ -19,9 +19,9 @@ struct PhaseShared {
   RequestAccounts& accounts;
 };
 
-class PhaseBase {
+class StageBase {
  protected:
-  explicit PhaseBase(const PhaseShared& s)
+  explicit StageBase(const StageShared& s)
       : be_(s.be), requests_(s.requests), view_(s.view), layout_(s.layout), accounts_(s.accounts) {}
 
   Backend& be_;

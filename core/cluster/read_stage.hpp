@@ -1,6 +1,9 @@
-// The read phase: one FIFO storage read queue per node SNIC, and DRAM buffer admission. A request's hit KV is read
-// here, through the PE node, the DE node or both (split reads), into the DRAM buffer the path chose; the request
-// then goes on to prefill (PrefillPipeline::ready). Private to core/cluster/; read_queues.cpp holds the mechanism.
+// The read stage: one FIFO storage read queue per node SNIC, and DRAM buffer admission. A request's hit KV is read
+// here, through the PE node, the DE node or both (split reads, the policy's choice), into the DRAM buffer the path
+// chose; the request then goes on to the next stage (prefill). A read that a fault keeps off its SNIC goes to the
+// other read path, back to placement, or waits (on_snic_down, reroute); a lost attempt's read is undone (on_lost).
+// The oracle reads nothing: FreeReads stands in for this stage. Private to core/cluster/; read_stage.cpp holds the
+// mechanism.
 #pragma once
 
 #include <algorithm>
@@ -11,11 +14,13 @@
 #include <vector>
 
 #include "core/backend/backend.hpp"
-#include "core/cluster/cluster_hooks.hpp"
 #include "core/cluster/cluster_layout.hpp"
+#include "core/cluster/faults/fault_book.hpp"
 #include "core/cluster/kv_sources.hpp"
-#include "core/cluster/phase_base.hpp"
+#include "core/cluster/stage_base.hpp"
+#include "core/cluster/read_path.hpp"
 #include "core/cluster/request_accounts.hpp"
+#include "core/cluster/stage.hpp"
 #include "core/kv/block_index.hpp"
 #include "core/metrics/transfer_totals.hpp"
 #include "core/vocab/request.hpp"
@@ -25,9 +30,7 @@
 
 namespace dualpath {
 
-class PrefillPipeline;
-
-class ReadQueues : private PhaseBase {
+class ReadStage final : public RequestStage, private StageBase {
  public:
   // One queue entry: one half of a request's read (a split request has one in each node's queue).
   struct ReadEntry {
@@ -37,25 +40,24 @@ class ReadQueues : private PhaseBase {
 
   // Reads and changes: the requests, the nodes' read-queue counts and SNIC state (view), their accounts, the
   // transfer totals; reads the block index (which blocks, written yet) and asks the KV sources what they serve.
-  // A fault's failed read goes back to the Cluster (hooks), another failed read is retried on the side the policy
-  // says; a request whose read is in goes on to `prefill`.
-  ReadQueues(const PhaseShared& shared, const BlockIndex& blocks, TransferTotals& totals, KvSources& sources,
-             ClusterHooks& hooks, PrefillPipeline& prefill, const Policy& policy, int reads_per_node, int nodes);
+  // The policy picks the read path and where a failed read is read again; a read a fault failed is counted in its
+  // record (`faults`); a request whose read is in goes on to `next`, and what flows back goes out as `signals`.
+  ReadStage(const StageShared& shared, const BlockIndex& blocks, TransferTotals& totals, KvSources& sources,
+            FaultBook& faults, StageSignals& signals, RequestStage& next, Policy& policy, int reads_per_node,
+            int nodes);
 
-  void enqueue(Request& r);  // the read path is chosen: its halves join their nodes' queues
-  void pump(int node);       // starts what the node's queue can start now
+  // Both engines are known: the policy picks the read path and the halves join their nodes' queues (or, with a
+  // chosen SNIC down, the read goes where it can: reroute).
+  void accept(Request& r) override;
+  void pump(int node);  // starts what the node's queue can start now
   void pump_all();
-  // The read path the policy chose (Split: the first pe_hit tokens through the PE node, the rest through the DE
-  // node; a split with nothing on one side becomes a one-sided read).
-  void set_read_side(Request& r, ReadSide side, int64_t pe_hit = 0);
-  // Gives up the halves of a split read not done yet (queued ones leave their queues; ones in flight are ignored
-  // when they end) so the request can be read again whole; returns the bytes of halves already started.
-  double abandon(Request& r);
-  // Takes half `h` out of its node's queue (charged up to now) and its tokens off the node's count; `weight` is
-  // what the entry stood for (queued_entry_weight before any half left).
-  void unqueue_half(Request& r, NodeSide h, double weight);
-  // Empties `node`'s queue (its time charged up to now) and returns what it held, in order (a SNIC that went down).
-  std::deque<ReadEntry> take_queue(int node);
+
+  // Faults. The node's SNIC went down (fault `fault`): what its queue holds goes elsewhere where it can. It is back:
+  // its queue starts again. An attempt was lost with a node: its read leaves the queues, what it read is counted
+  // lost in `rec`.
+  void on_snic_down(int node, size_t fault);
+  void on_snic_back(int node) { pump(node); }
+  void on_lost(Request& r, FaultRecord& rec);
 
   // The requests a queue entry of `r` stands for: 1, or 1/2 for each half of a split read while both wait.
   static double queued_entry_weight(const Request& r) {
@@ -89,6 +91,19 @@ class ReadQueues : private PhaseBase {
     double bytes;           // from storage
     double pool_bytes = 0;  // from the DRAM pool (dram-pool), read beside it
   };
+  void enqueue(Request& r);  // the read path is set: its halves join their nodes' queues
+  void set_read_side(Request& r, ReadSide side, int64_t pe_hit = 0) { set_read_path(r, side, pe_hit, blocks_, layout_); }
+  // A read that cannot go through its SNIC now (queued there when it went down, or failed by it), fault `fault`:
+  // to the other side with the DE read path, back to placement without it (unless no PE can read: then it waits),
+  // or it waits in the queue where it is.
+  void reroute(Request& r, size_t fault);
+  int read_path_down(const Request& r) const;  // a node whose SNIC the read needs and is down (-1: none)
+  // Gives up the halves of a split read not done yet (queued ones leave their queues; ones in flight are ignored
+  // when they end) so the request can be read again whole; returns the bytes of halves already started.
+  double abandon(Request& r);
+  // Takes half `h` out of its node's queue (charged up to now) and its tokens off the node's count; `weight` is
+  // what the entry stood for (queued_entry_weight before any half left).
+  void unqueue_half(Request& r, NodeSide h, double weight);
   void charge_queue(int node);  // charges the node's queued reads up to now
   WaitCause admit(Request& r);  // Count when admitted, else what the read waits for
   void start_read(int node, const ReadEntry& entry, bool slot);  // the entry has left its queue, admitted
@@ -104,9 +119,10 @@ class ReadQueues : private PhaseBase {
   const BlockIndex& blocks_;
   TransferTotals& totals_;
   KvSources& sources_;
-  ClusterHooks& hooks_;
-  PrefillPipeline& prefill_;
-  const Policy& policy_;  // where a failed read is read again (Policy::other_read_side)
+  FaultBook& faults_;
+  StageSignals& signals_;
+  RequestStage& next_;
+  Policy& policy_;  // the read path, and where a failed read is read again (Policy::other_read_side)
   int reads_per_node_;  // ClusterTuning::reads_in_flight_per_node
   bool split_reads_ = false;
   std::vector<std::deque<ReadEntry>> read_queue_;
@@ -120,6 +136,24 @@ class ReadQueues : private PhaseBase {
   std::vector<QueueWait> queue_wait_;
   std::vector<int> reads_in_flight_;
   std::vector<std::string> read_failures_;
+};
+
+// The oracle's reads (PolicyFeatures::bypass_io): nothing is read. The request takes the policy's read path (for
+// the report) and goes straight on, its read starting and ending now.
+class FreeReads final : public RequestStage {
+ public:
+  FreeReads(Backend& be, const BlockIndex& blocks, const ClusterLayout& layout, const ClusterView& view,
+            Policy& policy, RequestStage& next)
+      : be_(be), blocks_(blocks), layout_(layout), view_(view), policy_(policy), next_(next) {}
+  void accept(Request& r) override;
+
+ private:
+  Backend& be_;
+  const BlockIndex& blocks_;
+  const ClusterLayout& layout_;
+  const ClusterView& view_;
+  Policy& policy_;
+  RequestStage& next_;
 };
 
 }  // namespace dualpath

@@ -2,35 +2,54 @@
 // reads into has room: on the PE path the PE buffer (hit KV), on the DE path the DE buffer (the prompt KV: hit KV
 // read there, fresh KV merged later). With policy.buffer = "reserve" a PE-path read also reserves the DE buffer
 // room its prompt KV will take during prefill; with "stream" (default) that room is reserved when the request's
-// first forward starts (prefill_pipeline.cpp). A request that does not fit waits at the head of the queue (never
+// first forward starts (prefill_stage.cpp). A request that does not fit waits at the head of the queue (never
 // dropped). Buffers cannot deadlock: DE-path requests hold all they need once admitted, so forwards always drain.
 // The "what binds" report charges a queue's requests to the SNIC while all its read slots are busy, else to what
 // blocks the head: FIFO order holds everyone behind a head that waits for buffer room or a pending write.
 #include <algorithm>
 #include <memory>
 
-#include "core/cluster/read_queues.hpp"
+#include "core/cluster/read_stage.hpp"
 
 #include "core/backend/run_errors.hpp"
-#include "core/cluster/prefill_pipeline.hpp"
 #include "core/mutation/mutant.hpp"
 
 namespace dualpath {
 
-ReadQueues::ReadQueues(const PhaseShared& shared, const BlockIndex& blocks, TransferTotals& totals,
-                       KvSources& sources, ClusterHooks& hooks, PrefillPipeline& prefill, const Policy& policy,
-                       int reads_per_node, int nodes)
-    : PhaseBase(shared),
+ReadStage::ReadStage(const StageShared& shared, const BlockIndex& blocks, TransferTotals& totals, KvSources& sources,
+                     FaultBook& faults, StageSignals& signals, RequestStage& next, Policy& policy,
+                     int reads_per_node, int nodes)
+    : StageBase(shared),
       blocks_(blocks),
       totals_(totals),
       sources_(sources),
-      hooks_(hooks),
-      prefill_(prefill),
+      faults_(faults),
+      signals_(signals),
+      next_(next),
       policy_(policy),
       reads_per_node_(reads_per_node),
       read_queue_(nodes), queued_weight_(nodes, 0.0), queue_wait_(nodes), reads_in_flight_(nodes, 0) {}
 
-void ReadQueues::enqueue(Request& r) {
+void ReadStage::accept(Request& r) {
+  const ReadSide side = policy_.choose_read_side(view_, r);
+  set_read_side(r, side, side == ReadSide::Split ? policy_.split_pe_tokens(view_, r) : 0);
+  if (const int down = faults_.any() ? read_path_down(r) : -1; down >= 0) {
+    // a fault has a chosen SNIC down: the path that is up, if any
+    reroute(r, static_cast<size_t>(faults_.down_fault(down)));
+    return;
+  }
+  enqueue(r);
+}
+
+void FreeReads::accept(Request& r) {
+  const ReadSide side = policy_.choose_read_side(view_, r);
+  set_read_path(r, side, side == ReadSide::Split ? policy_.split_pe_tokens(view_, r) : 0, blocks_, layout_);
+  r.t.read_start = r.t.read_end = be_.now();
+  next_.accept(r);
+}
+
+void ReadStage::enqueue(Request& r) {
+  split_reads_ = split_reads_ || r.side == ReadSide::Split;
   accounts_.set_wait(r, WaitCause::ReadQueue);  // from now on the node queues charge its time (charge_queue)
   const PerSide<bool> halves{{has_half(r, NodeSide::Pe), has_half(r, NodeSide::De)}};
   for (NodeSide h : kNodeSides) r.half[h] = halves[h] ? Request::Half::Queued : Request::Half::None;
@@ -48,13 +67,13 @@ void ReadQueues::enqueue(Request& r) {
     if (halves[h]) pump(read_node(r, h));
 }
 
-void ReadQueues::charge_queue(int node) {
+void ReadStage::charge_queue(int node) {
   auto& w = queue_wait_[node];
   accounts_.charge(w.cause, w.since, queued_weight_[node]);
   w.since = be_.now();
 }
 
-WaitCause ReadQueues::admit(Request& r) {
+WaitCause ReadStage::admit(Request& r) {
   // A split read is admitted once, with the room both halves need, when its first half reaches a queue head: the
   // request then holds all it needs, as a DE-path one does, and its other half needs only a read slot
   // (start_admitted_halves), so buffers cannot deadlock between the two queues.
@@ -71,7 +90,7 @@ WaitCause ReadQueues::admit(Request& r) {
   return WaitCause::Count;
 }
 
-void ReadQueues::pump(int node) {
+void ReadStage::pump(int node) {
   auto& q = read_queue_[node];
   charge_queue(node);
   if (!view_.nodes[node].snic_up) {  // a fault has its SNIC down: the queue waits for it
@@ -104,7 +123,7 @@ void ReadQueues::pump(int node) {
       !q.empty() && !blocked_on_slot && head_blocked != WaitCause::Count ? head_blocked : WaitCause::ReadQueue;
 }
 
-void ReadQueues::start_read(int node, const ReadEntry& entry, bool slot) {
+void ReadStage::start_read(int node, const ReadEntry& entry, bool slot) {
   Request& r = requests_[entry.id];
   const NodeSide h = entry.half;
   const bool first = r.halves(Request::Half::Reading) + r.halves(Request::Half::Done) == 0;
@@ -168,7 +187,7 @@ void ReadQueues::start_read(int node, const ReadEntry& entry, bool slot) {
       });
 }
 
-void ReadQueues::start_admitted_halves(int node) {
+void ReadStage::start_admitted_halves(int node) {
   auto& q = read_queue_[node];
   for (size_t k = 1; k < q.size(); ++k) {
     const ReadEntry entry = q[k];
@@ -182,7 +201,7 @@ void ReadQueues::start_admitted_halves(int node) {
   }
 }
 
-void ReadQueues::pump_all() {
+void ReadStage::pump_all() {
   for (int n = 0; n < static_cast<int>(read_queue_.size()); ++n)
     if (!read_queue_[n].empty()) pump(n);
 }
@@ -191,7 +210,7 @@ void ReadQueues::pump_all() {
 // policy has two (the other node's SNIC reads the same blocks from the shared storage), else on the same one. Its
 // buffers are returned and reserved again by admit() on the new side; nothing else of the request has started. A
 // split read is retried whole: its other half is abandoned (abandon) and the request reads on one side.
-void ReadQueues::read_failed(Request& r, const HalfRead& read, const std::string& error) {
+void ReadStage::read_failed(Request& r, const HalfRead& read, const std::string& error) {
   const int node = read.node;
   const NodeSide h = read.half;
   --reads_in_flight_[node];
@@ -211,17 +230,16 @@ void ReadQueues::read_failed(Request& r, const HalfRead& read, const std::string
   r.half[h] = Request::Half::None;
   const bool split = r.side == ReadSide::Split;
   // A scenario fault took the SNIC down.
-  if (const int f = hooks_.has_faults() ? hooks_.down_fault(node) : -1; f >= 0) {
-    FaultRecord& rec = hooks_.fault(static_cast<size_t>(f));
+  if (const int f = faults_.any() ? faults_.down_fault(node) : -1; f >= 0) {
+    FaultRecord& rec = faults_[static_cast<size_t>(f)];
     ++rec.reads_failed;
     rec.bytes_reread += read.bytes;
     if (split) rec.bytes_reread += abandon(r);
     accounts_.release_buffer(r, layout_.node_of(r.pe), r.buffer_bytes[NodeSide::Pe]);
     accounts_.release_buffer(r, layout_.node_of(r.de), r.buffer_bytes[NodeSide::De]);
     if (split) set_read_side(r, h == NodeSide::Pe ? ReadSide::Pe : ReadSide::De);  // reroute_read moves it off `node`
-    hooks_.reroute_read(r, static_cast<size_t>(f));
-    pump_all();
-    if (layout_.streamed_buffers) prefill_.pump();
+    reroute(r, static_cast<size_t>(f));
+    signals_.de_room_back();  // both buffers were returned
     return;
   }
   const std::string what = "agent " + std::to_string(r.agent) + " round " + std::to_string(r.round) +
@@ -239,11 +257,10 @@ void ReadQueues::read_failed(Request& r, const HalfRead& read, const std::string
       other != ReadSide::Unset)
     set_read_side(r, other);
   enqueue(r);
-  pump_all();  // both buffers were returned: any node's queue head may fit now
-  if (layout_.streamed_buffers) prefill_.pump();
+  signals_.de_room_back();  // both buffers were returned: any node's queue head may fit now
 }
 
-void ReadQueues::unqueue_half(Request& r, NodeSide h, double weight) {
+void ReadStage::unqueue_half(Request& r, NodeSide h, double weight) {
   const int node = read_node(r, h);
   auto& q = read_queue_[node];
   const auto it = std::find_if(q.begin(), q.end(), [&](const ReadEntry& e) { return e.id == r.id && e.half == h; });
@@ -255,7 +272,7 @@ void ReadQueues::unqueue_half(Request& r, NodeSide h, double weight) {
   view_.nodes[node].read_queue_tokens -= half_tokens(r, h);
 }
 
-double ReadQueues::abandon(Request& r) {
+double ReadStage::abandon(Request& r) {
   double started = 0;
   const double weight = queued_entry_weight(r);  // computed before any half leaves
   for (NodeSide h : kNodeSides) {
@@ -279,50 +296,116 @@ double ReadQueues::abandon(Request& r) {
   return started;
 }
 
-void ReadQueues::read_done(Request& r, NodeSide h) {
+void ReadStage::read_done(Request& r, NodeSide h) {
   view_.nodes[read_node(r, h)].read_queue_tokens -= half_tokens(r, h);
   r.half[h] = Request::Half::Done;
   if (r.halves(Request::Half::Queued) + r.halves(Request::Half::Reading) > 0) return;  // the other half is not in
   r.t.read_end = be_.now();
-  prefill_.ready(r);
+  next_.accept(r);
 }
 
-BlockRanges ReadQueues::half_blocks(const Request& r, NodeSide h) const {
+BlockRanges ReadStage::half_blocks(const Request& r, NodeSide h) const {
   const int64_t bt = blocks_.block_tokens();
   return blocks_.ranges(r.agent, h == NodeSide::Pe ? 0 : r.pe_hit / bt, h == NodeSide::Pe ? r.pe_hit / bt : r.hit / bt);
 }
 
-bool ReadQueues::needs_slot(const Request& r, NodeSide h) const {
+bool ReadStage::needs_slot(const Request& r, NodeSide h) const {
   const int64_t bt = blocks_.block_tokens();
   return !sources_.serves_alone(r.agent, h == NodeSide::Pe ? 0 : r.pe_hit / bt,
                                 h == NodeSide::Pe ? r.pe_hit / bt : r.hit / bt);
 }
 
-void ReadQueues::set_read_side(Request& r, ReadSide side, int64_t pe_hit) {
-  pe_hit = blocks_.aligned(std::clamp<int64_t>(pe_hit, 0, r.hit));  // whole blocks on each side
-  if (side == ReadSide::Split && pe_hit <= 0) side = ReadSide::De;
-  if (side == ReadSide::Split && pe_hit >= r.hit) side = ReadSide::Pe;
-  r.side = side;
-  split_reads_ = split_reads_ || side == ReadSide::Split;
-  r.pe_hit = side == ReadSide::Pe ? r.hit : side == ReadSide::De ? 0 : pe_hit;
-  r.pe_hit_bytes = side == ReadSide::Pe ? r.hit_bytes : side == ReadSide::De ? 0.0 : layout_.kv_bytes(pe_hit);
-}
-
-std::deque<ReadQueues::ReadEntry> ReadQueues::take_queue(int node) {
+void ReadStage::on_snic_down(int node, size_t fault) {
+  FaultRecord& rec = faults_[fault];
+  // Reads still queued on the node go elsewhere where they can.
   charge_queue(node);
   std::deque<ReadEntry> queued;
   queued.swap(read_queue_[node]);
   queued_weight_[node] = 0;
-  return queued;
+  for (const ReadEntry& e : queued) {
+    Request& r = requests_[e.id];
+    r.wait_since = be_.now();  // its time in the queue was charged by charge_queue, as when pump takes it
+    if (r.side == ReadSide::Split) {  // its other half is abandoned too, and the request reads whole elsewhere
+      rec.bytes_reread += abandon(r);
+      accounts_.release_buffer(r, layout_.node_of(r.pe), r.buffer_bytes[NodeSide::Pe]);
+      accounts_.release_buffer(r, layout_.node_of(r.de), r.buffer_bytes[NodeSide::De]);
+      // the side that is down: reroute moves it
+      set_read_side(r, e.half == NodeSide::Pe ? ReadSide::Pe : ReadSide::De);
+    } else {
+      view_.nodes[node].read_queue_tokens -= half_tokens(r, e.half);
+      r.half[e.half] = Request::Half::None;
+    }
+    reroute(r, fault);
+  }
+  pump_all();
 }
 
-size_t ReadQueues::queued() const {
+int ReadStage::read_path_down(const Request& r) const {
+  for (NodeSide h : kNodeSides)
+    if (has_half(r, h) && !view_.nodes[read_node(r, h)].snic_up) return read_node(r, h);
+  return -1;
+}
+
+void ReadStage::reroute(Request& r, size_t fault) {
+  FaultRecord& rec = faults_[fault];
+  if (mutant("fault_no_reroute")) {
+    enqueue(r);
+    return;
+  }
+  // The side whose SNIC is down (a split read whose PE half cannot be read reads whole through the DE node, and
+  // the other way round), and where the policy reads instead.
+  const bool pe_down = !view_.nodes[layout_.node_of(r.pe)].snic_up;
+  const ReadSide down = r.side == ReadSide::Split ? (pe_down ? ReadSide::Pe : ReadSide::De) : r.side;
+  if (const ReadSide other = policy_.other_read_side(down); other != ReadSide::Unset) {
+    if (view_.nodes[layout_.node_of(other == ReadSide::De ? r.de : r.pe)].snic_up) {
+      set_read_side(r, other);
+      ++rec.reads_moved;
+    }
+    enqueue(r);
+    return;
+  }
+  bool any_pe_up = false;
+  for (const auto& n : view_.nodes) any_pe_up = any_pe_up || (n.prefill && n.snic_up);
+  if (!any_pe_up) {
+    enqueue(r);  // waits for a prefill SNIC to come back
+    return;
+  }
+  ++rec.reads_moved;
+  signals_.place_again(r);
+}
+
+void ReadStage::on_lost(Request& r, FaultRecord& rec) {
+  // Its storage read: queued (the queue's time is charged up to now, then it leaves), in flight (its slot is
+  // freed by the backend's callback), or done; what it read is lost either way.
+  if (r.pe < 0 || r.de < 0 || r.side == ReadSide::Unset) return;
+  const double weight = queued_entry_weight(r);  // computed before any half leaves
+  for (NodeSide h : kNodeSides) {
+    const int rn = read_node(r, h);
+    switch (r.half[h]) {
+      case Request::Half::Queued:
+        unqueue_half(r, h, weight);
+        r.wait_since = be_.now();
+        break;
+      case Request::Half::Reading:
+        view_.nodes[static_cast<size_t>(rn)].read_queue_tokens -= half_tokens(r, h);
+        rec.bytes_lost += half_bytes(r, h);
+        break;
+      case Request::Half::Done:
+        rec.bytes_lost += half_bytes(r, h);
+        break;
+      case Request::Half::None:
+        break;
+    }
+  }
+}
+
+size_t ReadStage::queued() const {
   size_t n = 0;
   for (const auto& q : read_queue_) n += q.size();
   return n;
 }
 
-void ReadQueues::describe_heads(std::ostream& m) const {
+void ReadStage::describe_heads(std::ostream& m) const {
   for (size_t n = 0; n < read_queue_.size(); ++n) {
     if (read_queue_[n].empty()) continue;
     const ReadEntry& head = read_queue_[n].front();

@@ -7,33 +7,29 @@
 #include <algorithm>
 #include <map>
 
-#include "core/cluster/prefill_pipeline.hpp"
+#include "core/cluster/prefill_stage.hpp"
 
-#include "core/cluster/decode_groups.hpp"
-#include "core/cluster/kv_io.hpp"
-#include "core/cluster/read_queues.hpp"
 #include "core/sched/quota_batcher.hpp"
 #include "core/mutation/mutant.hpp"
 
 namespace dualpath {
 
-PrefillPipeline::PrefillPipeline(const PhaseShared& shared, const Scenario& scenario, const CostModel& cost,
-                                 const PolicyFeatures& features, EpAllToAll& ep, ActivityObserver* const& obs,
-                                 ClusterHooks& hooks, KvIo& io, ReadQueues& reads, DecodeGroups& decode)
-    : PhaseBase(shared),
+PrefillStage::PrefillStage(const StageShared& shared, const Scenario& scenario, const CostModel& cost,
+                           const PolicyFeatures& features, EpAllToAll& ep, ActivityObserver* const& obs,
+                           StageSignals& signals, KvIo& io, RequestStage& next)
+    : StageBase(shared),
       scenario_(scenario),
       cost_(cost),
       features_(features),
       ep_(ep),
       obs_(obs),
-      hooks_(hooks),
+      signals_(signals),
       io_(io),
-      reads_(reads),
-      decode_(decode),
+      next_(next),
       ready_(view_.engines.size()),
       units_(layout_.pe_units.size()) {}
 
-void PrefillPipeline::ready(Request& r) {
+void PrefillStage::accept(Request& r) {
   ready_[r.pe].push_back(r.id);
   accounts_.set_wait(r, WaitCause::PeQueue);
   maybe_start(layout_.unit_of[r.pe]);
@@ -50,7 +46,7 @@ std::vector<int> stage_layers(int n_layers, bool layerwise, int layer_group) {
 }
 }  // namespace
 
-void PrefillPipeline::maybe_start(int group) {
+void PrefillStage::maybe_start(int group) {
   auto& gs = units_[group];
   if (gs.current || gs.lost) return;  // the group is computing; the next forward is formed when it finishes
   const auto& engines = layout_.pe_units[group];
@@ -158,19 +154,19 @@ void PrefillPipeline::maybe_start(int group) {
   try_compute(*gs.current);
 }
 
-void PrefillPipeline::mark(const PrefillForward& f, WaitCause c) {
+void PrefillStage::mark(const PrefillForward& f, WaitCause c) {
   for (const auto& per_engine : f.batch)
     for (const auto& e : per_engine) accounts_.set_wait(requests_[e.request], c);
 }
 
-void PrefillPipeline::pump() {
+void PrefillStage::pump() {
   for (size_t g = 0; g < layout_.pe_units.size(); ++g)
     if (!units_[g].current && units_[g].waits_for_de_room) maybe_start(static_cast<int>(g));
 }
 
 // Streamed buffers: once a stage's Layer Blocks are in HBM, the PE buffer no longer holds them for requests whose
 // prefill ends with this forward (an earlier chunk's forward keeps them: later chunks reload the cached KV).
-void PrefillPipeline::release_loaded_layers(const PrefillForward& f, int stage) {
+void PrefillStage::release_loaded_layers(const PrefillForward& f, int stage) {
   if (!layout_.streamed_buffers) return;
   const auto& engines = layout_.pe_units[f.group];
   const double share = static_cast<double>(f.layers[stage]) / layout_.n_layers;
@@ -183,24 +179,38 @@ void PrefillPipeline::release_loaded_layers(const PrefillForward& f, int stage) 
       if (std::find(nodes.begin(), nodes.end(), layout_.node_of(r.pe)) == nodes.end())
         nodes.push_back(layout_.node_of(r.pe));
     }
-  for (int n : nodes) reads_.pump(n);
+  for (int n : nodes) signals_.pe_room_back(n);
 }
 
-void PrefillPipeline::start_loads(PrefillForward& f, int stage) {
+void PrefillStage::start_loads(PrefillForward& f, int stage) {
   f.loads_started = stage + 1;
   obs_->stage_point(f.log_forward, stage, ActivityObserver::StagePoint::LoadStart, be_.now());
-  const int count = io_.load_stage(f, stage);
+  const int count = io_.load_stage(f, stage, *this);
   f.loads_pending[stage] = count;
   if (count == 0) {
     f.loaded[stage] = true;
     obs_->stage_point(f.log_forward, stage, ActivityObserver::StagePoint::LoadEnd, be_.now());
-    io_.stage_loaded(f, stage);
+    if (io_.moves_kv()) release_loaded_layers(f, stage);
   }
+}
+
+void PrefillStage::load_ended(PrefillForward& f, int stage) {
+  if (f.lost) return;
+  if (--f.loads_pending[stage] == 0) {
+    obs_->stage_point(f.log_forward, stage, ActivityObserver::StagePoint::LoadEnd, be_.now());
+    f.loaded[stage] = true;
+    release_loaded_layers(f, stage);
+    try_compute(f);
+  }
+}
+
+void PrefillStage::send_ended(PrefillForward& f, int stage) {
+  if (!f.lost && --f.sends_pending[stage] == 0) send_done(f, stage);
 }
 
 // Advances the pipeline: starts the next stage's loads (at most two stages resident, loads in order) and the
 // next stage's compute once its KV is in HBM.
-void PrefillPipeline::try_compute(PrefillForward& f) {
+void PrefillStage::try_compute(PrefillForward& f) {
   const int n = static_cast<int>(f.layers.size());
   while (f.loads_started < n && f.loads_started <= f.computed + 1 &&
          (f.loads_started == 0 || f.loaded[f.loads_started - 1]))
@@ -265,11 +275,11 @@ void PrefillPipeline::try_compute(PrefillForward& f) {
   ep_.start(engines, collectives, part_done);
 }
 
-void PrefillPipeline::compute_done(PrefillForward& f, int stage) {
+void PrefillStage::compute_done(PrefillForward& f, int stage) {
   f.computing = false;
   f.computed = stage + 1;
   obs_->stage_point(f.log_forward, stage, ActivityObserver::StagePoint::ComputeEnd, be_.now());
-  const int count = io_.send_stage(f, stage);
+  const int count = io_.send_stage(f, stage, *this);
   f.sends_pending[stage] = count;
   const bool last = f.computed == static_cast<int>(f.layers.size());
   if (!last) mark(f, WaitCause::KvLoad);  // until the next stage's compute starts (maybe right now)
@@ -280,7 +290,7 @@ void PrefillPipeline::compute_done(PrefillForward& f, int stage) {
 
 // The forward's compute is done: first tokens are out, the group can start its next forward while the tail of
 // the KV is still streaming to the DE buffers.
-void PrefillPipeline::forward_finished(PrefillForward& f) {
+void PrefillStage::forward_finished(PrefillForward& f) {
   f.compute_finished = true;
   pe_busy_ += be_.now() - f.start;
   obs_->forward_compute_end(f.log_forward, be_.now());
@@ -296,7 +306,7 @@ void PrefillPipeline::forward_finished(PrefillForward& f) {
         continue;
       }
       r.t.first_token = be_.now();
-      hooks_.first_token(r);
+      signals_.first_token(r);
       accounts_.set_wait(r, WaitCause::KvTail);
       r.generated = 1;
       eng.tok -= r.prompt, eng.seq -= 1;
@@ -305,7 +315,7 @@ void PrefillPipeline::forward_finished(PrefillForward& f) {
         accounts_.release_buffer(r, layout_.node_of(r.pe), r.buffer_bytes[NodeSide::Pe]);
       // The DE will persist the prompt's new full blocks; the agent's next read waits for that write.
       io_.prompt_computed(r);
-      if (r.gen <= 1) hooks_.round_done(r);  // the first token was the last one
+      if (r.gen <= 1) signals_.round_done(r);  // the first token was the last one
     }
   }
   io_.pe_room_back();
@@ -315,7 +325,7 @@ void PrefillPipeline::forward_finished(PrefillForward& f) {
   maybe_start(group);
 }
 
-void PrefillPipeline::send_done(PrefillForward& f, int stage) {
+void PrefillStage::send_done(PrefillForward& f, int stage) {
   (void)stage;
   ++f.sends_finished;
   if (f.sends_finished < static_cast<int>(f.layers.size()) || !f.compute_finished) {
@@ -330,10 +340,10 @@ void PrefillPipeline::send_done(PrefillForward& f, int stage) {
   auto& draining = units_[f.group].draining;
   draining.erase(std::remove_if(draining.begin(), draining.end(), [&](const auto& p) { return p.get() == &f; }),
                  draining.end());  // f is destroyed here; only `arrived` is used below
-  for (int64_t id : arrived) decode_.kv_arrived(requests_[id]);
+  for (int64_t id : arrived) next_.accept(requests_[id]);
 }
 
-void PrefillPipeline::lose_unit(size_t u) {
+void PrefillStage::on_unit_lost(size_t u) {
   auto& gs = units_[u];
   gs.lost = true;
   if (gs.current) gs.draining.push_back(std::move(gs.current));
@@ -344,7 +354,14 @@ void PrefillPipeline::lose_unit(size_t u) {
   gs.draining.clear();
 }
 
-void PrefillPipeline::drop_lost() {
+void PrefillStage::on_lost(const Request& r) {
+  if (r.pe >= 0 && r.t.first_token < 0) {
+    auto& e = view_.engines[r.pe];
+    e.tok -= r.prompt, e.seq -= 1;
+  }
+}
+
+void PrefillStage::drop_lost() {
   for (auto& ready : ready_)
     ready.erase(std::remove_if(ready.begin(), ready.end(), [this](int64_t id) { return requests_[id].lost; }),
                 ready.end());
