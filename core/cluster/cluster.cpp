@@ -273,15 +273,7 @@ ResourceUse Cluster::resource_use(double end) const {
   u.decode_attention = parts.attention, u.decode_dense = parts.dense;
   u.decode_experts = parts.experts, u.decode_kernels = parts.kernels, u.decode_ep = parts.ep;
   u.decode_hidden = parts.hidden;
-  if (const DramPool* pool = sources_->pool()) {
-    const double cap = static_cast<double>(pool->capacity_blocks());
-    const double hit = totals_.pool_read + totals_.storage_read;
-    u.pool = true;
-    u.pool_mean = cap > 0 ? pool->mean_used_blocks(end) / (cap * pool->nodes()) : 0;
-    u.pool_peak = cap > 0 ? static_cast<double>(pool->peak_node_blocks()) / cap : 0;
-    u.pool_hit_share = hit > 0 ? totals_.pool_read / hit : 0;
-    u.pool_evicted_bytes = static_cast<double>(pool->evicted_blocks()) * pool->block_bytes();
-  }
+  sources_->report_use(end, totals_, u);
   return u;
 }
 

@@ -40,7 +40,6 @@
 #include "core/vocab/request.hpp"
 #include "core/vocab/request_sink.hpp"
 #include "core/kv/block_index.hpp"
-#include "core/kv/dram_pool.hpp"
 #include "core/metrics/activity_log.hpp"
 #include "core/metrics/stop_rule.hpp"
 #include "core/metrics/transfer_totals.hpp"
@@ -103,8 +102,9 @@ class Cluster : private RequestStage, private StageSignals {
   // The scenario's faults as they happened (faults/): when each hit and ended and what it cost.
   using FaultRecord = dualpath::FaultRecord;
   const std::vector<FaultRecord>& faults() const { return faults_.records(); }
-  // The distributed DRAM KV pool (policies with features().dram_pool; nullptr otherwise).
-  const DramPool* pool() const { return sources_->pool(); }
+  // The KV tiers in front of storage (the DRAM pool of policies with features().dram_pool; none otherwise); each
+  // writes its own sections of the run's report (KvSources::report).
+  const KvSources& kv_sources() const { return *sources_; }
   // Reports forwards, stages, KV transfers and decode chunks to `log` (nullptr: to nobody). Set before start().
   void set_activity_log(ActivityObserver* log) { obs_ = log ? log : &no_activity(); }
 
@@ -150,7 +150,7 @@ class Cluster : private RequestStage, private StageSignals {
   RequestAccounts accounts_;
   EpAllToAll ep_;
   BufferPorts ports_;
-  std::unique_ptr<KvSources> sources_;  // storage, or the DRAM pool in front of it (policy dram-pool)
+  std::unique_ptr<KvSources> sources_;  // the KV tiers in front of storage (the DRAM pool of policy dram-pool)
   std::unique_ptr<StopRule> stop_rule_;
   StopReason stop_reason_ = StopReason::None;
   double stop_time_ = -1;

@@ -5,31 +5,39 @@
 // take no transfer; blocks written to the decode node's own pool share arrive at once.
 #include <map>
 
-#include "core/cluster/cluster_layout.hpp"
-#include "core/cluster/kv_sources.hpp"
+#include "core/cluster/dram_pool_source.hpp"
+#include "core/config/choices.hpp"
+#include "core/kv/pool_figures.hpp"
 
 namespace dualpath {
 
-bool DramPoolSource::serves_alone(int agent, int64_t first_block, int64_t last_block) const {
-  for (const BlockRange& b : blocks_.ranges(agent, first_block, last_block))
-    if (pool_->held_blocks(b.stream, b.first, b.last) < b.last - b.first) return false;
-  return true;
+BlockRanges DramPoolSource::missing(const BlockRanges& blocks) const {
+  BlockRanges out;
+  for (const BlockRange& b : blocks) {
+    int64_t at = b.first;  // the blocks of b below `at` are placed (held or missing)
+    for (const DramPool::Span& s : pool_->lookup(b.stream, b.first, b.last)) {
+      if (at < s.first) out.push_back({b.stream, at, s.first});
+      at = s.last;
+    }
+    if (at < b.last) out.push_back({b.stream, at, b.last});
+  }
+  return out;
 }
 
-KvSources::Split DramPoolSource::read(const Request& r, BlockRanges blocks, double, const Done& part_done) {
-  Split out;
+KvSource::Served DramPoolSource::read(const Request& r, BlockRanges blocks, const Done& part_done) {
+  Served out;
   std::map<int, double> from;  // holding node -> bytes read from it
   const int64_t bt = blocks_.block_tokens();
   for (const BlockRange& b : blocks) {
     int64_t at = b.first;  // the blocks of b below `at` are placed (pool or storage)
     for (const DramPool::Span& s : pool_->lookup(b.stream, b.first, b.last)) {
-      if (at < s.first) out.storage.push_back({b.stream, at, s.first});
+      if (at < s.first) out.rest.push_back({b.stream, at, s.first});
       const double bytes = layout_.kv_bytes(s.blocks() * bt);
-      out.other_bytes += bytes;
+      out.bytes += bytes;
       from[pool_->holder(b.stream)] += bytes;
       at = s.last;
     }
-    if (at < b.last) out.storage.push_back({b.stream, at, b.last});
+    if (at < b.last) out.rest.push_back({b.stream, at, b.last});
   }
   const int gpn = layout_.gpus_per_node;
   const int pe_node = layout_.node_of(r.pe), local = r.pe % gpn;
@@ -40,7 +48,6 @@ KvSources::Split DramPoolSource::read(const Request& r, BlockRanges blocks, doub
     be_.transfer(Hop::PoolRead, Place{Loc::Dram, holder * gpn + local}, Place{Loc::Dram, r.pe}, bytes,
                  TrafficClass::Kv, part_done);
   }
-  out.storage_bytes = layout_.kv_bytes(BlockIndex::block_count(out.storage) * bt);
   return out;
 }
 
@@ -64,8 +71,39 @@ void DramPoolSource::write_through(int node, const BlockRanges& blocks) {
   }
 }
 
+void DramPoolSource::report(double end, const TransferTotals& t, nlohmann::json& summary) const {
+  const double bb = pool_->block_bytes();
+  const double hit = t.pool_read + t.storage_read;
+  PoolFigures p;
+  p.bytes_per_node = spec_.bytes_per_node;
+  p.eviction = name_of(spec_.eviction);
+  p.nodes = pool_->nodes();
+  p.capacity_bytes = static_cast<double>(pool_->capacity_blocks()) * bb * pool_->nodes();
+  p.occupancy_mean_bytes = pool_->mean_used_blocks(end) * bb;
+  p.occupancy_peak_node_bytes = static_cast<double>(pool_->peak_node_blocks()) * bb;
+  p.occupancy_end_bytes = static_cast<double>(pool_->used_blocks()) * bb;
+  p.hit_bytes_from_pool = t.pool_read;
+  p.hit_bytes_from_storage = t.storage_read;
+  p.pool_hit_share = hit > 0 ? t.pool_read / hit : 0.0;
+  p.written_bytes = t.pool_write;
+  p.put_bytes = static_cast<double>(pool_->put_blocks()) * bb;
+  p.evicted_bytes = static_cast<double>(pool_->evicted_blocks()) * bb;
+  p.refused_bytes = static_cast<double>(pool_->refused_blocks()) * bb;
+  summary["pool"] = p;
+}
+
+void DramPoolSource::report_use(double end, const TransferTotals& t, ResourceUse& u) const {
+  const double cap = static_cast<double>(pool_->capacity_blocks());
+  const double hit = t.pool_read + t.storage_read;
+  u.pool = true;
+  u.pool_mean = cap > 0 ? pool_->mean_used_blocks(end) / (cap * pool_->nodes()) : 0;
+  u.pool_peak = cap > 0 ? static_cast<double>(pool_->peak_node_blocks()) / cap : 0;
+  u.pool_hit_share = hit > 0 ? t.pool_read / hit : 0;
+  u.pool_evicted_bytes = static_cast<double>(pool_->evicted_blocks()) * pool_->block_bytes();
+}
+
 void register_dram_pool_source() {
-  register_kv_source("dram-pool", [](const KvSourceContext& c) -> std::unique_ptr<KvSources> {
+  register_kv_source("dram-pool", [](const KvSourceContext& c) -> std::unique_ptr<KvSource> {
     if (!c.features.dram_pool) return nullptr;
     const PolicySpec& p = c.scenario.policy;
     const Deployment& d = c.scenario.deployment;
@@ -74,7 +112,7 @@ void register_dram_pool_source() {
         std::make_unique<DramPool>(d.prefill_nodes + d.decode_nodes,
                                    static_cast<int64_t>(p.pool.bytes_per_node / block_bytes), block_bytes,
                                    p.pool.eviction),
-        c.backend, c.blocks, c.layout, c.totals);
+        p.pool, c.backend, c.blocks, c.layout, c.totals);
   });
 }
 

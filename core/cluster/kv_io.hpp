@@ -3,7 +3,7 @@
 // stage), and the buffer room those moves give back. The stages call it and never ask which policy runs; it ends
 // its moves through the callbacks they hand it (ForwardIoListener, Done) and never calls a stage by name:
 //  - StorageKvIo (kv_io_storage.cpp) moves real bytes through the backend: every policy but the oracle;
-//  - FreeKvIo (kv_io_free.cpp) moves none: the oracle's bound (every prompt is a hit, loading and sending KV take no
+//  - FreeKvIo (kv_io.hpp) moves none: the oracle's bound (every prompt is a hit, loading and sending KV take no
 //    time, nothing is persisted, no buffer is held).
 // The Cluster picks one at construction (PolicyFeatures::bypass_io). The storage reads themselves are the read
 // stage's (read_stage.cpp). Private to core/cluster/.

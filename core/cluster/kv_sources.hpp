@@ -1,80 +1,99 @@
-// Where a storage read's hit KV comes from: storage alone (every policy but dram-pool), or the distributed DRAM
-// pool for the blocks it holds and storage for the rest (policy dram-pool, dram_pool_source.cpp). The read queues
-// (read_stage.cpp) and the persistence of blocks (persist_stage.cpp, kv_io_storage.cpp) ask this and never which
-// policy runs. Sources are registered by name (register_kv_source); the Cluster asks make_kv_sources for the
-// run's at construction, and each registered factory says whether the run wants it (the DRAM pool's:
-// PolicyFeatures::dram_pool).
+// Where a storage read's hit KV comes from: a chain of KV tiers in front of storage, front to back, each serving the
+// blocks it holds and leaving the rest to the tiers behind it, storage last (every policy but dram-pool has no
+// tier: storage alone). The read stage (read_stage.cpp) and the persistence of blocks (persist_stage.cpp,
+// kv_io_storage.cpp) ask the chain and never which tier or policy: persisted blocks are written through to every
+// tier, and each tier writes its own sections of the run's report. Tiers are registered by name
+// (register_kv_source); the Cluster asks make_kv_sources for the run's chain at construction, and each registered
+// factory says whether the run wants its tier (the DRAM pool's: PolicyFeatures::dram_pool). A DE-HBM-resident tier,
+// a local flash tier and the like are one more KvSource each (docs/architecture.md "How to add a KV tier";
+// tests/core/kv_source_extension_test.cpp chains one behind the DRAM pool).
 #pragma once
 
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "core/backend/backend.hpp"
+#include "core/cluster/cluster_layout.hpp"
 #include "core/config/scenario.hpp"
 #include "core/kv/block_index.hpp"
-#include "core/kv/dram_pool.hpp"
 #include "core/metrics/transfer_totals.hpp"
+#include "core/metrics/wait_report.hpp"
 #include "core/vocab/request.hpp"
 #include "core/sched/policy.hpp"
 
 namespace dualpath {
 
-struct ClusterLayout;
+// One tier in front of storage.
+class KvSource {
+ public:
+  // What a tier served of a read: the blocks it left (for the tiers behind it), the bytes it serves and the
+  // transfers it started for them (each ends in the read's `part_done`).
+  struct Served {
+    BlockRanges rest;
+    double bytes = 0;
+    int transfers = 0;
+  };
+  virtual ~KvSource() = default;
+  // Of `blocks`, those it does not hold.
+  virtual BlockRanges missing(const BlockRanges& blocks) const = 0;
+  // Starts reading, for request `r`, those of `blocks` it holds.
+  virtual Served read(const Request& r, BlockRanges blocks, const Done& part_done) = 0;
+  // Blocks persisted from `node`'s DRAM, written through to it beside the storage write.
+  virtual void write_through(int node, const BlockRanges& blocks) = 0;
+  // Its sections of the run's report over [0, end): summary.json's keys (`summary`) and the "what binds"
+  // utilisation figures (`use`). Nothing by default.
+  virtual void report(double /*end*/, const TransferTotals& /*totals*/, nlohmann::json& /*summary*/) const {}
+  virtual void report_use(double /*end*/, const TransferTotals& /*totals*/, ResourceUse& /*use*/) const {}
+};
 
+// The run's chain.
 class KvSources {
  public:
-  // A read of some blocks, split by source: the blocks (and bytes) left for storage, the bytes other sources
-  // serve, and the transfers started for them (each ends in the read's `part_done`).
+  // A read of some blocks, split by source: the blocks (and bytes) left for storage, the bytes the tiers serve, and
+  // the transfers started for them (each ends in the read's `part_done`).
   struct Split {
     BlockRanges storage;
     double storage_bytes = 0;
     double other_bytes = 0;
     int transfers = 0;
   };
-  virtual ~KvSources() = default;
+  KvSources(const BlockIndex& blocks, const ClusterLayout& layout) : blocks_(blocks), layout_(layout) {}
+
+  void add(std::unique_ptr<KvSource> tier) { tiers_.push_back(std::move(tier)); }  // behind those added before
+  bool empty() const { return tiers_.empty(); }
   // Whether the agent's blocks [first, last) need no storage read at all (the read then takes no SNIC slot).
-  virtual bool serves_alone(int agent, int64_t first_block, int64_t last_block) const = 0;
-  // Starts reading, for request `r`, those of `blocks` (`bytes` from storage) that other sources hold.
-  virtual Split read(const Request& r, BlockRanges blocks, double bytes, const Done& part_done) = 0;
-  // Blocks persisted from `node`'s DRAM, written through to other sources beside the storage write.
-  virtual void write_through(int node, const BlockRanges& blocks) = 0;
-  // The DRAM pool, for the run's report (nullptr: none).
-  virtual const DramPool* pool() const = 0;
-};
-
-// Storage alone.
-class StorageSource final : public KvSources {
- public:
-  bool serves_alone(int, int64_t, int64_t) const override { return false; }
-  Split read(const Request&, BlockRanges blocks, double bytes, const Done&) override {
-    return {std::move(blocks), bytes, 0, 0};
+  bool serves_alone(int agent, int64_t first_block, int64_t last_block) const;
+  // Starts reading, for request `r`, those of `blocks` (`bytes` from storage) that the tiers hold.
+  Split read(const Request& r, BlockRanges blocks, double bytes, const Done& part_done);
+  void write_through(int node, const BlockRanges& blocks) {
+    for (const auto& t : tiers_) t->write_through(node, blocks);
   }
-  void write_through(int, const BlockRanges&) override {}
-  const DramPool* pool() const override { return nullptr; }
-};
-
-// The distributed DRAM pool (core/kv/dram_pool.hpp holds its state) in front of storage.
-class DramPoolSource final : public KvSources {
- public:
-  DramPoolSource(std::unique_ptr<DramPool> pool, Backend& be, const BlockIndex& blocks, const ClusterLayout& layout,
-                 TransferTotals& totals)
-      : pool_(std::move(pool)), be_(be), blocks_(blocks), layout_(layout), totals_(totals) {}
-  bool serves_alone(int agent, int64_t first_block, int64_t last_block) const override;
-  Split read(const Request& r, BlockRanges blocks, double bytes, const Done& part_done) override;
-  void write_through(int node, const BlockRanges& blocks) override;
-  const DramPool* pool() const override { return pool_.get(); }
+  void report(double end, const TransferTotals& totals, nlohmann::json& summary) const {
+    for (const auto& t : tiers_) t->report(end, totals, summary);
+  }
+  void report_use(double end, const TransferTotals& totals, ResourceUse& use) const {
+    for (const auto& t : tiers_) t->report_use(end, totals, use);
+  }
+  // The first tier of type T (nullptr: none), for tests and tools that know the tier they look for.
+  template <class T>
+  const T* find() const {
+    for (const auto& t : tiers_)
+      if (const T* p = dynamic_cast<const T*>(t.get())) return p;
+    return nullptr;
+  }
 
  private:
-  std::unique_ptr<DramPool> pool_;
-  Backend& be_;
   const BlockIndex& blocks_;
   const ClusterLayout& layout_;
-  TransferTotals& totals_;
+  std::vector<std::unique_ptr<KvSource>> tiers_;
 };
 
-// What a source is built from: the Cluster's own, at construction (each outlives the source).
+// What a tier is built from: the Cluster's own, at construction (each outlives the tier).
 struct KvSourceContext {
   const Scenario& scenario;
   const PolicyFeatures& features;  // the policy's, ablation toggles applied
@@ -83,13 +102,14 @@ struct KvSourceContext {
   const ClusterLayout& layout;
   TransferTotals& totals;  // pool_read and the like, for summary.json's bytes
 };
-// A source for this run when it wants one (its policy's features or its scenario say so), nullptr otherwise.
-using KvSourceFactory = std::function<std::unique_ptr<KvSources>(const KvSourceContext&)>;
+// A tier for this run when it wants one (its policy's features or its scenario say so), nullptr otherwise.
+using KvSourceFactory = std::function<std::unique_ptr<KvSource>(const KvSourceContext&)>;
 
-// Adds (or replaces) the source called `name`; returns true, so a file can register at static initialisation.
+// Adds (or replaces) the tier called `name`; returns true, so a file can register at static initialisation.
 // The built-in ones are registered by register_builtin_kv_sources() (kv_sources.cpp), one line each.
 bool register_kv_source(const std::string& name, KvSourceFactory factory);
-// The run's source: the first registered one, in name order, whose factory builds one; storage alone when none does.
+// The run's chain: every registered tier whose factory builds one, in name order, front to back; empty (storage
+// alone) when none does.
 std::unique_ptr<KvSources> make_kv_sources(const KvSourceContext& context);
 
 }  // namespace dualpath

@@ -38,28 +38,8 @@ nlohmann::json run_summary(const Scenario& sc, const Cluster& cluster, const Run
       {"overlays", sc.overlays},  // overlay files applied before --set, in order (their effect is in "config")
       {"config", scenario_to_json(sc)},
   };
-  // Only with a DRAM pool (policy dram-pool): its capacity, occupancy, what it served and what it evicted.
-  if (const DramPool* pool = cluster.pool()) {
-    const double bb = pool->block_bytes();
-    const auto& t = cluster.totals();
-    const double hit = t.pool_read + t.storage_read;
-    PoolFigures p;
-    p.bytes_per_node = sc.policy.pool.bytes_per_node;
-    p.eviction = name_of(sc.policy.pool.eviction);
-    p.nodes = pool->nodes();
-    p.capacity_bytes = static_cast<double>(pool->capacity_blocks()) * bb * pool->nodes();
-    p.occupancy_mean_bytes = pool->mean_used_blocks(end) * bb;
-    p.occupancy_peak_node_bytes = static_cast<double>(pool->peak_node_blocks()) * bb;
-    p.occupancy_end_bytes = static_cast<double>(pool->used_blocks()) * bb;
-    p.hit_bytes_from_pool = t.pool_read;
-    p.hit_bytes_from_storage = t.storage_read;
-    p.pool_hit_share = hit > 0 ? t.pool_read / hit : 0.0;
-    p.written_bytes = t.pool_write;
-    p.put_bytes = static_cast<double>(pool->put_blocks()) * bb;
-    p.evicted_bytes = static_cast<double>(pool->evicted_blocks()) * bb;
-    p.refused_bytes = static_cast<double>(pool->refused_blocks()) * bb;
-    out["pool"] = p;
-  }
+  // The KV tiers' own sections (the DRAM pool's "pool": its capacity, occupancy, what it served and evicted).
+  cluster.kv_sources().report(end, cluster.totals(), out);
   // Online runs: the KV working set, by the law and as measured (what a KV cache would have to hold).
   if (working_set) {
     const WorkingSet& w = *working_set;

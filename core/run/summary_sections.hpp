@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/kv/pool_figures.hpp"
 #include "core/config/choices.hpp"
 #include "core/metrics/summary.hpp"
 
@@ -55,21 +56,7 @@ struct StopFigures {
 nlohmann::json to_json(const StopFigures& s);
 StopFigures stop_figures_from_json(const nlohmann::json& j);
 
-// "pool" (policies with a DRAM pool, docs/dram-pool.md).
-struct PoolFigures {
-  double bytes_per_node = 0;
-  std::string eviction;
-  int nodes = 0;
-  double capacity_bytes = 0;  // over all nodes
-  double occupancy_mean_bytes = 0, occupancy_peak_node_bytes = 0, occupancy_end_bytes = 0;
-  double hit_bytes_from_pool = 0, hit_bytes_from_storage = 0, pool_hit_share = 0;
-  double written_bytes = 0, put_bytes = 0, evicted_bytes = 0, refused_bytes = 0;
-};
-// JSON keys are the field names (nlohmann's generated to_json/from_json): nlohmann::json(p), j.get<PoolFigures>().
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(PoolFigures, bytes_per_node, eviction, nodes, capacity_bytes, occupancy_mean_bytes,
-                                   occupancy_peak_node_bytes, occupancy_end_bytes, hit_bytes_from_pool,
-                                   hit_bytes_from_storage, pool_hit_share, written_bytes, put_bytes, evicted_bytes,
-                                   refused_bytes)
+// "pool" (policies with a DRAM pool, docs/dram-pool.md): PoolFigures, core/kv/pool_figures.hpp.
 
 // "working_set" (online runs; core/metrics/working_set.hpp): the KV working set by the law lambda*T*L/2 and as
 // measured, in bytes, with the law's terms.

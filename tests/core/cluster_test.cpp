@@ -7,6 +7,7 @@
 #include <map>
 #include <string>
 
+#include "core/cluster/dram_pool_source.hpp"
 #include "core/cluster/cluster.hpp"
 #include "fake_backend.hpp"
 #include "test_scenario.hpp"
@@ -188,7 +189,8 @@ TEST_P(Conservation, EveryRoundOnceAndHitBytesDelivered) {
   }
   if (policy == "dram-pool") {  // persisted blocks written through; hits from the pool, and with a small pool also
                                 // from storage (PE SNICs only)
-    const DramPool& pool = *c.pool();
+    ASSERT_NE(c.kv_sources().find<DramPoolSource>(), nullptr);
+    const DramPool& pool = c.kv_sources().find<DramPoolSource>()->pool();
     EXPECT_NEAR(t.pool_write, t.storage_write, 1);
     EXPECT_NEAR(static_cast<double>(pool.put_blocks() + pool.refused_blocks()) * block_bytes, t.pool_write, 1);
     EXPECT_GT(t.pool_read, 0);
