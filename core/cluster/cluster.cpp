@@ -121,7 +121,13 @@ Cluster::Cluster(const Scenario& scenario, std::vector<Agent> agents, Backend& b
   layout_.pe_units = make_units(view_.pe_groups);
   layout_.de_units = make_units(view_.de_groups);
   faults_.reset(view_.engines.size());
-  stages_ = std::make_unique<Stages>(*this);  // last: the stages size their state from the layout
+  StageSignals& signals = *this;
+  RequestStage& round_end = *this;
+  stages_ = std::make_unique<ClusterStages>(ClusterParts{  // last: the stages size their state from the layout
+      sc_, be_, obs_, cost_, *policy_, features_, view_, layout_, blocks_, requests_, totals_, accounts_, ep_, ports_,
+      *sources_, faults_, tuning_.reads_in_flight_per_node, tuning_.persist_flush_bytes, signals, round_end,
+      [this](int agent, int round) { issue_round(agent, round); }, [this] { hand_over_settled(); },
+      [this] { return handed_; }});
 }
 
 Cluster::~Cluster() = default;

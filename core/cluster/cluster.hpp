@@ -12,8 +12,9 @@
 // backend or free for the oracle), the KV sources (kv_sources.hpp), the EP all-to-all (ep_all_to_all.*), the
 // requests' accounts (request_accounts.hpp), the DE buffer ports (buffer_ports.hpp), the layout
 // (cluster_layout.hpp). What flows back up the pipeline goes through StageSignals, which the Cluster routes.
-// Faults are handlers, one per effect (faults/), that reach the stages through their fault hooks. The Cluster is
-// the composition root (cluster_stages.hpp wires the stages) and holds the agents' rounds and the stop rule.
+// Faults are handlers, one per effect (faults/), that reach the stages through their fault hooks; FaultBook
+// (fault_book.hpp) records them. The Cluster is the composition root (cluster_stages.hpp wires the stages) and holds
+// the agents' rounds and the stop rule.
 #pragma once
 
 #include <algorithm>
@@ -33,7 +34,7 @@
 #include "core/cluster/buffer_ports.hpp"
 #include "core/cluster/cluster_layout.hpp"
 #include "core/cluster/ep_all_to_all.hpp"
-#include "core/cluster/faults/fault_book.hpp"
+#include "core/cluster/fault_book.hpp"
 #include "core/cluster/kv_sources.hpp"
 #include "core/cluster/request_accounts.hpp"
 #include "core/cluster/stage.hpp"
@@ -49,6 +50,8 @@
 #include "core/workload/agents.hpp"
 
 namespace dualpath {
+
+struct ClusterStages;  // the stages, wired (cluster_stages.hpp)
 
 // Knobs of the engines that the paper leaves open (docs/assumptions.md).
 struct ClusterTuning {
@@ -109,7 +112,6 @@ class Cluster : private RequestStage, private StageSignals {
   void set_activity_log(ActivityObserver* log) { obs_ = log ? log : &no_activity(); }
 
  private:
-  struct Stages;  // the stages, wired (cluster_stages.hpp)
 
   // RequestStage: the round's end, after decode (or after prefill when the first token was the last).
   void accept(Request& r) override { round_done(r); }
@@ -159,7 +161,7 @@ class Cluster : private RequestStage, private StageSignals {
 
   FaultBook faults_;  // the scenario's faults as they happen, and the engines they lost
   // The stages (built last: they size their state from the layout).
-  std::unique_ptr<Stages> stages_;
+  std::unique_ptr<ClusterStages> stages_;
 };
 
 }  // namespace dualpath

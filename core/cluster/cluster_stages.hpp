@@ -3,9 +3,10 @@
 // already built. Private to core/cluster/ (the Cluster builds it last, once its layout is filled).
 #pragma once
 
+#include <cstddef>
+#include <functional>
 #include <memory>
 
-#include "core/cluster/cluster.hpp"
 #include "core/cluster/decode_stage.hpp"
 #include "core/cluster/faults/fault_handler.hpp"
 #include "core/cluster/kv_io.hpp"
@@ -16,30 +17,51 @@
 
 namespace dualpath {
 
-struct Cluster::Stages {
-  explicit Stages(Cluster& c)
-      : shared{c.be_, c.requests_, c.view_, c.layout_, c.accounts_},
-        persist(c.be_, c.view_, c.layout_, c.blocks_, c.totals_, *c.sources_, c.faults_, signals(c),
-                c.tuning_.persist_flush_bytes),
-        io(c.features_.bypass_io ? std::unique_ptr<KvIo>(std::make_unique<FreeKvIo>(c.blocks_))
-                                 : std::make_unique<StorageKvIo>(shared, c.blocks_, c.totals_, c.ports_, *c.sources_,
-                                                                 c.obs_, signals(c), persist)),
-        decode(shared, c.sc_, c.cost_, c.blocks_, c.ep_, c.obs_, signals(c), *io, round_end(c)),
-        prefill(shared, c.sc_, c.cost_, c.features_, c.ep_, c.obs_, signals(c), *io, decode),
-        reads(shared, c.blocks_, c.totals_, *c.sources_, c.faults_, signals(c), prefill, *c.policy_,
-              c.tuning_.reads_in_flight_per_node, static_cast<int>(c.view_.nodes.size())),
-        free_reads(c.be_, c.blocks_, c.layout_, c.view_, *c.policy_, prefill),
-        placement(shared, c.sc_.deployment.fetch_period, *c.policy_, c.faults_,
-                  c.features_.bypass_io ? static_cast<RequestStage&>(free_reads) : reads),
-        faults{c.sc_,     c.be_,    c.view_,  c.layout_,  c.requests_, c.accounts_, c.faults_, c.ports_,
-               *c.policy_, placement, reads,   prefill,   decode,      persist,     *io,
-               [&c](int agent, int round) { c.issue_round(agent, round); },
-               [&c] { c.hand_over_settled(); },
-               [&c] { return c.handed_; }} {}
+// What the stages are built from: the Cluster's own parts (each outlives the stages), the Cluster as the stages
+// see it (where signals go, and the round's end after decode), and its rounds as the fault handlers see them.
+struct ClusterParts {
+  const Scenario& scenario;
+  Backend& be;
+  ActivityObserver* const& obs;
+  const CostModel& cost;
+  Policy& policy;
+  const PolicyFeatures& features;
+  ClusterView& view;
+  const ClusterLayout& layout;
+  BlockIndex& blocks;
+  RequestLog& requests;
+  TransferTotals& totals;
+  RequestAccounts& accounts;
+  EpAllToAll& ep;
+  BufferPorts& ports;
+  KvSources& sources;
+  FaultBook& faults;
+  int reads_in_flight_per_node;  // ClusterTuning
+  double persist_flush_bytes;    // ClusterTuning
+  StageSignals& signals;
+  RequestStage& round_end;
+  std::function<void(int agent, int round)> restart_round;
+  std::function<void()> hand_over_settled;
+  std::function<size_t()> first_unsettled;
+};
 
-  // The Cluster as the stages see it (its bases are private to it).
-  static StageSignals& signals(Cluster& c) { return c; }
-  static RequestStage& round_end(Cluster& c) { return c; }
+struct ClusterStages {
+  explicit ClusterStages(const ClusterParts& c)
+      : shared{c.be, c.requests, c.view, c.layout, c.accounts},
+        persist(c.be, c.view, c.layout, c.blocks, c.totals, c.sources, c.faults, c.signals, c.persist_flush_bytes),
+        io(c.features.bypass_io ? std::unique_ptr<KvIo>(std::make_unique<FreeKvIo>(c.blocks))
+                                : std::make_unique<StorageKvIo>(shared, c.blocks, c.totals, c.ports, c.sources, c.obs,
+                                                                c.signals, persist)),
+        decode(shared, c.scenario, c.cost, c.blocks, c.ep, c.obs, c.signals, *io, c.round_end),
+        prefill(shared, c.scenario, c.cost, c.features, c.ep, c.obs, c.signals, *io, decode),
+        reads(shared, c.blocks, c.totals, c.sources, c.faults, c.signals, prefill, c.policy,
+              c.reads_in_flight_per_node, static_cast<int>(c.view.nodes.size())),
+        free_reads(c.be, c.blocks, c.layout, c.view, c.policy, prefill),
+        placement(shared, c.scenario.deployment.fetch_period, c.policy, c.faults,
+                  c.features.bypass_io ? static_cast<RequestStage&>(free_reads) : reads),
+        faults{c.scenario, c.be,   c.view,   c.layout, c.requests, c.accounts,        c.faults,
+               c.ports,    c.policy, placement, reads, prefill,    decode,            persist,
+               *io,        c.restart_round, c.hand_over_settled, c.first_unsettled} {}
 
   StageShared shared;
   PersistStage persist;
@@ -49,7 +71,7 @@ struct Cluster::Stages {
   ReadStage reads;
   FreeReads free_reads;  // the oracle's: nothing is read
   PlacementStage placement;
-  FaultScope faults;
+  FaultScope faults;  // what the fault handlers reach (faults/fault_handler.hpp)
 };
 
 }  // namespace dualpath

@@ -13,7 +13,7 @@
 #include "core/cost/cost_model.hpp"
 #include "core/cluster/cluster_layout.hpp"
 #include "core/cluster/ep_all_to_all.hpp"
-#include "core/cluster/faults/fault_record.hpp"
+#include "core/cluster/fault_record.hpp"
 #include "core/cluster/kv_io.hpp"
 #include "core/cluster/stage_base.hpp"
 #include "core/cluster/request_accounts.hpp"

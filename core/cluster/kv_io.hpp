@@ -14,7 +14,7 @@
 #include "core/backend/backend.hpp"
 #include "core/cluster/buffer_ports.hpp"
 #include "core/cluster/cluster_layout.hpp"
-#include "core/cluster/faults/fault_record.hpp"
+#include "core/cluster/fault_record.hpp"
 #include "core/cluster/kv_sources.hpp"
 #include "core/cluster/stage_base.hpp"
 #include "core/cluster/prefill_forward.hpp"
@@ -27,7 +27,24 @@
 
 namespace dualpath {
 
-class PersistStage;
+// Where the service sends KV blocks to storage: the persist stage (persist_stage.hpp), which owns the writes in
+// flight and the blocks decoding filled that are not yet written.
+class BlockWriter {
+ public:
+  // Claimed blocks on their way to storage from `node` (and the agents whose write_started they carry); returns the
+  // write's id, or -1 when writes are not tracked.
+  virtual int64_t track(int node, const BlockRanges& blocks, std::vector<int> agents, double bytes) = 0;
+  // Writes `blocks` (`bytes`) from `node`'s DRAM to storage, then `done`; `write` is its id from track().
+  virtual void persist(int node, int64_t write, const BlockRanges& blocks, double bytes, Done done) = 0;
+  // Blocks decoding filled on decode engine `gpu`, claimed, to be written with its next flush; the flush; their loss
+  // with their engines.
+  virtual void add_filled(int gpu, double bytes, std::vector<AgentWrite> writes) = 0;
+  virtual void flush(const std::vector<int>& engines, const std::vector<bool>& forced, bool full_ones) = 0;
+  virtual void on_engines_lost(const std::vector<int>& engines, FaultRecord& rec) = 0;
+
+ protected:
+  ~BlockWriter() = default;
+};
 
 // Where the service reports the transfers of a forward's stage as each ends (the prefill stage counts them).
 class ForwardIoListener {
@@ -65,8 +82,8 @@ class KvIo {
   virtual void handoff_finished(Request& r) = 0;
   // Blocks of `r` filled by decoding up to token `upto` that its decode engine now persists (claimed; empty: none).
   virtual BlockRanges claim_filled(Request& r, int64_t upto) = 0;
-  // Filled blocks claimed on decode engine `gpu`, to the persist stage; flushed there (PersistStage::flush); lost
-  // with their engines.
+  // Filled blocks claimed on decode engine `gpu`, to the persist stage (BlockWriter); flushed there; lost with
+  // their engines.
   virtual void add_filled(int gpu, double bytes, std::vector<AgentWrite> writes) = 0;
   virtual void flush(const std::vector<int>& engines, const std::vector<bool>& forced, bool full_ones) = 0;
   virtual void engines_lost(const std::vector<int>& engines, FaultRecord& rec) = 0;
@@ -78,10 +95,10 @@ class KvIo {
 class StorageKvIo final : public KvIo, private StageBase {
  public:
   // Moves KV through the backend (counted in `totals`, reported to `*obs`) between the buffers and ports the
-  // layout and `ports` name; claims and persists blocks in the block index (through `persist`, written through to
-  // the KV `sources`); gives buffer room back in the accounts, and says so through `signals`.
+  // layout and `ports` name; claims and persists blocks in the block index (written by `writer`, through to the
+  // KV `sources`); gives buffer room back in the accounts, and says so through `signals`.
   StorageKvIo(const StageShared& shared, BlockIndex& blocks, TransferTotals& totals, const BufferPorts& ports,
-              KvSources& sources, ActivityObserver* const& obs, StageSignals& signals, PersistStage& persist)
+              KvSources& sources, ActivityObserver* const& obs, StageSignals& signals, BlockWriter& writer)
       : StageBase(shared),
         blocks_(blocks),
         totals_(totals),
@@ -89,7 +106,7 @@ class StorageKvIo final : public KvIo, private StageBase {
         sources_(sources),
         obs_(obs),
         signals_(signals),
-        persist_(persist) {}
+        writer_(writer) {}
   void round_issued(int, int64_t) override {}
   bool moves_kv() const override { return true; }
   bool reserves_de_room() const override { return layout_.streamed_buffers; }
@@ -101,9 +118,15 @@ class StorageKvIo final : public KvIo, private StageBase {
   void hand_off(Request& r, Done done) override;
   void handoff_finished(Request& r) override;
   BlockRanges claim_filled(Request& r, int64_t upto) override;
-  void add_filled(int gpu, double bytes, std::vector<AgentWrite> writes) override;
-  void flush(const std::vector<int>& engines, const std::vector<bool>& forced, bool full_ones) override;
-  void engines_lost(const std::vector<int>& engines, FaultRecord& rec) override;
+  void add_filled(int gpu, double bytes, std::vector<AgentWrite> writes) override {
+    writer_.add_filled(gpu, bytes, std::move(writes));
+  }
+  void flush(const std::vector<int>& engines, const std::vector<bool>& forced, bool full_ones) override {
+    writer_.flush(engines, forced, full_ones);
+  }
+  void engines_lost(const std::vector<int>& engines, FaultRecord& rec) override {
+    writer_.on_engines_lost(engines, rec);
+  }
   void pe_room_back() override { signals_.reads_may_start(); }
   void de_room_back() override { signals_.de_room_back(); }
 
@@ -114,7 +137,7 @@ class StorageKvIo final : public KvIo, private StageBase {
   KvSources& sources_;
   ActivityObserver* const& obs_;
   StageSignals& signals_;
-  PersistStage& persist_;
+  BlockWriter& writer_;
 };
 
 class FreeKvIo final : public KvIo {

@@ -5,7 +5,6 @@
 #include <memory>
 
 #include "core/cluster/kv_io.hpp"
-#include "core/cluster/persist_stage.hpp"
 #include "core/mutation/mutant.hpp"
 
 namespace dualpath {
@@ -105,8 +104,8 @@ void StorageKvIo::hand_off(Request& r, Done done) {
   if (new_blocks > 0) {
     totals_.storage_write += new_blocks;
     sources_.write_through(node, blocks);  // beside the storage write
-    const int64_t write = persist_.track(node, blocks, {}, new_blocks);
-    persist_.persist(node, write, blocks, new_blocks, [this, blocks, one_done] {
+    const int64_t write = writer_.track(node, blocks, {}, new_blocks);
+    writer_.persist(node, write, blocks, new_blocks, [this, blocks, one_done] {
       blocks_.persist(blocks);
       one_done();
     });
@@ -124,18 +123,6 @@ BlockRanges StorageKvIo::claim_filled(Request& r, int64_t upto) {
   BlockRanges blocks = blocks_.claim(r.agent, r.persisted_upto / bt, upto / bt);
   if (!blocks.empty()) blocks_.write_started(r.agent);  // blocks shared with another agent may be stored already
   return blocks;
-}
-
-void StorageKvIo::add_filled(int gpu, double bytes, std::vector<AgentWrite> writes) {
-  persist_.add_filled(gpu, bytes, std::move(writes));
-}
-
-void StorageKvIo::flush(const std::vector<int>& engines, const std::vector<bool>& forced, bool full_ones) {
-  persist_.flush(engines, forced, full_ones);
-}
-
-void StorageKvIo::engines_lost(const std::vector<int>& engines, FaultRecord& rec) {
-  persist_.on_engines_lost(engines, rec);
 }
 
 }  // namespace dualpath

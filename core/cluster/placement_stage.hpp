@@ -11,7 +11,7 @@
 #include <deque>
 #include <vector>
 
-#include "core/cluster/faults/fault_book.hpp"
+#include "core/cluster/fault_book.hpp"
 #include "core/cluster/stage_base.hpp"
 #include "core/cluster/stage.hpp"
 #include "core/sched/cluster_view.hpp"

@@ -15,7 +15,7 @@
 
 #include "core/backend/backend.hpp"
 #include "core/cluster/cluster_layout.hpp"
-#include "core/cluster/faults/fault_book.hpp"
+#include "core/cluster/fault_book.hpp"
 #include "core/cluster/kv_sources.hpp"
 #include "core/cluster/stage_base.hpp"
 #include "core/cluster/read_path.hpp"

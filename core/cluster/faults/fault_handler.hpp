@@ -14,7 +14,7 @@
 #include "core/cluster/buffer_ports.hpp"
 #include "core/cluster/cluster_layout.hpp"
 #include "core/cluster/decode_stage.hpp"
-#include "core/cluster/faults/fault_book.hpp"
+#include "core/cluster/fault_book.hpp"
 #include "core/cluster/kv_io.hpp"
 #include "core/cluster/persist_stage.hpp"
 #include "core/cluster/placement_stage.hpp"

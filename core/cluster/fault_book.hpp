@@ -6,7 +6,7 @@
 #include <cstddef>
 #include <vector>
 
-#include "core/cluster/faults/fault_record.hpp"
+#include "core/cluster/fault_record.hpp"
 #include "core/config/fault_kinds.hpp"
 #include "core/config/scenario.hpp"  // FaultSpec
 
