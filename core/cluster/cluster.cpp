@@ -162,7 +162,6 @@ void Cluster::issue_round(int agent, int round) {
   r.hit = mutant("hit_ignores_persisted") ? blocks_.aligned(r.prompt - 1)
                                            : std::min(blocks_.persisted_prefix(agent), blocks_.aligned(r.prompt - 1));
   r.fresh = r.prompt - r.hit;
-  r.persisted_upto = r.hit;
   r.hit_bytes = layout_.kv_bytes(r.hit);
   r.prompt_bytes = layout_.kv_bytes(r.prompt);
   r.t.arrival = be_.now();
@@ -209,7 +208,7 @@ void Cluster::first_token(const Request& r) {
 
 bool Cluster::settled(const Request& r) const {
   // A round whose first token was its last is handed off after it is done (its handoff_end is still to come).
-  return r.lost || (r.t.done >= 0 && !r.in_decode_batch && (r.gen > 1 || r.t.handoff_end >= 0));
+  return r.lost || (r.t.done >= 0 && !r.decode.in_batch() && (r.gen > 1 || r.t.handoff_end >= 0));
 }
 
 void Cluster::hand_over_settled() {

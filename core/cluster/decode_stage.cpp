@@ -83,7 +83,7 @@ void DecodeStage::handoff_done(Request& r) {
   r.t.handoff_end = be_.now();
   const int64_t prompt_blocks = blocks_.aligned(r.prompt);
   io_.handoff_finished(r);
-  r.persisted_upto = prompt_blocks;
+  r.decode.persisted_upto_ = prompt_blocks;
   auto& eng = view_.engines[r.de];
   if (r.gen <= 1) {  // the first token was the last: nothing to decode
     eng.tok -= r.prompt + r.gen, eng.seq -= 1;
@@ -105,15 +105,15 @@ void DecodeStage::handoff_done(Request& r) {
     const int k = static_cast<int>(std::ceil((be_.now() - s.chunk_start) / s.step_time));
     if (k < s.steps) {
       s.boarded[idx].emplace_back(r.id, k);
-      r.in_decode_batch = true;
+      r.decode.in_batch_ = true;
       accounts_.set_wait(r, WaitCause::Decode);
       io_.de_room_back();
-      finish_at_step(unit, idx, r.id, k, r.gen - r.generated);
+      finish_at_step(unit, idx, r.id, k, r.gen - r.decode.generated());
       return;
     }
   }
   s.joining[idx].push_back(r.id);
-  r.in_decode_batch = true;
+  r.decode.in_batch_ = true;
   io_.de_room_back();
   maybe_start_chunk(unit);
 }
@@ -132,7 +132,7 @@ void DecodeStage::maybe_start_chunk(int group) {
     s.joining[i].clear();
     for (int64_t id : s.active[i]) {
       const Request& r = requests_[id];
-      const int64_t left = r.gen - r.generated;
+      const int64_t left = r.gen - r.decode.generated();
       if (min_left < 0 || left < min_left) min_left = left;
       max_left = std::max(max_left, left);
     }
@@ -146,7 +146,7 @@ void DecodeStage::maybe_start_chunk(int group) {
   // per-step sum: its context, its engine's batch, its EP bytes; so the chunk's work is that of its steps. Ending
   // at the first finish, every fraction is 1 and the sums are the plain ones.
   const auto share = [&](const Request& r) {
-    const int64_t left = r.gen - r.generated;
+    const int64_t left = r.gen - r.decode.generated();
     return left >= steps ? 1.0 : static_cast<double>(left) / steps;
   };
 
@@ -162,8 +162,8 @@ void DecodeStage::maybe_start_chunk(int group) {
     for (int64_t id : s.active[i]) {
       const Request& r = requests_[id];
       const double f = share(r);
-      const int64_t here = std::min<int64_t>(steps, r.gen - r.generated);  // its steps in this chunk
-      const double c = static_cast<double>(r.prompt + r.generated) + here / 2.0;
+      const int64_t here = std::min<int64_t>(steps, r.gen - r.decode.generated());  // its steps in this chunk
+      const double c = static_cast<double>(r.prompt + r.decode.generated()) + here / 2.0;
       e.sum_context += f * c, e.sum_capped_context += f * std::min(c, topk);
       e.batch += f;
       tokens += here;
@@ -199,7 +199,7 @@ void DecodeStage::maybe_start_chunk(int group) {
   work.linear_tokens = mean_batch;
   work.weight_bytes_per_gpu = cost_.weight_bytes_per_gpu(group_gpus);
   for (int64_t id : s.active[slowest])
-    work.seqs.push_back(SeqShape{requests_[id].prompt + requests_[id].generated + steps / 2, 1});
+    work.seqs.push_back(SeqShape{requests_[id].prompt + requests_[id].decode.generated() + steps / 2, 1});
   // DeepEP low-latency kernels: one RDMA copy per routed expert on another node, for each of the 1 + mtp_depth
   // tokens a request carries through n_layers + mtp_depth layers per step, shared by the tokens the step yields.
   const ModelSpec& m = scenario_.model;
@@ -219,7 +219,7 @@ void DecodeStage::maybe_start_chunk(int group) {
   if (past_finishes)
     for (size_t i = 0; i < engines.size(); ++i)
       for (int64_t id : s.active[i])
-        finish_at_step(group, i, id, 0, requests_[id].gen - requests_[id].generated);
+        finish_at_step(group, i, id, 0, requests_[id].gen - requests_[id].decode.generated());
 }
 
 void DecodeStage::finish_at_step(int group, size_t i, int64_t id, int from, int64_t left) {
@@ -237,8 +237,8 @@ void DecodeStage::finish_inside(int group, size_t i, int64_t id, int from) {
   auto& s = units_[group];
   Request& r = requests_[id];
   if (s.lost || r.lost) return;  // lost with a node mid-chunk
-  if (r.generated == 1) r.t.second_token = s.chunk_start + (from + 1) * s.step_time;
-  r.generated = r.gen;
+  if (r.decode.generated() == 1) r.t.second_token = s.chunk_start + (from + 1) * s.step_time;
+  r.decode.generated_ = r.gen;
   std::vector<AgentWrite> filled;
   const double bytes = claim_filled(r, filled);
   const auto& engines = layout_.de_units[group];
@@ -250,13 +250,13 @@ void DecodeStage::finish_inside(int group, size_t i, int64_t id, int from) {
 }
 
 double DecodeStage::claim_filled(Request& r, std::vector<AgentWrite>& into) {
-  const int64_t upto = blocks_.aligned(r.prompt + r.generated);
+  const int64_t upto = blocks_.aligned(r.prompt + r.decode.generated());
   double bytes = 0;
   if (BlockRanges blocks = io_.claim_filled(r, upto); !blocks.empty()) {
     bytes = layout_.kv_bytes(BlockIndex::block_count(blocks) * blocks_.block_tokens());
     into.push_back(AgentWrite{r.agent, std::move(blocks)});
   }
-  r.persisted_upto = std::max(r.persisted_upto, upto);
+  r.decode.persisted_upto_ = std::max(r.decode.persisted_upto(), upto);
   return bytes;
 }
 
@@ -282,12 +282,12 @@ void DecodeStage::chunk_done(int group) {
   // token came before that has finished already (finish_inside).
   const auto advance = [&](size_t i, int64_t id, int from) {
     Request& r = requests_[id];
-    if (r.generated >= r.gen) return;
-    if (r.generated == 1) r.t.second_token = s.chunk_start + (from + 1) * per_step;
-    const int64_t here = std::min<int64_t>(s.steps - from, r.gen - r.generated);
-    r.generated += here;
+    if (r.decode.generated() >= r.gen) return;
+    if (r.decode.generated() == 1) r.t.second_token = s.chunk_start + (from + 1) * per_step;
+    const int64_t here = std::min<int64_t>(s.steps - from, r.gen - r.decode.generated());
+    r.decode.generated_ += here;
     d2h[i] += claim_filled(r, written[i]);
-    if (r.generated >= r.gen) finished.push_back(id);
+    if (r.decode.generated() >= r.gen) finished.push_back(id);
   };
   for (size_t i = 0; i < engines.size(); ++i) {
     auto& active = s.active[i];
@@ -300,8 +300,8 @@ void DecodeStage::chunk_done(int group) {
     active.erase(std::remove_if(active.begin(), active.end(),
                                 [&](int64_t id) {
                                   Request& r = requests_[id];
-                                  const bool out = r.generated >= r.gen;
-                                  if (out) r.in_decode_batch = false;  // no part of the group reads it again
+                                  const bool out = r.decode.generated() >= r.gen;
+                                  if (out) r.decode.in_batch_ = false;  // no part of the group reads it again
                                   return out;
                                 }),
                  active.end());
@@ -348,11 +348,11 @@ void DecodeStage::drop_lost() {
     if (!s.lost) continue;
     // Nothing of a lost unit reads its batch again (its requests are lost, or finished inside its last chunk).
     for (const auto& a : s.active)
-      for (int64_t id : a) requests_[id].in_decode_batch = false;
+      for (int64_t id : a) requests_[id].decode.in_batch_ = false;
     for (const auto& j : s.joining)
-      for (int64_t id : j) requests_[id].in_decode_batch = false;
+      for (int64_t id : j) requests_[id].decode.in_batch_ = false;
     for (const auto& b : s.boarded)
-      for (const auto& [id, from] : b) requests_[id].in_decode_batch = false;
+      for (const auto& [id, from] : b) requests_[id].decode.in_batch_ = false;
     for (auto& a : s.active) a.clear();
     for (auto& j : s.joining) j.clear();
     for (auto& b : s.boarded) b.clear();

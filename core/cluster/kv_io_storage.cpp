@@ -20,14 +20,14 @@ int StorageKvIo::load_stage(PrefillForward& f, int stage, ForwardIoListener& to)
       const Request& r = requests_[e.request];
       const double bytes = layout_.kv_bytes_layers(e.cached, f.layers[stage]);
       if (bytes <= 0 || r.lost) continue;  // a lost attempt's KV went with its node
-      if (e.cached == r.hit && r.prefilled == e.fresh) totals_.hit_loaded_to_pe += bytes;  // first chunk
-      if (r.side != ReadSide::Split) {
-        by_source[r.side == ReadSide::De ? ports_.port(r.de, engines[i]) : r.pe] += bytes;
+      if (e.cached == r.hit && r.prefill.computed() == e.fresh) totals_.hit_loaded_to_pe += bytes;  // first chunk
+      if (r.read.side() != ReadSide::Split) {
+        by_source[r.read.side() == ReadSide::De ? ports_.port(r.de, engines[i]) : r.pe] += bytes;
         continue;
       }
       // A split read: the PE half from the PE buffer, the DE half (and earlier chunks' KV, sent to the DE
       // buffer) over the compute network; the stage computes when both are in HBM (loads_pending counts both).
-      const double local = layout_.kv_bytes_layers(r.pe_hit, f.layers[stage]);
+      const double local = layout_.kv_bytes_layers(r.read.pe_hit(), f.layers[stage]);
       by_source[r.pe] += local;
       if (bytes > local) by_source[ports_.port(r.de, engines[i])] += bytes - local;
     }
@@ -118,9 +118,9 @@ void StorageKvIo::handoff_finished(Request& r) {
 }
 
 BlockRanges StorageKvIo::claim_filled(Request& r, int64_t upto) {
-  if (upto <= r.persisted_upto || mutant("no_decode_persist")) return {};
+  if (upto <= r.decode.persisted_upto() || mutant("no_decode_persist")) return {};
   const int64_t bt = blocks_.block_tokens();
-  BlockRanges blocks = blocks_.claim(r.agent, r.persisted_upto / bt, upto / bt);
+  BlockRanges blocks = blocks_.claim(r.agent, r.decode.persisted_upto() / bt, upto / bt);
   if (!blocks.empty()) blocks_.write_started(r.agent);  // blocks shared with another agent may be stored already
   return blocks;
 }

@@ -77,8 +77,8 @@ void PlacementStage::prefill_fetch(int group) {
     auto& e = view_.engines[p.engine];
     r.pe = p.engine;
     r.t.pe_assigned = be_.now();
-    r.pe_fetch_seen = true;
-    if (r.de < 0) accounts_.set_wait(r, r.de_fetch_seen ? WaitCause::DeHbm : WaitCause::Fetch);
+    r.place.pe_seen_ = true;
+    if (r.de < 0) accounts_.set_wait(r, r.place.de_seen() ? WaitCause::DeHbm : WaitCause::Fetch);
     e.tok += r.prompt, e.seq += 1;
     ids.push_back(r.id);
   }
@@ -86,9 +86,9 @@ void PlacementStage::prefill_fetch(int group) {
   else erase_placed(pe_waiting_, placed_list);
   // Requests this fetch saw but could not place wait for PE admission from now on. Unseen ones are a suffix of
   // the queue (arrivals append; every fetch marks all), so only the new ones are visited.
-  for (auto it = pe_waiting_.rbegin(); it != pe_waiting_.rend() && !requests_[it->id].pe_fetch_seen; ++it) {
+  for (auto it = pe_waiting_.rbegin(); it != pe_waiting_.rend() && !requests_[it->id].place.pe_seen(); ++it) {
     Request& r = requests_[it->id];
-    r.pe_fetch_seen = true;
+    r.place.pe_seen_ = true;
     accounts_.set_wait(r, WaitCause::PeAdmission);
   }
   for (int64_t id : ids)
@@ -116,15 +116,15 @@ void PlacementStage::decode_fetch(int group) {
     }
     r.de = p.engine;
     r.t.de_assigned = be_.now();
-    r.de_fetch_seen = true;
+    r.place.de_seen_ = true;
     e.tok += r.prompt + r.gen, e.seq += 1;
     ids.push_back(r.id);
   }
   if (placed_list.size() == q.size()) q.clear();
   else erase_placed(q, placed_list);
-  for (auto it = q.rbegin(); it != q.rend() && !requests_[it->id].de_fetch_seen; ++it) {
+  for (auto it = q.rbegin(); it != q.rend() && !requests_[it->id].place.de_seen(); ++it) {
     Request& r = requests_[it->id];
-    r.de_fetch_seen = true;
+    r.place.de_seen_ = true;
     if (r.pe >= 0) accounts_.set_wait(r, WaitCause::DeHbm);  // else it still waits for a PE (charged there)
   }
   for (int64_t id : ids)

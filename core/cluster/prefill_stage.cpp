@@ -86,8 +86,8 @@ void PrefillStage::maybe_start(int group) {
         }
         it->second -= r.prompt_bytes;  // tentative: given back below if the quota leaves the request out
       }
-      const int64_t cached = r.hit + r.prefilled;
-      const int64_t fresh = r.fresh - r.prefilled;
+      const int64_t cached = r.hit + r.prefill.computed();
+      const int64_t fresh = r.fresh - r.prefill.computed();
       cands.push_back({cached, fresh, features_.layerwise ? 0.0 : layout_.kv_bytes(cached + fresh)});
       ids.push_back(id);
     }
@@ -101,11 +101,11 @@ void PrefillStage::maybe_start(int group) {
       if (needs_de_room(r)) {
         accounts_.reserve_buffer(r, layout_.node_of(r.de), r.prompt_bytes);
       }
-      BatchEntry e{r.id, r.hit + r.prefilled, it.fresh, 0, r.prefilled + it.fresh == r.fresh};
+      BatchEntry e{r.id, r.hit + r.prefill.computed(), it.fresh, 0, r.prefill.computed() + it.fresh == r.fresh};
       // The first chunk also sends the hit KV read through the PE node (the DE buffer already has the rest).
-      e.send_tokens = it.fresh + (r.prefilled == 0 ? r.pe_hit : 0);
+      e.send_tokens = it.fresh + (r.prefill.computed() == 0 ? r.read.pe_hit() : 0);
       if (r.t.prefill_start < 0) r.t.prefill_start = be_.now();
-      r.prefilled += it.fresh;
+      r.prefill.computed_ += it.fresh;
       f->hbm_per_engine[i] += cands[it.index].hbm_bytes;
       if (e.last_chunk) completed.push_back(r.id);
       f->batch[i].push_back(e);
@@ -174,8 +174,8 @@ void PrefillStage::release_loaded_layers(const PrefillForward& f, int stage) {
   for (size_t i = 0; i < engines.size(); ++i)
     for (const auto& e : f.batch[i]) {
       Request& r = requests_[e.request];
-      if (!e.last_chunk || r.side == ReadSide::De || r.pe_hit_bytes <= 0 || r.lost) continue;
-      accounts_.release_buffer(r, layout_.node_of(r.pe), r.pe_hit_bytes * share);
+      if (!e.last_chunk || r.read.side() == ReadSide::De || r.read.pe_hit_bytes() <= 0 || r.lost) continue;
+      accounts_.release_buffer(r, layout_.node_of(r.pe), r.read.pe_hit_bytes() * share);
       if (std::find(nodes.begin(), nodes.end(), layout_.node_of(r.pe)) == nodes.end())
         nodes.push_back(layout_.node_of(r.pe));
     }
@@ -308,7 +308,7 @@ void PrefillStage::forward_finished(PrefillForward& f) {
       r.t.first_token = be_.now();
       signals_.first_token(r);
       accounts_.set_wait(r, WaitCause::KvTail);
-      r.generated = 1;
+      r.decode.generated_ = 1;
       eng.tok -= r.prompt, eng.seq -= 1;
       // Reserved buffers give the PE buffer back now; streamed ones did it layer by layer (this clears rounding).
       if (r.buffer_bytes[NodeSide::Pe] > 0)

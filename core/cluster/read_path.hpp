@@ -20,9 +20,8 @@ inline void set_read_path(Request& r, ReadSide side, int64_t pe_hit, const Block
   pe_hit = blocks.aligned(std::clamp<int64_t>(pe_hit, 0, r.hit));  // whole blocks on each side
   if (side == ReadSide::Split && pe_hit <= 0) side = ReadSide::De;
   if (side == ReadSide::Split && pe_hit >= r.hit) side = ReadSide::Pe;
-  r.side = side;
-  r.pe_hit = side == ReadSide::Pe ? r.hit : side == ReadSide::De ? 0 : pe_hit;
-  r.pe_hit_bytes = side == ReadSide::Pe ? r.hit_bytes : side == ReadSide::De ? 0.0 : layout.kv_bytes(pe_hit);
+  r.read.set_path(side, side == ReadSide::Pe ? r.hit : side == ReadSide::De ? 0 : pe_hit,
+                  side == ReadSide::Pe ? r.hit_bytes : side == ReadSide::De ? 0.0 : layout.kv_bytes(pe_hit));
 }
 
 }  // namespace dualpath

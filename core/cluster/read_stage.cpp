@@ -49,10 +49,10 @@ void FreeReads::accept(Request& r) {
 }
 
 void ReadStage::enqueue(Request& r) {
-  split_reads_ = split_reads_ || r.side == ReadSide::Split;
+  split_reads_ = split_reads_ || r.read.side() == ReadSide::Split;
   accounts_.set_wait(r, WaitCause::ReadQueue);  // from now on the node queues charge its time (charge_queue)
   const PerSide<bool> halves{{has_half(r, NodeSide::Pe), has_half(r, NodeSide::De)}};
-  for (NodeSide h : kNodeSides) r.half[h] = halves[h] ? Request::Half::Queued : Request::Half::None;
+  for (NodeSide h : kNodeSides) r.read.set_half(h, halves[h] ? ReadHalf::Queued : ReadHalf::None);
   // A split read waits in both queues, each entry charging half of the request's time while both wait.
   const double weight = queued_entry_weight(r);
   for (NodeSide h : kNodeSides) {
@@ -77,15 +77,15 @@ WaitCause ReadStage::admit(Request& r) {
   // A split read is admitted once, with the room both halves need, when its first half reaches a queue head: the
   // request then holds all it needs, as a DE-path one does, and its other half needs only a read slot
   // (start_admitted_halves), so buffers cannot deadlock between the two queues.
-  if (r.halves(Request::Half::Reading) + r.halves(Request::Half::Done) > 0) return WaitCause::Count;
+  if (r.read.halves(ReadHalf::Reading) + r.read.halves(ReadHalf::Done) > 0) return WaitCause::Count;
   if (blocks_.writes_pending(r.agent)) return WaitCause::WriteWait;  // the blocks to read are still being written
   const int de_node = layout_.node_of(r.de), pe_node = layout_.node_of(r.pe);
-  const bool need_pe = r.side != ReadSide::De;
-  const bool need_de = r.side != ReadSide::Pe || !layout_.streamed_buffers;
+  const bool need_pe = r.read.side() != ReadSide::De;
+  const bool need_de = r.read.side() != ReadSide::Pe || !layout_.streamed_buffers;
   const bool unbounded = mutant("read_admission_unbounded");
-  if (need_pe && !unbounded && !view_.nodes[pe_node].buffer.fits(r.pe_hit_bytes)) return WaitCause::PeBuffer;
+  if (need_pe && !unbounded && !view_.nodes[pe_node].buffer.fits(r.read.pe_hit_bytes())) return WaitCause::PeBuffer;
   if (need_de && !unbounded && !view_.nodes[de_node].buffer.fits(r.prompt_bytes)) return WaitCause::DeBuffer;
-  if (need_pe) accounts_.reserve_buffer(r, pe_node, r.pe_hit_bytes);
+  if (need_pe) accounts_.reserve_buffer(r, pe_node, r.read.pe_hit_bytes());
   if (need_de) accounts_.reserve_buffer(r, de_node, r.prompt_bytes);
   return WaitCause::Count;
 }
@@ -126,17 +126,17 @@ void ReadStage::pump(int node) {
 void ReadStage::start_read(int node, const ReadEntry& entry, bool slot) {
   Request& r = requests_[entry.id];
   const NodeSide h = entry.half;
-  const bool first = r.halves(Request::Half::Reading) + r.halves(Request::Half::Done) == 0;
+  const bool first = r.read.halves(ReadHalf::Reading) + r.read.halves(ReadHalf::Done) == 0;
   queued_weight_[node] -= queued_entry_weight(r);
-  r.half[h] = Request::Half::Reading;
-  if (r.half[other_side(h)] == Request::Half::Queued) {  // its other half now waits alone: it charges the whole request
+  r.read.set_half(h, ReadHalf::Reading);
+  if (r.read.half(other_side(h)) == ReadHalf::Queued) {  // its other half now waits alone: it charges the whole request
     const int other = read_node(r, other_side(h));
     charge_queue(other);
     queued_weight_[other] += 0.5;
   }
   if (first) r.t.read_start = be_.now();
   r.wait_since = be_.now();  // its time in the queue was charged by charge_queue
-  if (r.halves(Request::Half::Queued) == 0) accounts_.set_wait(r, WaitCause::Read);
+  if (r.read.halves(ReadHalf::Queued) == 0) accounts_.set_wait(r, WaitCause::Read);
   double bytes = half_bytes(r, h);
   if (bytes <= 0) {
     read_done(r, h);
@@ -144,7 +144,7 @@ void ReadStage::start_read(int node, const ReadEntry& entry, bool slot) {
   }
   if (slot) ++reads_in_flight_[node];
   const int64_t id = r.id;
-  const int epoch = r.read_epoch;
+  const int epoch = r.read.epoch();
   const int64_t tokens = half_tokens(r, h);
   BlockRanges blocks = half_blocks(r, h);
   Done done = [this, id, node, h, epoch, tokens, slot] {
@@ -152,7 +152,7 @@ void ReadStage::start_read(int node, const ReadEntry& entry, bool slot) {
     Request& rq = requests_[id];
     // A half of an abandoned split read leaves the queue count (lost since or not: node_down counts only the
     // halves of the attempt it finds); a lost attempt's own read was counted by node_down.
-    if (rq.read_epoch != epoch) view_.nodes[node].read_queue_tokens -= tokens;
+    if (rq.read.epoch() != epoch) view_.nodes[node].read_queue_tokens -= tokens;
     else if (!rq.lost) read_done(rq, h);
     pump(node);
   };
@@ -192,7 +192,7 @@ void ReadStage::start_admitted_halves(int node) {
   for (size_t k = 1; k < q.size(); ++k) {
     const ReadEntry entry = q[k];
     const Request& r = requests_[entry.id];
-    if (r.halves(Request::Half::Reading) + r.halves(Request::Half::Done) == 0) continue;  // not admitted yet
+    if (r.read.halves(ReadHalf::Reading) + r.read.halves(ReadHalf::Done) == 0) continue;  // not admitted yet
     const bool slot = needs_slot(r, entry.half);
     if (slot && reads_in_flight_[node] >= reads_per_node_) return;
     q.erase(q.begin() + static_cast<std::ptrdiff_t>(k));
@@ -214,7 +214,7 @@ void ReadStage::read_failed(Request& r, const HalfRead& read, const std::string&
   const int node = read.node;
   const NodeSide h = read.half;
   --reads_in_flight_[node];
-  const bool abandoned = r.read_epoch != read.epoch;  // a half of an abandoned split read
+  const bool abandoned = r.read.epoch() != read.epoch;  // a half of an abandoned split read
   if (r.lost && !abandoned) {  // its attempt was lost with a node: nothing to read again (node_down counted it)
     pump(node);
     return;
@@ -227,8 +227,8 @@ void ReadStage::read_failed(Request& r, const HalfRead& read, const std::string&
     pump(node);
     return;
   }
-  r.half[h] = Request::Half::None;
-  const bool split = r.side == ReadSide::Split;
+  r.read.set_half(h, ReadHalf::None);
+  const bool split = r.read.side() == ReadSide::Split;
   // A scenario fault took the SNIC down.
   if (const int f = faults_.any() ? faults_.down_fault(node) : -1; f >= 0) {
     FaultRecord& rec = faults_[static_cast<size_t>(f)];
@@ -244,9 +244,9 @@ void ReadStage::read_failed(Request& r, const HalfRead& read, const std::string&
   }
   const std::string what = "agent " + std::to_string(r.agent) + " round " + std::to_string(r.round) +
                            ": storage read on node " + std::to_string(node) + " failed: " + error;
-  if (r.read_retries > 0 || mutant("no_read_retry")) throw StorageError(what + " (and an earlier attempt failed too)");
+  if (r.read.retries() > 0 || mutant("no_read_retry")) throw StorageError(what + " (and an earlier attempt failed too)");
   read_failures_.push_back(what);
-  ++r.read_retries;
+  r.read.retried();
   if (split) abandon(r);
   // whatever it holds: it is read again from scratch
   accounts_.release_buffer(r, layout_.node_of(r.pe), r.buffer_bytes[NodeSide::Pe]);
@@ -276,20 +276,20 @@ double ReadStage::abandon(Request& r) {
   double started = 0;
   const double weight = queued_entry_weight(r);  // computed before any half leaves
   for (NodeSide h : kNodeSides) {
-    switch (r.half[h]) {
-      case Request::Half::Queued:
+    switch (r.read.half(h)) {
+      case ReadHalf::Queued:
         unqueue_half(r, h, weight);
         break;
-      case Request::Half::Reading:  // its callback sees the old epoch and takes its tokens off the queue count
-      case Request::Half::Done:
+      case ReadHalf::Reading:  // its callback sees the old epoch and takes its tokens off the queue count
+      case ReadHalf::Done:
         started += half_bytes(r, h);
         break;
-      case Request::Half::None:
+      case ReadHalf::None:
         break;
     }
-    r.half[h] = Request::Half::None;
+    r.read.set_half(h, ReadHalf::None);
   }
-  ++r.read_epoch;
+  r.read.abandon();
   // While a half waits in a queue, the queues charge the request's time (up to now, as it left them); while both
   // are in flight it waits for the read, charged to it when its cause next changes.
   if (r.wait_cause == WaitCause::ReadQueue) r.wait_since = be_.now();
@@ -298,21 +298,21 @@ double ReadStage::abandon(Request& r) {
 
 void ReadStage::read_done(Request& r, NodeSide h) {
   view_.nodes[read_node(r, h)].read_queue_tokens -= half_tokens(r, h);
-  r.half[h] = Request::Half::Done;
-  if (r.halves(Request::Half::Queued) + r.halves(Request::Half::Reading) > 0) return;  // the other half is not in
+  r.read.set_half(h, ReadHalf::Done);
+  if (r.read.halves(ReadHalf::Queued) + r.read.halves(ReadHalf::Reading) > 0) return;  // the other half is not in
   r.t.read_end = be_.now();
   next_.accept(r);
 }
 
 BlockRanges ReadStage::half_blocks(const Request& r, NodeSide h) const {
   const int64_t bt = blocks_.block_tokens();
-  return blocks_.ranges(r.agent, h == NodeSide::Pe ? 0 : r.pe_hit / bt, h == NodeSide::Pe ? r.pe_hit / bt : r.hit / bt);
+  return blocks_.ranges(r.agent, h == NodeSide::Pe ? 0 : r.read.pe_hit() / bt, h == NodeSide::Pe ? r.read.pe_hit() / bt : r.hit / bt);
 }
 
 bool ReadStage::needs_slot(const Request& r, NodeSide h) const {
   const int64_t bt = blocks_.block_tokens();
-  return !sources_.serves_alone(r.agent, h == NodeSide::Pe ? 0 : r.pe_hit / bt,
-                                h == NodeSide::Pe ? r.pe_hit / bt : r.hit / bt);
+  return !sources_.serves_alone(r.agent, h == NodeSide::Pe ? 0 : r.read.pe_hit() / bt,
+                                h == NodeSide::Pe ? r.read.pe_hit() / bt : r.hit / bt);
 }
 
 void ReadStage::on_snic_down(int node, size_t fault) {
@@ -325,7 +325,7 @@ void ReadStage::on_snic_down(int node, size_t fault) {
   for (const ReadEntry& e : queued) {
     Request& r = requests_[e.id];
     r.wait_since = be_.now();  // its time in the queue was charged by charge_queue, as when pump takes it
-    if (r.side == ReadSide::Split) {  // its other half is abandoned too, and the request reads whole elsewhere
+    if (r.read.side() == ReadSide::Split) {  // its other half is abandoned too, and the request reads whole elsewhere
       rec.bytes_reread += abandon(r);
       accounts_.release_buffer(r, layout_.node_of(r.pe), r.buffer_bytes[NodeSide::Pe]);
       accounts_.release_buffer(r, layout_.node_of(r.de), r.buffer_bytes[NodeSide::De]);
@@ -333,7 +333,7 @@ void ReadStage::on_snic_down(int node, size_t fault) {
       set_read_side(r, e.half == NodeSide::Pe ? ReadSide::Pe : ReadSide::De);
     } else {
       view_.nodes[node].read_queue_tokens -= half_tokens(r, e.half);
-      r.half[e.half] = Request::Half::None;
+      r.read.set_half(e.half, ReadHalf::None);
     }
     reroute(r, fault);
   }
@@ -355,7 +355,7 @@ void ReadStage::reroute(Request& r, size_t fault) {
   // The side whose SNIC is down (a split read whose PE half cannot be read reads whole through the DE node, and
   // the other way round), and where the policy reads instead.
   const bool pe_down = !view_.nodes[layout_.node_of(r.pe)].snic_up;
-  const ReadSide down = r.side == ReadSide::Split ? (pe_down ? ReadSide::Pe : ReadSide::De) : r.side;
+  const ReadSide down = r.read.side() == ReadSide::Split ? (pe_down ? ReadSide::Pe : ReadSide::De) : r.read.side();
   if (const ReadSide other = policy_.other_read_side(down); other != ReadSide::Unset) {
     if (view_.nodes[layout_.node_of(other == ReadSide::De ? r.de : r.pe)].snic_up) {
       set_read_side(r, other);
@@ -377,23 +377,23 @@ void ReadStage::reroute(Request& r, size_t fault) {
 void ReadStage::on_lost(Request& r, FaultRecord& rec) {
   // Its storage read: queued (the queue's time is charged up to now, then it leaves), in flight (its slot is
   // freed by the backend's callback), or done; what it read is lost either way.
-  if (r.pe < 0 || r.de < 0 || r.side == ReadSide::Unset) return;
+  if (r.pe < 0 || r.de < 0 || r.read.side() == ReadSide::Unset) return;
   const double weight = queued_entry_weight(r);  // computed before any half leaves
   for (NodeSide h : kNodeSides) {
     const int rn = read_node(r, h);
-    switch (r.half[h]) {
-      case Request::Half::Queued:
+    switch (r.read.half(h)) {
+      case ReadHalf::Queued:
         unqueue_half(r, h, weight);
         r.wait_since = be_.now();
         break;
-      case Request::Half::Reading:
+      case ReadHalf::Reading:
         view_.nodes[static_cast<size_t>(rn)].read_queue_tokens -= half_tokens(r, h);
         rec.bytes_lost += half_bytes(r, h);
         break;
-      case Request::Half::Done:
+      case ReadHalf::Done:
         rec.bytes_lost += half_bytes(r, h);
         break;
-      case Request::Half::None:
+      case ReadHalf::None:
         break;
     }
   }
@@ -412,7 +412,7 @@ void ReadStage::describe_heads(std::ostream& m) const {
     const Request& r = requests_[head.id];
     m << "; node " << n << ": " << read_queue_[n].size() << " queued, " << reads_in_flight_[n]
       << " reading, head agent " << r.agent << " round " << r.round << " ("
-      << side_name(head.half) << " half of a " << (r.side == ReadSide::Split ? "split" : "whole")
+      << side_name(head.half) << " half of a " << (r.read.side() == ReadSide::Split ? "split" : "whole")
       << " read) waits for " << wait_cause_name(queue_wait_[n].cause);
   }
 }

@@ -61,18 +61,18 @@ class ReadStage final : public RequestStage, private StageBase {
 
   // The requests a queue entry of `r` stands for: 1, or 1/2 for each half of a split read while both wait.
   static double queued_entry_weight(const Request& r) {
-    return 1.0 / std::max(1, r.halves(Request::Half::Queued));
+    return 1.0 / std::max(1, r.read.halves(ReadHalf::Queued));
   }
   static bool has_half(const Request& r, NodeSide half) {
-    return half == NodeSide::Pe ? r.side != ReadSide::De : r.side != ReadSide::Pe;
+    return half == NodeSide::Pe ? r.read.side() != ReadSide::De : r.read.side() != ReadSide::Pe;
   }
   int read_node(const Request& r, NodeSide half) const { return layout_.node_of(half == NodeSide::Pe ? r.pe : r.de); }
   int64_t half_tokens(const Request& r, NodeSide half) const {
-    return half == NodeSide::Pe ? r.pe_hit : r.hit - r.pe_hit;
+    return half == NodeSide::Pe ? r.read.pe_hit() : r.hit - r.read.pe_hit();
   }
   double half_bytes(const Request& r, NodeSide half) const {
-    if (r.side == ReadSide::Split && mutant("split_reads_whole")) return r.hit_bytes;
-    return half == NodeSide::Pe ? r.pe_hit_bytes : r.hit_bytes - r.pe_hit_bytes;
+    if (r.read.side() == ReadSide::Split && mutant("split_reads_whole")) return r.hit_bytes;
+    return half == NodeSide::Pe ? r.read.pe_hit_bytes() : r.hit_bytes - r.read.pe_hit_bytes();
   }
 
   // Storage reads that failed and were retried, and why.

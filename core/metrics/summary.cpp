@@ -171,7 +171,7 @@ void write_request_row(CsvNumbers& csv, const Request& r) {
   for (int64_t v : {r.id, int64_t{r.agent}, int64_t{r.round}, r.prompt, r.hit, r.fresh, r.gen, int64_t{r.pe},
                     int64_t{r.de}})
     csv.integer(v).ch(',');
-  csv.text(r.side == ReadSide::Unset ? "pe" : side_name(r.side));
+  csv.text(r.read.side() == ReadSide::Unset ? "pe" : side_name(r.read.side()));
   for (double v : {t.arrival, t.pe_assigned, t.de_assigned, t.read_start, t.read_end, t.prefill_start, t.first_token,
                    t.handoff_start, t.handoff_end, t.second_token, t.done})
     csv.ch(',').general(v, 9);  // %.9g: what the ostream with setprecision(9) wrote before

@@ -89,7 +89,7 @@ class TraceBuilder {
   }
 
   // The GPU whose buffer holds a request's hit KV (a DE-side read lands in the DE node's DRAM).
-  static int source_gpu(const Request& r) { return r.side == ReadSide::De ? r.de : r.pe; }
+  static int source_gpu(const Request& r) { return r.read.side() == ReadSide::De ? r.de : r.pe; }
   // A KV transfer by (forward, load, source, destination) with the buffer side as a node: loads come from a
   // node's buffer into a PE GPU, sends go from a PE GPU to a node's buffer.
   std::tuple<int, bool, int, int> pair_key(const KvTransferRecord& t) const {
@@ -192,7 +192,7 @@ class TraceBuilder {
           const Request& r = req(id);
           for (int f : fs) {
             traced_pairs_.insert({f, true, node_of(source_gpu(r)), r.pe});
-            if (r.side == ReadSide::Split) traced_pairs_.insert({f, true, node_of(r.de), r.pe});
+            if (r.read.side() == ReadSide::Split) traced_pairs_.insert({f, true, node_of(r.de), r.pe});
             traced_pairs_.insert({f, false, r.pe, node_of(r.de)});
           }
         }
@@ -312,14 +312,14 @@ class TraceBuilder {
       const Request& r = req(id);
       SlicePos at;  // (a split read has a slice on each node's SNIC, with the request's read times)
       for (int h = 0; h < 2; ++h) {
-        const double pe = r.side == ReadSide::Split ? r.pe_hit_bytes : r.side == ReadSide::De ? 0 : r.hit_bytes;
+        const double pe = r.read.side() == ReadSide::Split ? r.read.pe_hit_bytes() : r.read.side() == ReadSide::De ? 0 : r.hit_bytes;
         const double gb = (h == 0 ? pe : r.hit_bytes - pe) / 1e9;
         if (gb <= 0) continue;
         const int node = node_of(h == 0 ? r.pe : r.de);
         at = lanes(node_pid(node), "snic" + std::to_string(node) + " read", 200)
                  .place(threads_, r.t.read_start, end_or_run_end(r.t.read_end));
         std::string& s = slice(at, "storage read", "read");
-        s += ",\"args\":{\"request\":" + std::to_string(id) + ",\"side\":\"" + side_name(r.side) +
+        s += ",\"args\":{\"request\":" + std::to_string(id) + ",\"side\":\"" + side_name(r.read.side()) +
              "\",\"pe\":" + std::to_string(r.pe) + ",\"de\":" + std::to_string(r.de) + ",\"GB\":";
         append_num(s, gb, 4);
         s += '}';
@@ -404,7 +404,7 @@ class TraceBuilder {
       s += ",\"args\":{\"request\":" + std::to_string(r.id) + ",\"prompt\":" + std::to_string(r.prompt) +
            ",\"hit\":" + std::to_string(r.hit) + ",\"gen\":" + std::to_string(r.gen) + ",\"pe\":" +
            std::to_string(r.pe) + ",\"de\":" + std::to_string(r.de) + ",\"side\":\"" +
-           side_name(r.side) + "\"}";
+           side_name(r.read.side()) + "\"}";
       out_.done();
       const double bounds[] = {r.t.arrival,     r.t.scheduled(), r.t.read_start, r.t.read_end,
                                r.t.first_token, r.t.handoff_end, r.t.done};

@@ -49,6 +49,19 @@ struct RequestTimes {
   double scheduled() const { return pe_assigned > de_assigned ? pe_assigned : de_assigned; }
 };
 
+// The state of one half of a request's storage read (through the PE node or through the DE node).
+enum class ReadHalf : uint8_t { None, Queued, Reading, Done };
+
+class ReadStage;
+class FreeReads;
+class PrefillStage;
+class DecodeStage;
+class PlacementStage;
+
+// The request: the shared record (identity, the round's shape, its engines, its timeline and its accounts) and one
+// slice per stage of core/cluster/ (stage.hpp). Everyone reads a slice; only its stage changes it, through the
+// slice's own methods (private, the stage a friend), so that what a stage keeps of a request cannot be changed from
+// another room. A fault reaches a slice through its stage's fault hooks (on_lost, ...).
 struct Request {
   int64_t id = -1;
   int agent = -1;
@@ -59,33 +72,89 @@ struct Request {
   int64_t gen = 0;      // tokens to generate (the first comes from the PE)
   int pe = -1;          // global GPU index of the prefill engine
   int de = -1;          // global GPU index of the decode engine
-  ReadSide side = ReadSide::Unset;
-  int64_t pe_hit = 0;       // hit tokens read through the PE node's SNIC (Pe: hit, De: 0, Split: a block-aligned part)
-  // The attempt's storage read, per half (through the PE node and through the DE node; a Pe or De read has one
-  // half). `read_epoch` counts abandoned attempts, so that a half still in flight from one is ignored.
-  enum class Half : uint8_t { None, Queued, Reading, Done };
-  PerSide<Half> half{{Half::None, Half::None}};
-  int read_epoch = 0;
-  int halves(Half h) const { return (half[NodeSide::Pe] == h) + (half[NodeSide::De] == h); }
   double hit_bytes = 0;     // hit * KV bytes per token (all layers)
   double prompt_bytes = 0;  // prompt * KV bytes per token
-  double pe_hit_bytes = 0;  // pe_hit * KV bytes per token
-  int64_t prefilled = 0;    // fresh tokens already computed (chunked prefill)
-  int64_t generated = 0;    // tokens generated so far, counting the first token
-  int64_t persisted_upto = 0;  // tokens of the sequence whose Full Blocks have been written or queued
-  int read_retries = 0;        // storage reads of this round that failed and were retried
-  // DRAM buffer bytes it holds on its PE node (hit KV) and DE node (prompt KV, until the handoff ends).
-  PerSide<double> buffer_bytes;
+
+  // The placement stage's slice: whether a fetch has seen it.
+  class PlacementSlice {
+   public:
+    bool pe_seen() const { return pe_seen_; }  // a PE group leader's fetch has (waiting after that is PE admission)
+    bool de_seen() const { return de_seen_; }  // a DE group leader's fetch has (waiting after that is DE HBM)
+
+   private:
+    friend class dualpath::PlacementStage;
+    bool pe_seen_ = false, de_seen_ = false;
+  } place;
+
+  // The read stage's slice: the read path and the attempt's storage read.
+  class ReadSlice {
+   public:
+    // Which node's SNIC reads the hit KV, and the hit tokens (and bytes) read through the PE node (Pe: hit, De: 0,
+    // Split: a block-aligned part).
+    ReadSide side() const { return side_; }
+    int64_t pe_hit() const { return pe_hit_; }
+    double pe_hit_bytes() const { return pe_hit_bytes_; }
+    // The attempt's storage read, per half (through the PE node and through the DE node; a Pe or De read has one
+    // half), and how many halves are in state `h`.
+    ReadHalf half(NodeSide s) const { return half_[s]; }
+    int halves(ReadHalf h) const { return (half_[NodeSide::Pe] == h) + (half_[NodeSide::De] == h); }
+    // Abandoned attempts so far, so that a half still in flight from one is ignored.
+    int epoch() const { return epoch_; }
+    int retries() const { return retries_; }  // storage reads of this round that failed and were retried
+    // Sets the path (core/cluster/read_path.hpp keeps its rules: whole blocks on each side).
+    void set_path(ReadSide side, int64_t pe_hit, double pe_hit_bytes) {
+      side_ = side, pe_hit_ = pe_hit, pe_hit_bytes_ = pe_hit_bytes;
+    }
+
+   private:
+    friend class dualpath::ReadStage;
+    void set_half(NodeSide s, ReadHalf h) { half_[s] = h; }
+    void abandon() { ++epoch_; }
+    void retried() { ++retries_; }
+    ReadSide side_ = ReadSide::Unset;
+    int64_t pe_hit_ = 0;
+    double pe_hit_bytes_ = 0;
+    PerSide<ReadHalf> half_{{ReadHalf::None, ReadHalf::None}};
+    int epoch_ = 0;
+    int retries_ = 0;
+  } read;
+
+  // The prefill stage's slice: fresh tokens already computed (chunked prefill).
+  class PrefillSlice {
+   public:
+    int64_t computed() const { return computed_; }
+
+   private:
+    friend class dualpath::PrefillStage;
+    int64_t computed_ = 0;
+  } prefill;
+
+  // The decode stage's slice (the prefill stage writes the first token's count).
+  class DecodeSlice {
+   public:
+    int64_t generated() const { return generated_; }  // tokens generated so far, counting the first token
+    // Tokens of the sequence whose Full Blocks have been written or queued for writing.
+    int64_t persisted_upto() const { return persisted_upto_; }
+    // In a decode group's batch (joining, boarded or active) until the chunk it finished in ends: the chunk's end
+    // still reads it (a round that finished inside a chunk stays in the batch until then).
+    bool in_batch() const { return in_batch_; }
+
+   private:
+    friend class dualpath::DecodeStage;
+    friend class dualpath::PrefillStage;  // the first token
+    int64_t generated_ = 0;
+    int64_t persisted_upto_ = 0;
+    bool in_batch_ = false;
+  } decode;
+
   // This attempt was lost with a node (fault node-down): nothing of it runs on, and its round restarts as a new
   // request (the row of a lost attempt in requests.csv has done = -1).
   bool lost = false;
   double lost_at = -1;  // when (simulated seconds)
-  bool pe_fetch_seen = false;  // a PE group leader's fetch has seen it (waiting after that is PE admission)
-  bool de_fetch_seen = false;  // a DE group leader's fetch has seen it (waiting after that is DE HBM)
-  // In a decode group's batch (joining, boarded or active) until the chunk it finished in ends: the chunk's end
-  // still reads it (a round that finished inside a chunk stays in the batch until then).
-  bool in_decode_batch = false;
-  // What it waits for now and since when (the "what binds" report, core/metrics/wait_report.hpp).
+  // The accounts (core/cluster/request_accounts.hpp): DRAM buffer bytes it holds on its PE node (hit KV) and DE
+  // node (prompt KV, until the handoff ends), and what it waits for now and since when (the "what binds" report,
+  // core/metrics/wait_report.hpp).
+  PerSide<double> buffer_bytes;
   WaitCause wait_cause = WaitCause::Fetch;
   double wait_since = 0;
   RequestTimes t;

@@ -68,8 +68,8 @@ TEST_P(LayerPipeline, SplitReadLayerWaitsForBothHalves) {
   be.run();
   ASSERT_TRUE(c.finished()) << c.stall_report();
   const Request& r = c.requests().at(1);
-  ASSERT_EQ(r.side, ReadSide::Split);
-  ASSERT_EQ(r.pe_hit, 2048);
+  ASSERT_EQ(r.read.side(), ReadSide::Split);
+  ASSERT_EQ(r.read.pe_hit(), 2048);
   EXPECT_NEAR(c.totals().storage_read_pe, 2048 * s.model.kv_bytes_per_token(), 1);
   EXPECT_NEAR(c.totals().storage_read_de, 2048 * s.model.kv_bytes_per_token(), 1);
   // The first round sent its whole prompt; the split round sends its fresh tokens and its PE half.
@@ -153,7 +153,7 @@ TEST_P(Conservation, EveryRoundOnceAndHitBytesDelivered) {
     EXPECT_GE(r.t.first_token, r.t.read_end);
     EXPECT_GE(r.t.read_end, r.t.read_start);
     EXPECT_GE(r.t.read_start, r.t.scheduled());
-    EXPECT_EQ(r.generated >= r.gen || r.gen == 1, true);
+    EXPECT_EQ(r.decode.generated() >= r.gen || r.gen == 1, true);
     hit_tokens += r.hit;
   }
   const auto& t = c.totals();
@@ -208,7 +208,7 @@ TEST_P(Conservation, EveryRoundOnceAndHitBytesDelivered) {
   }
   if (policy == "dualpath-split") {  // reads were split: each half's bytes counted once, on its own node
     const auto split = std::count_if(c.requests().begin(), c.requests().end(), [](const Request& r) {
-      return r.side == ReadSide::Split && r.pe_hit > 0 && r.pe_hit < r.hit;
+      return r.read.side() == ReadSide::Split && r.read.pe_hit() > 0 && r.read.pe_hit() < r.hit;
     });
     EXPECT_GT(split, 0);
     EXPECT_GT(t.storage_read_pe, 0);
@@ -350,9 +350,9 @@ TEST(Cluster, FailedReadIsRetriedOnTheOtherPath) {
   int64_t hit_tokens = 0, retried = 0;
   for (const auto& r : c.requests()) {
     hit_tokens += r.hit;
-    if (r.read_retries > 0) {
+    if (r.read.retries() > 0) {
       ++retried;
-      EXPECT_EQ(r.side, ReadSide::De);  // the PE node's read failed; the DE node's SNIC read it
+      EXPECT_EQ(r.read.side(), ReadSide::De);  // the PE node's read failed; the DE node's SNIC read it
     }
   }
   EXPECT_EQ(retried, 1);

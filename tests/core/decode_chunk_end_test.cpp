@@ -41,7 +41,7 @@ ChunkRun run(DecodeChunkEnd end) {
   EXPECT_TRUE(c.finished()) << c.stall_report();
   ChunkRun out;
   for (const Request& r : c.requests()) {
-    EXPECT_EQ(r.generated, r.gen) << "agent " << r.agent << " round " << r.round;
+    EXPECT_EQ(r.decode.generated(), r.gen) << "agent " << r.agent << " round " << r.round;
     out.rounds[{r.agent, r.round}] = r;
   }
   const int de_gpu = 1;

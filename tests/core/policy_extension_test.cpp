@@ -52,7 +52,7 @@ TEST(PolicyExtension, AddedPolicyRunsByNameAndChoosesTheReadSide) {
   ASSERT_TRUE(c.finished()) << c.stall_report();
   int64_t hit = 0;
   for (const auto& r : c.requests()) {
-    EXPECT_EQ(r.side, ReadSide::De) << "request " << r.id;
+    EXPECT_EQ(r.read.side(), ReadSide::De) << "request " << r.id;
     hit += r.hit;
   }
   ASSERT_GT(hit, 0);  // later rounds hit the persisted context
@@ -79,9 +79,9 @@ TEST(PolicyExtension, FailedReadIsReadAgainWhereThePolicySays) {
   ASSERT_EQ(c.read_retries(), 1);
   int retried = 0;
   for (const auto& r : c.requests())
-    if (r.read_retries > 0) {
+    if (r.read.retries() > 0) {
       ++retried;
-      EXPECT_EQ(r.side, ReadSide::De);
+      EXPECT_EQ(r.read.side(), ReadSide::De);
     }
   EXPECT_EQ(retried, 1);
   EXPECT_EQ(c.totals().storage_read_pe, 0);

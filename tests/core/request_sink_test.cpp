@@ -82,7 +82,7 @@ TEST_P(RequestSinkRun, FreeingWhatWasHandedOverChangesNoResult) {
     EXPECT_EQ(a.t.done, b.t.done) << i;
     EXPECT_EQ(a.t.first_token, b.t.first_token) << i;
     EXPECT_EQ(a.t.handoff_end, b.t.handoff_end) << i;
-    EXPECT_EQ(a.side, b.side) << i;
+    EXPECT_EQ(a.read.side(), b.read.side()) << i;
   }
   // The front of the log was given back; what is left is a chunk or two behind the end.
   EXPECT_FALSE(freeing.requests().held(0));

@@ -24,7 +24,9 @@ struct Fixture {
     for (int i = 0; i < 2; ++i) {
       Request r;
       r.id = i, r.agent = i, r.round = 0, r.prompt = 1000, r.hit = 800, r.fresh = 200, r.gen = 10;
-      r.pe = i, r.de = 2 + i, r.side = i == 0 ? ReadSide::De : ReadSide::Pe, r.hit_bytes = 8e8;
+      r.pe = i, r.de = 2 + i, r.hit_bytes = 8e8;
+      if (i == 0) r.read.set_path(ReadSide::De, 0, 0);
+      else r.read.set_path(ReadSide::Pe, r.hit, r.hit_bytes);
       r.t = {0.0, 0.01, 0.01, 0.02, 0.12, 0.12, 0.30, 0.31, 0.33, 0.34, 0.50};
       reqs.push_back(r);
     }
