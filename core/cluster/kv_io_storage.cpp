@@ -114,7 +114,7 @@ void StorageKvIo::hand_off(Request& r, Done done) {
 
 void StorageKvIo::handoff_finished(Request& r) {
   blocks_.write_finished(r.agent);
-  accounts_.release_buffer(r, layout_.node_of(r.de), r.buffer_bytes[NodeSide::De]);
+  accounts_.release_buffer(r, layout_.node_of(r.de), r.buffer_bytes[ReadSide::De]);
 }
 
 BlockRanges StorageKvIo::claim_filled(Request& r, int64_t upto) {

@@ -66,7 +66,7 @@ void PrefillStage::maybe_start(int group) {
   const bool jit_de = io_.reserves_de_room();
   std::map<int, double> de_free;  // DE node -> buffer room left for this forward's reservations
   gs.waits_for_de_room = false;
-  auto needs_de_room = [&](const Request& r) { return jit_de && r.buffer_bytes[NodeSide::De] <= 0; };
+  auto needs_de_room = [&](const Request& r) { return jit_de && r.buffer_bytes[ReadSide::De] <= 0; };
   for (size_t i = 0; i < engines.size(); ++i) {
     auto& ready = ready_[engines[i]];
     if (ready.empty()) continue;
@@ -311,8 +311,8 @@ void PrefillStage::forward_finished(PrefillForward& f) {
       r.decode.generated_ = 1;
       eng.tok -= r.prompt, eng.seq -= 1;
       // Reserved buffers give the PE buffer back now; streamed ones did it layer by layer (this clears rounding).
-      if (r.buffer_bytes[NodeSide::Pe] > 0)
-        accounts_.release_buffer(r, layout_.node_of(r.pe), r.buffer_bytes[NodeSide::Pe]);
+      if (r.buffer_bytes[ReadSide::Pe] > 0)
+        accounts_.release_buffer(r, layout_.node_of(r.pe), r.buffer_bytes[ReadSide::Pe]);
       // The DE will persist the prompt's new full blocks; the agent's next read waits for that write.
       io_.prompt_computed(r);
       if (r.gen <= 1) signals_.round_done(r);  // the first token was the last one

@@ -51,11 +51,11 @@ void FreeReads::accept(Request& r) {
 void ReadStage::enqueue(Request& r) {
   split_reads_ = split_reads_ || r.read.side() == ReadSide::Split;
   accounts_.set_wait(r, WaitCause::ReadQueue);  // from now on the node queues charge its time (charge_queue)
-  const PerSide<bool> halves{{has_half(r, NodeSide::Pe), has_half(r, NodeSide::De)}};
-  for (NodeSide h : kNodeSides) r.read.set_half(h, halves[h] ? ReadHalf::Queued : ReadHalf::None);
+  const PerSide<bool> halves{{has_half(r, ReadSide::Pe), has_half(r, ReadSide::De)}};
+  for (ReadSide h : kNodeSides) r.read.set_half(h, halves[h] ? ReadHalf::Queued : ReadHalf::None);
   // A split read waits in both queues, each entry charging half of the request's time while both wait.
   const double weight = queued_entry_weight(r);
-  for (NodeSide h : kNodeSides) {
+  for (ReadSide h : kNodeSides) {
     if (!halves[h]) continue;
     const int node = read_node(r, h);
     view_.nodes[node].read_queue_tokens += half_tokens(r, h);
@@ -63,7 +63,7 @@ void ReadStage::enqueue(Request& r) {
     read_queue_[node].push_back({r.id, h});
     queued_weight_[node] += weight;
   }
-  for (NodeSide h : kNodeSides)
+  for (ReadSide h : kNodeSides)
     if (halves[h]) pump(read_node(r, h));
 }
 
@@ -125,7 +125,7 @@ void ReadStage::pump(int node) {
 
 void ReadStage::start_read(int node, const ReadEntry& entry, bool slot) {
   Request& r = requests_[entry.id];
-  const NodeSide h = entry.half;
+  const ReadSide h = entry.half;
   const bool first = r.read.halves(ReadHalf::Reading) + r.read.halves(ReadHalf::Done) == 0;
   queued_weight_[node] -= queued_entry_weight(r);
   r.read.set_half(h, ReadHalf::Reading);
@@ -212,7 +212,7 @@ void ReadStage::pump_all() {
 // split read is retried whole: its other half is abandoned (abandon) and the request reads on one side.
 void ReadStage::read_failed(Request& r, const HalfRead& read, const std::string& error) {
   const int node = read.node;
-  const NodeSide h = read.half;
+  const ReadSide h = read.half;
   --reads_in_flight_[node];
   const bool abandoned = r.read.epoch() != read.epoch;  // a half of an abandoned split read
   if (r.lost && !abandoned) {  // its attempt was lost with a node: nothing to read again (node_down counted it)
@@ -235,9 +235,9 @@ void ReadStage::read_failed(Request& r, const HalfRead& read, const std::string&
     ++rec.reads_failed;
     rec.bytes_reread += read.bytes;
     if (split) rec.bytes_reread += abandon(r);
-    accounts_.release_buffer(r, layout_.node_of(r.pe), r.buffer_bytes[NodeSide::Pe]);
-    accounts_.release_buffer(r, layout_.node_of(r.de), r.buffer_bytes[NodeSide::De]);
-    if (split) set_read_side(r, h == NodeSide::Pe ? ReadSide::Pe : ReadSide::De);  // reroute_read moves it off `node`
+    accounts_.release_buffer(r, layout_.node_of(r.pe), r.buffer_bytes[ReadSide::Pe]);
+    accounts_.release_buffer(r, layout_.node_of(r.de), r.buffer_bytes[ReadSide::De]);
+    if (split) set_read_side(r, h == ReadSide::Pe ? ReadSide::Pe : ReadSide::De);  // reroute_read moves it off `node`
     reroute(r, static_cast<size_t>(f));
     signals_.de_room_back();  // both buffers were returned
     return;
@@ -249,18 +249,18 @@ void ReadStage::read_failed(Request& r, const HalfRead& read, const std::string&
   r.read.retried();
   if (split) abandon(r);
   // whatever it holds: it is read again from scratch
-  accounts_.release_buffer(r, layout_.node_of(r.pe), r.buffer_bytes[NodeSide::Pe]);
-  accounts_.release_buffer(r, layout_.node_of(r.de), r.buffer_bytes[NodeSide::De]);
+  accounts_.release_buffer(r, layout_.node_of(r.pe), r.buffer_bytes[ReadSide::Pe]);
+  accounts_.release_buffer(r, layout_.node_of(r.de), r.buffer_bytes[ReadSide::De]);
   // Whole, through the other node where the policy has two read paths (a split read has: the failed half's side is
   // the one it leaves), else again through the same one.
-  if (const ReadSide other = policy_.other_read_side(h == NodeSide::Pe ? ReadSide::Pe : ReadSide::De);
+  if (const ReadSide other = policy_.other_read_side(h);
       other != ReadSide::Unset)
     set_read_side(r, other);
   enqueue(r);
   signals_.de_room_back();  // both buffers were returned: any node's queue head may fit now
 }
 
-void ReadStage::unqueue_half(Request& r, NodeSide h, double weight) {
+void ReadStage::unqueue_half(Request& r, ReadSide h, double weight) {
   const int node = read_node(r, h);
   auto& q = read_queue_[node];
   const auto it = std::find_if(q.begin(), q.end(), [&](const ReadEntry& e) { return e.id == r.id && e.half == h; });
@@ -275,7 +275,7 @@ void ReadStage::unqueue_half(Request& r, NodeSide h, double weight) {
 double ReadStage::abandon(Request& r) {
   double started = 0;
   const double weight = queued_entry_weight(r);  // computed before any half leaves
-  for (NodeSide h : kNodeSides) {
+  for (ReadSide h : kNodeSides) {
     switch (r.read.half(h)) {
       case ReadHalf::Queued:
         unqueue_half(r, h, weight);
@@ -296,7 +296,7 @@ double ReadStage::abandon(Request& r) {
   return started;
 }
 
-void ReadStage::read_done(Request& r, NodeSide h) {
+void ReadStage::read_done(Request& r, ReadSide h) {
   view_.nodes[read_node(r, h)].read_queue_tokens -= half_tokens(r, h);
   r.read.set_half(h, ReadHalf::Done);
   if (r.read.halves(ReadHalf::Queued) + r.read.halves(ReadHalf::Reading) > 0) return;  // the other half is not in
@@ -304,15 +304,15 @@ void ReadStage::read_done(Request& r, NodeSide h) {
   next_.accept(r);
 }
 
-BlockRanges ReadStage::half_blocks(const Request& r, NodeSide h) const {
+BlockRanges ReadStage::half_blocks(const Request& r, ReadSide h) const {
   const int64_t bt = blocks_.block_tokens();
-  return blocks_.ranges(r.agent, h == NodeSide::Pe ? 0 : r.read.pe_hit() / bt, h == NodeSide::Pe ? r.read.pe_hit() / bt : r.hit / bt);
+  return blocks_.ranges(r.agent, h == ReadSide::Pe ? 0 : r.read.pe_hit() / bt, h == ReadSide::Pe ? r.read.pe_hit() / bt : r.hit / bt);
 }
 
-bool ReadStage::needs_slot(const Request& r, NodeSide h) const {
+bool ReadStage::needs_slot(const Request& r, ReadSide h) const {
   const int64_t bt = blocks_.block_tokens();
-  return !sources_.serves_alone(r.agent, h == NodeSide::Pe ? 0 : r.read.pe_hit() / bt,
-                                h == NodeSide::Pe ? r.read.pe_hit() / bt : r.hit / bt);
+  return !sources_.serves_alone(r.agent, h == ReadSide::Pe ? 0 : r.read.pe_hit() / bt,
+                                h == ReadSide::Pe ? r.read.pe_hit() / bt : r.hit / bt);
 }
 
 void ReadStage::on_snic_down(int node, size_t fault) {
@@ -327,10 +327,10 @@ void ReadStage::on_snic_down(int node, size_t fault) {
     r.wait_since = be_.now();  // its time in the queue was charged by charge_queue, as when pump takes it
     if (r.read.side() == ReadSide::Split) {  // its other half is abandoned too, and the request reads whole elsewhere
       rec.bytes_reread += abandon(r);
-      accounts_.release_buffer(r, layout_.node_of(r.pe), r.buffer_bytes[NodeSide::Pe]);
-      accounts_.release_buffer(r, layout_.node_of(r.de), r.buffer_bytes[NodeSide::De]);
+      accounts_.release_buffer(r, layout_.node_of(r.pe), r.buffer_bytes[ReadSide::Pe]);
+      accounts_.release_buffer(r, layout_.node_of(r.de), r.buffer_bytes[ReadSide::De]);
       // the side that is down: reroute moves it
-      set_read_side(r, e.half == NodeSide::Pe ? ReadSide::Pe : ReadSide::De);
+      set_read_side(r, e.half == ReadSide::Pe ? ReadSide::Pe : ReadSide::De);
     } else {
       view_.nodes[node].read_queue_tokens -= half_tokens(r, e.half);
       r.read.set_half(e.half, ReadHalf::None);
@@ -341,7 +341,7 @@ void ReadStage::on_snic_down(int node, size_t fault) {
 }
 
 int ReadStage::read_path_down(const Request& r) const {
-  for (NodeSide h : kNodeSides)
+  for (ReadSide h : kNodeSides)
     if (has_half(r, h) && !view_.nodes[read_node(r, h)].snic_up) return read_node(r, h);
   return -1;
 }
@@ -379,7 +379,7 @@ void ReadStage::on_lost(Request& r, FaultRecord& rec) {
   // freed by the backend's callback), or done; what it read is lost either way.
   if (r.pe < 0 || r.de < 0 || r.read.side() == ReadSide::Unset) return;
   const double weight = queued_entry_weight(r);  // computed before any half leaves
-  for (NodeSide h : kNodeSides) {
+  for (ReadSide h : kNodeSides) {
     const int rn = read_node(r, h);
     switch (r.read.half(h)) {
       case ReadHalf::Queued:
@@ -412,7 +412,7 @@ void ReadStage::describe_heads(std::ostream& m) const {
     const Request& r = requests_[head.id];
     m << "; node " << n << ": " << read_queue_[n].size() << " queued, " << reads_in_flight_[n]
       << " reading, head agent " << r.agent << " round " << r.round << " ("
-      << side_name(head.half) << " half of a " << (r.read.side() == ReadSide::Split ? "split" : "whole")
+      << node_label(head.half) << " half of a " << (r.read.side() == ReadSide::Split ? "split" : "whole")
       << " read) waits for " << wait_cause_name(queue_wait_[n].cause);
   }
 }

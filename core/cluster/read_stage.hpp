@@ -35,7 +35,7 @@ class ReadStage final : public RequestStage, private StageBase {
   // One queue entry: one half of a request's read (a split request has one in each node's queue).
   struct ReadEntry {
     int64_t id;
-    NodeSide half;  // whose node's SNIC reads it
+    ReadSide half;  // whose node's SNIC reads it
   };
 
   // Reads and changes: the requests, the nodes' read-queue counts and SNIC state (view), their accounts, the
@@ -63,16 +63,16 @@ class ReadStage final : public RequestStage, private StageBase {
   static double queued_entry_weight(const Request& r) {
     return 1.0 / std::max(1, r.read.halves(ReadHalf::Queued));
   }
-  static bool has_half(const Request& r, NodeSide half) {
-    return half == NodeSide::Pe ? r.read.side() != ReadSide::De : r.read.side() != ReadSide::Pe;
+  static bool has_half(const Request& r, ReadSide half) {
+    return half == ReadSide::Pe ? r.read.side() != ReadSide::De : r.read.side() != ReadSide::Pe;
   }
-  int read_node(const Request& r, NodeSide half) const { return layout_.node_of(half == NodeSide::Pe ? r.pe : r.de); }
-  int64_t half_tokens(const Request& r, NodeSide half) const {
-    return half == NodeSide::Pe ? r.read.pe_hit() : r.hit - r.read.pe_hit();
+  int read_node(const Request& r, ReadSide half) const { return layout_.node_of(half == ReadSide::Pe ? r.pe : r.de); }
+  int64_t half_tokens(const Request& r, ReadSide half) const {
+    return half == ReadSide::Pe ? r.read.pe_hit() : r.hit - r.read.pe_hit();
   }
-  double half_bytes(const Request& r, NodeSide half) const {
+  double half_bytes(const Request& r, ReadSide half) const {
     if (r.read.side() == ReadSide::Split && mutant("split_reads_whole")) return r.hit_bytes;
-    return half == NodeSide::Pe ? r.read.pe_hit_bytes() : r.hit_bytes - r.read.pe_hit_bytes();
+    return half == ReadSide::Pe ? r.read.pe_hit_bytes() : r.hit_bytes - r.read.pe_hit_bytes();
   }
 
   // Storage reads that failed and were retried, and why.
@@ -85,7 +85,7 @@ class ReadStage final : public RequestStage, private StageBase {
  private:
   struct HalfRead {  // one storage read in flight, as it was started (a split request may change side since)
     int node;
-    NodeSide half;
+    ReadSide half;
     int epoch;
     int64_t tokens;
     double bytes;           // from storage
@@ -103,18 +103,18 @@ class ReadStage final : public RequestStage, private StageBase {
   double abandon(Request& r);
   // Takes half `h` out of its node's queue (charged up to now) and its tokens off the node's count; `weight` is
   // what the entry stood for (queued_entry_weight before any half left).
-  void unqueue_half(Request& r, NodeSide h, double weight);
+  void unqueue_half(Request& r, ReadSide h, double weight);
   void charge_queue(int node);  // charges the node's queued reads up to now
   WaitCause admit(Request& r);  // Count when admitted, else what the read waits for
   void start_read(int node, const ReadEntry& entry, bool slot);  // the entry has left its queue, admitted
   // Starts the queued halves of split reads whose requests are admitted (they need only a read slot). Only a run
   // that has split a read can have one, so others skip the scan.
   void start_admitted_halves(int node);
-  void read_done(Request& r, NodeSide half);
+  void read_done(Request& r, ReadSide half);
   void read_failed(Request& r, const HalfRead& read, const std::string& error);
-  BlockRanges half_blocks(const Request& r, NodeSide half) const;  // the blocks half `half` reads
+  BlockRanges half_blocks(const Request& r, ReadSide half) const;  // the blocks half `half` reads
   // Whether half `half` takes one of the SNIC's read slots: unless other KV sources serve all of it.
-  bool needs_slot(const Request& r, NodeSide half) const;
+  bool needs_slot(const Request& r, ReadSide half) const;
 
   const BlockIndex& blocks_;
   TransferTotals& totals_;

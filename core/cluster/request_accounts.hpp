@@ -25,7 +25,7 @@ class RequestAccounts {
   void set_wait(Request& r, WaitCause c) {
     if (r.wait_cause == WaitCause::Count) return;  // its round is over
     waits_.charge(r.wait_cause, r.wait_since, be_.now());
-    for (NodeSide side : kNodeSides)
+    for (ReadSide side : kNodeSides)
       waits_.move_holder(side, r.wait_cause, holder_cause(c), r.buffer_bytes[side], be_.now());
     r.wait_cause = c, r.wait_since = be_.now();
   }
@@ -49,7 +49,7 @@ class RequestAccounts {
       throw std::logic_error("cluster: DRAM buffer reservation of " + std::to_string(bytes) + " B on node " +
                              std::to_string(node) + " exceeds its free " + std::to_string(b.free()) + " B");
     if (bytes < 0) b.release(-bytes);
-    const NodeSide side = view_.nodes[node].prefill ? NodeSide::Pe : NodeSide::De;
+    const ReadSide side = view_.nodes[node].prefill ? ReadSide::Pe : ReadSide::De;
     const double before = r.buffer_bytes[side];
     r.buffer_bytes[side] = std::max(0.0, before + bytes);
     waits_.hold(side, holder_cause(r.wait_cause), r.buffer_bytes[side] - before, be_.now());

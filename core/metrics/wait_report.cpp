@@ -100,13 +100,13 @@ void WaitTracker::advance_holders(double now) {
   held_since_ = now;
 }
 
-void WaitTracker::hold(NodeSide side, WaitCause holder, double bytes, double now) {
+void WaitTracker::hold(ReadSide side, WaitCause holder, double bytes, double now) {
   advance_holders(now);
-  auto& v = held_bytes_[static_cast<size_t>(side)][static_cast<size_t>(holder)];
+  auto& v = held_bytes_[side_index(side)][static_cast<size_t>(holder)];
   v = std::max(0.0, v + bytes);
 }
 
-void WaitTracker::move_holder(NodeSide side, WaitCause from, WaitCause to, double bytes, double now) {
+void WaitTracker::move_holder(ReadSide side, WaitCause from, WaitCause to, double bytes, double now) {
   if (bytes <= 0 || from == to) return;
   hold(side, from, -bytes, now);
   hold(side, to, bytes, now);
@@ -137,14 +137,14 @@ nlohmann::json WaitTracker::to_json(double end, const ResourceUse& use, int phas
                                                {"ep_all_to_all", use.decode_ep / step},
                                                {"overlap_hidden", -use.decode_hidden / step}};
   // What the buffers were held by: shares of each side's buffer byte-seconds by the holder's cause.
-  for (NodeSide s : kNodeSides) {
-    const size_t side = static_cast<size_t>(s);
+  for (ReadSide s : kNodeSides) {
+    const size_t side = side_index(s);
     double sum = 0;
     for (size_t c = 0; c < kWaitCauses; ++c) sum += held_seconds_[side][c];
     nlohmann::json by = nlohmann::json::object();
     for (size_t c = 0; c < kWaitCauses; ++c)
       if (held_seconds_[side][c] > 0) by[kCauses[c].name] = held_seconds_[side][c] / sum;
-    out["utilisation"][s == NodeSide::Pe ? "pe_dram_buffer_held_by" : "de_dram_buffer_held_by"] = by;
+    out["utilisation"][s == ReadSide::Pe ? "pe_dram_buffer_held_by" : "de_dram_buffer_held_by"] = by;
   }
   out["ttft"] = shares(totals_, 0, kTtftCauses);
   out["round"] = shares(totals_, 0, kWaitCauses);

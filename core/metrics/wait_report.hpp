@@ -13,7 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/vocab/request.hpp"  // NodeSide
+#include "core/vocab/request.hpp"  // ReadSide, PerSide
 #include "core/vocab/wait_cause.hpp"
 
 namespace dualpath {
@@ -50,12 +50,12 @@ class WaitTracker {
 
   // DRAM buffer bytes held by requests, by the cause the holder waits for, on PE nodes and on DE nodes, so
   // the report can say what fills the buffers (e.g. reads ahead of a busy PE) when requests wait for room.
-  void hold(NodeSide side, WaitCause holder, double bytes, double now);
+  void hold(ReadSide side, WaitCause holder, double bytes, double now);
   // A holder of `bytes` on `side` moved from one cause to another at `now`.
-  void move_holder(NodeSide side, WaitCause from, WaitCause to, double bytes, double now);
+  void move_holder(ReadSide side, WaitCause from, WaitCause to, double bytes, double now);
   // Byte-seconds of buffer held by holders in cause `c` on `side`, up to the last hold or move.
-  double held(NodeSide side, WaitCause c) const {
-    return held_seconds_[static_cast<size_t>(side)][static_cast<size_t>(c)];
+  double held(ReadSide side, WaitCause c) const {
+    return held_seconds_[side_index(side)][static_cast<size_t>(c)];
   }
 
   double total(WaitCause c) const { return totals_[static_cast<size_t>(c)]; }

@@ -10,25 +10,27 @@
 
 namespace dualpath {
 
-// Which node's SNIC reads the request's hit KV: the PE node's, the DE node's, or both (Split: the first
-// `Request::pe_hit` tokens through the PE node, the rest through the DE node; policy dualpath-split).
+// A side of a request's (PE, DE) pair, the one side enum of the core. Pe and De name its prefill engine's node and
+// its decode engine's node: the halves of its storage read go through them, and the DRAM buffers it holds room in
+// are theirs. As a read path (which node's SNIC reads the hit KV) it may also be Split (both: the first
+// `Request::ReadSlice::pe_hit` tokens through the PE node, the rest through the DE node; policy dualpath-split) or
+// Unset (not chosen yet).
 enum class ReadSide : uint8_t { Unset, Pe, De, Split };
 inline const char* side_name(ReadSide s) {
   return s == ReadSide::De ? "de" : s == ReadSide::Pe ? "pe" : s == ReadSide::Split ? "split" : "-";
 }
-
-// A request's two nodes: its prefill engine's (Pe) and its decode engine's (De). The halves of its storage read go
-// through them, and the DRAM buffers it holds room in are theirs.
-enum class NodeSide : uint8_t { Pe, De };
-inline constexpr NodeSide kNodeSides[] = {NodeSide::Pe, NodeSide::De};
-inline constexpr NodeSide other_side(NodeSide s) { return s == NodeSide::Pe ? NodeSide::De : NodeSide::Pe; }
-inline const char* side_name(NodeSide s) { return s == NodeSide::Pe ? "PE" : "DE"; }
-// One value per side.
+// The two nodes of the pair, and the label a report gives each ("PE", "DE").
+inline constexpr ReadSide kNodeSides[] = {ReadSide::Pe, ReadSide::De};
+inline constexpr ReadSide other_side(ReadSide s) { return s == ReadSide::Pe ? ReadSide::De : ReadSide::Pe; }
+inline const char* node_label(ReadSide s) { return s == ReadSide::Pe ? "PE" : "DE"; }
+// A node side's index in per-side arrays: Pe 0, De 1.
+inline constexpr size_t side_index(ReadSide s) { return s == ReadSide::De ? 1 : 0; }
+// One value per node side (Pe, De).
 template <class T>
 struct PerSide {
   T v[2]{};
-  T& operator[](NodeSide s) { return v[static_cast<size_t>(s)]; }
-  const T& operator[](NodeSide s) const { return v[static_cast<size_t>(s)]; }
+  T& operator[](ReadSide s) { return v[side_index(s)]; }
+  const T& operator[](ReadSide s) const { return v[side_index(s)]; }
 };
 
 // Timestamps (seconds); -1 = not reached. TTFT = first_token - arrival; the breakdown is
@@ -96,8 +98,8 @@ struct Request {
     double pe_hit_bytes() const { return pe_hit_bytes_; }
     // The attempt's storage read, per half (through the PE node and through the DE node; a Pe or De read has one
     // half), and how many halves are in state `h`.
-    ReadHalf half(NodeSide s) const { return half_[s]; }
-    int halves(ReadHalf h) const { return (half_[NodeSide::Pe] == h) + (half_[NodeSide::De] == h); }
+    ReadHalf half(ReadSide s) const { return half_[s]; }
+    int halves(ReadHalf h) const { return (half_[ReadSide::Pe] == h) + (half_[ReadSide::De] == h); }
     // Abandoned attempts so far, so that a half still in flight from one is ignored.
     int epoch() const { return epoch_; }
     int retries() const { return retries_; }  // storage reads of this round that failed and were retried
@@ -108,7 +110,7 @@ struct Request {
 
    private:
     friend class dualpath::ReadStage;
-    void set_half(NodeSide s, ReadHalf h) { half_[s] = h; }
+    void set_half(ReadSide s, ReadHalf h) { half_[s] = h; }
     void abandon() { ++epoch_; }
     void retried() { ++retries_; }
     ReadSide side_ = ReadSide::Unset;

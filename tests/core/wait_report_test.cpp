@@ -118,10 +118,10 @@ TEST_P(WaitConservation, CausesAddUpToLifetimesAndTtfts) {
   double end = 0;
   for (const auto& r : c.requests()) end = std::max(end, r.t.done);
   PerSide<double> used, by_holder;
-  for (const auto& n : c.view().nodes) used[n.prefill ? NodeSide::Pe : NodeSide::De] += n.buffer.mean_used(end) * end;
-  for (NodeSide side : kNodeSides) {
+  for (const auto& n : c.view().nodes) used[n.prefill ? ReadSide::Pe : ReadSide::De] += n.buffer.mean_used(end) * end;
+  for (ReadSide side : kNodeSides) {
     for (int k = 0; k < kWaitCauses; ++k) by_holder[side] += c.waits().held(side, static_cast<WaitCause>(k));
-    EXPECT_NEAR(by_holder[side], used[side], 1e-6 * (used[side] + 1)) << side_name(side);
+    EXPECT_NEAR(by_holder[side], used[side], 1e-6 * (used[side] + 1)) << node_label(side);
   }
   // Buffers and HBM are all returned.
   for (const auto& n : c.view().nodes) EXPECT_NEAR(n.buffer.used(), 0, 1);
@@ -188,10 +188,10 @@ TEST(BufferLifecycle, StreamedPeBufferIsReleasedLayerByLayer) {
     // The report's split of the PE buffer's byte-seconds by holder adds up to the same, and the holder is the
     // request in its read, waiting for or running its forward.
     double by_holder = 0;
-    for (int k = 0; k < kWaitCauses; ++k) by_holder += c.waits().held(NodeSide::Pe, static_cast<WaitCause>(k));
+    for (int k = 0; k < kWaitCauses; ++k) by_holder += c.waits().held(ReadSide::Pe, static_cast<WaitCause>(k));
     EXPECT_NEAR(by_holder, expected, 1e-9 * expected) << mode;
-    EXPECT_GT(c.waits().held(NodeSide::Pe, WaitCause::Read), 0) << mode;
-    EXPECT_GT(c.waits().held(NodeSide::Pe, WaitCause::KvLoad), 0) << mode;
+    EXPECT_GT(c.waits().held(ReadSide::Pe, WaitCause::Read), 0) << mode;
+    EXPECT_GT(c.waits().held(ReadSide::Pe, WaitCause::KvLoad), 0) << mode;
   }
 }
 

@@ -50,10 +50,10 @@ bool lose_attempt(FaultScope& s, Request& r, FaultRecord& rec) {
   // Engine counters and HBM on the engines that remain (a lost engine's are gone with it).
   s.prefill.on_lost(r);
   s.decode.on_lost(r, r.de >= 0 && s.book.engine_lost(r.de));
-  if (r.buffer_bytes[NodeSide::Pe] > 0)
-    s.accounts.release_buffer(r, s.layout.node_of(r.pe), r.buffer_bytes[NodeSide::Pe]);
-  if (r.buffer_bytes[NodeSide::De] > 0)
-    s.accounts.release_buffer(r, s.layout.node_of(r.de), r.buffer_bytes[NodeSide::De]);
+  if (r.buffer_bytes[ReadSide::Pe] > 0)
+    s.accounts.release_buffer(r, s.layout.node_of(r.pe), r.buffer_bytes[ReadSide::Pe]);
+  if (r.buffer_bytes[ReadSide::De] > 0)
+    s.accounts.release_buffer(r, s.layout.node_of(r.de), r.buffer_bytes[ReadSide::De]);
   // The prompt's persistence that its first token started (its handoff would have ended it).
   s.io.prompt_abandoned(r);
   if (round_over) return false;
