@@ -118,7 +118,7 @@ class Backend {
   }
   // Ending a run early (the online stop rule, workload.stop): whether this backend can, and the request to do so.
   // After stop() the backend drops all pending work at once: no callback of it runs. A backend that cannot
-  // (real hardware, where work in flight cannot be dropped) says so and the engine refuses the configuration.
+  // (real hardware, where work in flight cannot be dropped) says so and the Cluster refuses the configuration.
   virtual bool can_stop() const { return false; }
   virtual void stop() { throw std::logic_error("this backend cannot end a run early"); }
 };

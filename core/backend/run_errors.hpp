@@ -1,4 +1,4 @@
-// The errors a run raises that its callers (cli/, sim/, hw/) catch by type: kept apart from the engine so that a
+// The errors a run raises that its callers (cli/, sim/, hw/) catch by type: kept apart from the Cluster so that a
 // backend or a command can name them without including the Cluster.
 #pragma once
 

@@ -28,7 +28,7 @@
 #include <vector>
 
 #include "core/backend/backend.hpp"
-#include "core/backend/run_errors.hpp"  // NoProgressError, StorageError: thrown by the engine
+#include "core/backend/run_errors.hpp"  // NoProgressError, StorageError: thrown by the Cluster
 #include "core/config/scenario.hpp"
 #include "core/cost/cost_model.hpp"
 #include "core/cluster/buffer_ports.hpp"
@@ -127,7 +127,7 @@ class Cluster : private RequestStage, private StageSignals {
   // agents and rounds (cluster.cpp)
   void issue_round(int agent, int round);
   // Finished, out of its decode batch and handed off (a round whose first token was its last is handed off after
-  // that), or lost with a node: nothing of the engine changes or reads it again, except what a lost attempt still
+  // that), or lost with a node: nothing of the Cluster changes or reads it again, except what a lost attempt still
   // has in flight.
   bool settled(const Request& r) const;
 

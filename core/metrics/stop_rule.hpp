@@ -3,7 +3,7 @@
 // earlier. Reading taken here (the paper gives no formula): "TTFT" is the mean TTFT of the rounds whose first
 // token fell in the last `window` seconds; the SLO check starts once one full window has passed (a single slow
 // round at start-up does not end a run); steady state compares that mean with the mean of the window that ended
-// `lookback` seconds earlier. Pure bookkeeping, fed by the engine at every first token.
+// `lookback` seconds earlier. Pure bookkeeping, fed by the Cluster at every first token.
 //
 // Steady state of the load as well (StopRuleSpec::load_flat, the default; issue 62): an agent's reads grow with its
 // context, so the load an arrival rate offers keeps rising until the live agents' ages are stationary, which takes

@@ -44,7 +44,7 @@ class Policy {
   // A read that cannot go on through the node of side `failed` (ReadSide::Pe or De: its read failed, or a fault took
   // that node's SNIC down) is read again whole: the side to read it through now. With the DE read path the other
   // node (DualPath's second path is its resilience); ReadSide::Unset: the policy reads only through the PE node
-  // (the engine retries there, or places the request on another PE whose SNIC is up).
+  // (the Cluster retries there, or places the request on another PE whose SNIC is up).
   virtual ReadSide other_read_side(ReadSide failed) const {
     if (!features().dual_path) return ReadSide::Unset;
     return failed == ReadSide::Pe ? ReadSide::De : ReadSide::Pe;

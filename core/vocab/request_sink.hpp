@@ -1,4 +1,4 @@
-// Where a run's requests go once the engine is done with them: the Cluster hands each request over exactly once,
+// Where a run's requests go once the Cluster is done with them: the Cluster hands each request over exactly once,
 // in id order, when it and every request before it are settled (finished, with its prompt persisted, or lost with
 // a node), and at the end of the run the rest as they stand. The run's records (core/run/run_records.hpp) write
 // requests.csv and fold the summary from them, so that a long run frees what it has handed over.
