@@ -4,6 +4,9 @@
 #include <simgrid/s4u/Link.hpp>
 #include <simgrid/s4u/NetZone.hpp>
 
+#include <stdexcept>
+#include <string>
+
 namespace dualpath::sim {
 
 namespace sg4 = simgrid::s4u;
@@ -30,6 +33,18 @@ Platform::Platform(const Topology& topo, const Deployment& dep) : fabric_(topo, 
     zone->add_route(np, nullptr, nullptr, nullptr, to_route(ep.up), false);    // everything this host sends
     zone->add_route(nullptr, np, nullptr, nullptr, to_route(ep.down), false);  // everything it receives
     hosts_.push_back(h);
+  }
+  // Pairs a route rule takes off the star (none under the built-in rules): a bypass route each, the fabric's links.
+  for (const auto& [src, dst] : fabric_.off_star_pairs()) {
+    const Route r = fabric_.route(src, dst);
+    const auto& eps = fabric_.endpoints();
+    if (r.n == 0)
+      throw std::invalid_argument("simulator: a route rule gives " + eps[static_cast<size_t>(src)].name + " -> " +
+                                  eps[static_cast<size_t>(dst)].name + " no links");
+    std::vector<sg4::LinkInRoute> links;
+    for (int i = 0; i < r.n; ++i) links.emplace_back(sg_links_[static_cast<size_t>(r.link[static_cast<size_t>(i)])]);
+    zone->add_bypass_route(hosts_[static_cast<size_t>(src)]->get_netpoint(),
+                           hosts_[static_cast<size_t>(dst)]->get_netpoint(), nullptr, nullptr, links);
   }
   // The driver actor needs a host to live on; it sends nothing.
   control_ = zone->create_host("control", kHostSpeed);

@@ -1,6 +1,7 @@
 // The SimGrid platform of one cluster, built from its Fabric (sim/fabric.hpp): one SimGrid host per memory
 // endpoint and one SHARED SimGrid link per fabric link, in the same order, with the fabric's up/down link lists
-// as the star zone's routes.
+// as the star zone's routes and a bypass route for each pair of endpoints a route rule takes off the star
+// (Fabric::off_star_pairs).
 //
 // Latency is not given to SimGrid (the QoS penalty hook skips SimGrid's latency phase, see qos_penalty.hpp); the fabric
 // keeps each link's latency and the backend applies a route's latency after its last byte.
