@@ -5,7 +5,7 @@
 // (requests per GPU), its parts per layer and tokens/s per user and per node; one prefill forward at a token
 // batch and request shape; with --public every public measurement beside the model (core/cost/public_points.hpp),
 // with --profile a step profile's figures beside the roofline's, and --write-profile writes the roofline's own
-// step times as a profile (core/cost/step_profile.hpp). docs/cost-model.md gives every constant and its source.
+// step times as a profile (core/config/step_profile_file.hpp). docs/cost-model.md gives every constant and its source.
 // Bad input: exit 2.
 #include <cmath>
 #include <fstream>
@@ -23,7 +23,7 @@
 #include "core/cost/cost_table.hpp"
 #include "core/cost/profile_writer.hpp"
 #include "core/cost/public_points.hpp"
-#include "core/cost/step_profile.hpp"
+#include "core/config/step_profile_file.hpp"
 
 namespace dualpath::cli {
 namespace {

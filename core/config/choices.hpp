@@ -40,7 +40,7 @@ enum class KvPort : uint8_t { Node, Engine };
 // sim.decode_chunk_end: a decode chunk ends at the first request that finishes, or runs its decode_chunk_steps
 // steps past the requests that finish inside it (SimSpec::decode_chunk_end).
 enum class DecodeChunkEnd : uint8_t { FirstFinish, Steps };
-// Where step times come from: the roofline cost model, or a table of measured times (core/cost/step_profile.hpp).
+// Where step times come from: the roofline cost model, or a table of measured times (core/config/step_profile_file.hpp).
 enum class StepTiming : uint8_t { Roofline, Profile };
 // sim.departures: after flows leave, the native engine re-solves their whole components, or keeps the flows below
 // the lowest departed level and re-fills the rest (SimSpec::departures).

@@ -16,7 +16,7 @@
 namespace dualpath {
 
 // One LLM. Figures and their sources are in models/*.json ("sources" object).
-struct StepProfile;  // core/cost/step_profile.hpp
+struct StepProfile;  // core/config/step_profile_file.hpp
 
 struct ModelSpec {
   std::string name;

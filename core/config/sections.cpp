@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <limits>
 
-#include "core/cost/step_profile.hpp"
+#include "core/config/step_profile_file.hpp"
 
 namespace dualpath {
 namespace {

@@ -145,8 +145,8 @@ double CostModel::prefill_attention(int64_t cached, int64_t fresh, int group_gpu
   if (fresh <= 0) return 0;
   const PrefillProfile* t = model_.profile->prefill_for(group_gpus);
   if (!t) throw InputError(model_.profile->file, "no prefill table for groups of " + std::to_string(group_gpus) + " GPUs");
-  return t->attention.at(static_cast<double>(cached), static_cast<double>(fresh), model_.profile->file,
-                         "prefill attention of EP" + std::to_string(group_gpus));
+  return profile_at(t->attention, static_cast<double>(cached), static_cast<double>(fresh), model_.profile->file,
+                    "prefill attention of EP" + std::to_string(group_gpus));
 }
 
 double CostModel::prefill_linear(double tokens, int group_gpus) const {
@@ -154,7 +154,7 @@ double CostModel::prefill_linear(double tokens, int group_gpus) const {
   if (tokens <= 0) return 0;
   const PrefillProfile* t = model_.profile->prefill_for(group_gpus);
   if (!t) throw InputError(model_.profile->file, "no prefill table for groups of " + std::to_string(group_gpus) + " GPUs");
-  return t->linear.at(tokens, model_.profile->file, "prefill linear work of EP" + std::to_string(group_gpus));
+  return profile_at(t->linear, tokens, model_.profile->file, "prefill linear work of EP" + std::to_string(group_gpus));
 }
 
 DecodeStep CostModel::decode_step(const std::vector<DecodeEngineLoad>& engines, int nodes) const {
@@ -181,8 +181,8 @@ DecodeStep CostModel::decode_step(const std::vector<DecodeEngineLoad>& engines, 
     // per GPU, the roofline reads fewer experts than the table's balanced step did (docs/cost-model.md).
     const DecodeEngineLoad& e = engines[s.slowest];
     const double context = e.batch > 0 ? e.sum_context / e.batch : 0;
-    s.token_seconds = t->token_seconds.at(e.batch, context, model_.profile->file,
-                                          "decode step of EP" + std::to_string(group_gpus));
+    s.token_seconds = profile_at(t->token_seconds, e.batch, context, model_.profile->file,
+                                 "decode step of EP" + std::to_string(group_gpus));
     return s;
   }
   s.layer = decode_layer(max_attn, batch_sum / group_gpus, max_batch, group_gpus, nodes);

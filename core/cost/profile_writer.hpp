@@ -1,7 +1,7 @@
-// Step profiles written out (core/cost/step_profile.hpp): one writer for every source of times. The roofline's own
-// step times (`dualpath analyze cost --write-profile`, the profile-equals-roofline test, the start of a profile a
-// user edits) and measured ones (`dualpath hw calibrate --profile`, hw/gpu/gpu_calibrate.cpp) go through it, so the
-// layout is defined once.
+// Step profiles written out (core/config/step_profile_file.hpp): one writer for every source of times. The
+// roofline's own step times (`dualpath analyze cost --write-profile`, the profile-equals-roofline test, the start
+// of a profile a user edits) and measured ones (`dualpath hw calibrate --profile`, hw/gpu/gpu_calibrate.cpp) go
+// through it, so the layout is defined once.
 #pragma once
 
 #include <cstdint>

@@ -4,7 +4,7 @@
 #include <sstream>
 
 #include "core/cost/cost_table.hpp"
-#include "core/cost/step_profile.hpp"
+#include "core/config/step_profile_file.hpp"
 
 namespace dualpath {
 namespace {

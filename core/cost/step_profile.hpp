@@ -1,19 +1,14 @@
-// Measured step times: the second timing source (model.timing = profile, docs/cost-model.md "Profiles"). A profile
-// holds, per engine-group size, tables a user fills from their own GPUs (or `dualpath analyze cost
-// --write-profile` fills from the roofline):
-//   prefill: one request's attention per layer by (cached, fresh) tokens (interpolated per fresh token), and the
-//            linear/MoE work per layer by fresh tokens per GPU (fixed kernel costs included);
-//   decode:  seconds per generated token of a whole group by (requests per GPU, context per request).
-// Between grid points the tables are interpolated linearly (bilinearly on two axes). Below an axis's first point
-// the first point's time is used: a forward or step cannot get much cheaper than its smallest measured shape, since
-// the weights are read and the kernels launched anyway. Beyond an axis's last point the run is refused with one
-// line naming the shape (ProfileRangeError).
+// Times from a measured step profile (model.timing = profile, docs/cost-model.md "Profiles"; the file's tables as
+// read and checked: core/config/step_profile_file.hpp). Between grid points the tables are interpolated linearly
+// (bilinearly on two axes). Below an axis's first point the first point's time is used: a forward or step cannot
+// get much cheaper than its smallest measured shape, since the weights are read and the kernels launched anyway.
+// Beyond an axis's last point the run is refused with one line naming the shape (ProfileRangeError).
 #pragma once
 
 #include <string>
-#include <vector>
 
 #include "core/config/input_error.hpp"
+#include "core/config/step_profile_file.hpp"
 
 namespace dualpath {
 
@@ -23,49 +18,8 @@ class ProfileRangeError : public InputError {
   using InputError::InputError;
 };
 
-// f(x) on increasing points, linear between them.
-struct ProfileAxisTable {
-  std::string x_name;
-  std::vector<double> x, y;
-  double at(double v, const std::string& file, const std::string& what) const;
-};
-
-// f(a, b) on a grid: values[i][j] at (a[i], b[j]).
-struct ProfileGrid {
-  std::string a_name, b_name;
-  // Interpolate values / b and multiply back (a time per unit of b): prefill attention per fresh token, which is
-  // linear where the time itself is quadratic (causal attention over the fresh tokens).
-  bool per_b = false;
-  std::vector<double> a, b;
-  std::vector<std::vector<double>> values;
-  double at(double va, double vb, const std::string& file, const std::string& what) const;
-};
-
-struct PrefillProfile {
-  int group_gpus = 0;
-  ProfileGrid attention;       // a = cached tokens, b = fresh tokens; seconds per layer for one request
-  ProfileAxisTable linear;     // x = fresh tokens per GPU; seconds per layer, fixed kernel costs included
-};
-
-struct DecodeProfile {
-  int group_gpus = 0;
-  ProfileGrid token_seconds;   // a = requests per GPU, b = context tokens per request; seconds per generated token
-};
-
-struct StepProfile {
-  std::string file;  // where it was read from (errors name it)
-  std::string name, label;
-  std::vector<PrefillProfile> prefill;
-  std::vector<DecodeProfile> decode;
-  const PrefillProfile* prefill_for(int group_gpus) const;
-  const DecodeProfile* decode_for(int group_gpus) const;
-  // The group sizes it covers, for error messages ("16, 32").
-  std::string prefill_groups() const;
-  std::string decode_groups() const;
-};
-
-// Reads and validates a profile file: every table's axes strictly increasing and finite, values positive and of
-// the axes' shape, one table per group size. Bad input: InputError naming the file and the JSON path.
-StepProfile read_step_profile(const std::string& path);
+// f(v) of a table, f(va, vb) of a grid; `file` and `what` name the profile and the shape in a ProfileRangeError.
+double profile_at(const ProfileAxisTable& t, double v, const std::string& file, const std::string& what);
+double profile_at(const ProfileGrid& g, double va, double vb, const std::string& file, const std::string& what);
 
 }  // namespace dualpath

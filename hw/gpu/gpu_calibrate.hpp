@@ -49,7 +49,7 @@ nlohmann::json fit_overrides(const std::vector<KernelPoint>& points, double peak
 // {"available": false, "reason": "..."}.
 nlohmann::json calibrate_gpu(const ModelSpec& model, const GpuSpec& gpu, const GpuCalibrateOptions& options = {});
 
-// A step profile (core/cost/step_profile.hpp) measured on this GPU with the CUDA body's kernels over the coarse
+// A step profile (core/config/step_profile_file.hpp) measured on this GPU with the CUDA body's kernels over the coarse
 // grid (core/cost/profile_writer.hpp): per layer, the attention and linear kernels of layer_shapes at each shape; a
 // decode step is n_layers x (attention + linear) plus the decode all-to-all of the cost model for `de_group` GPUs
 // over `topology` (one GPU cannot measure the network), over the tokens a step yields. {"available": false,

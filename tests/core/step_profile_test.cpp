@@ -48,28 +48,28 @@ TEST_F(step_profile, InterpolatesLinearlyHoldsTheFirstPointAndRefusesBeyondTheLa
   const PrefillProfile* pf = p.prefill_for(16);
   ASSERT_NE(pf, nullptr);
   EXPECT_EQ(p.prefill_for(8), nullptr);
-  EXPECT_DOUBLE_EQ(pf->attention.at(0, 10, p.file, "t"), 1e-6);
-  EXPECT_NEAR(pf->attention.at(500, 60, p.file, "t"), 60 * (1e-7 + 2e-6 / 110 + 3e-7 + 5e-6 / 110) / 4, 1e-18);  // centre
+  EXPECT_DOUBLE_EQ(profile_at(pf->attention, 0, 10, p.file, "t"), 1e-6);
+  EXPECT_NEAR(profile_at(pf->attention, 500, 60, p.file, "t"), 60 * (1e-7 + 2e-6 / 110 + 3e-7 + 5e-6 / 110) / 4, 1e-18);  // centre
   // Attention is interpolated per fresh token (exact on the causal quadratic): at fresh 35 on the cached-1000 row,
   // 3e-6 / 10 and 5e-6 / 110 a quarter of the way, times 35.
-  EXPECT_NEAR(pf->attention.at(1000, 35, p.file, "t"), 35 * (3e-7 + 0.25 * (5e-6 / 110 - 3e-7)), 1e-18);
-  EXPECT_NEAR(pf->attention.at(0, 1, p.file, "t"), 1e-7, 1e-18);  // below the first point: its time per token
-  EXPECT_DOUBLE_EQ(pf->linear.at(600, p.file, "t"), 1.5e-4);
+  EXPECT_NEAR(profile_at(pf->attention, 1000, 35, p.file, "t"), 35 * (3e-7 + 0.25 * (5e-6 / 110 - 3e-7)), 1e-18);
+  EXPECT_NEAR(profile_at(pf->attention, 0, 1, p.file, "t"), 1e-7, 1e-18);  // below the first point: its time per token
+  EXPECT_DOUBLE_EQ(profile_at(pf->linear, 600, p.file, "t"), 1.5e-4);
   const DecodeProfile* d = p.decode_for(32);
   ASSERT_NE(d, nullptr);
-  EXPECT_DOUBLE_EQ(d->token_seconds.at(2, 3000, p.file, "t"), (0.012 + 0.016 + 0.024 + 0.032) / 4);
-  EXPECT_DOUBLE_EQ(d->token_seconds.at(0.5, 500, p.file, "t"), 0.010);
-  EXPECT_DOUBLE_EQ(d->token_seconds.at(3, 4000, p.file, "t"), 0.032);  // the last point is inside
+  EXPECT_DOUBLE_EQ(profile_at(d->token_seconds, 2, 3000, p.file, "t"), (0.012 + 0.016 + 0.024 + 0.032) / 4);
+  EXPECT_DOUBLE_EQ(profile_at(d->token_seconds, 0.5, 500, p.file, "t"), 0.010);
+  EXPECT_DOUBLE_EQ(profile_at(d->token_seconds, 3, 4000, p.file, "t"), 0.032);  // the last point is inside
   try {
-    d->token_seconds.at(4, 2000, p.file, "decode step of EP32");
+    profile_at(d->token_seconds, 4, 2000, p.file, "decode step of EP32");
     FAIL() << "a batch beyond the table must be refused";
   } catch (const ProfileRangeError& e) {
     const std::string m = e.what();
     EXPECT_NE(m.find("decode step of EP32: batch 4 is outside the measured range 1..3"), std::string::npos) << m;
     EXPECT_EQ(m.find('\n'), std::string::npos) << "one line";
   }
-  EXPECT_THROW(pf->attention.at(1001, 10, p.file, "t"), ProfileRangeError);
-  EXPECT_THROW(pf->linear.at(2000, p.file, "t"), ProfileRangeError);
+  EXPECT_THROW(profile_at(pf->attention, 1001, 10, p.file, "t"), ProfileRangeError);
+  EXPECT_THROW(profile_at(pf->linear, 2000, p.file, "t"), ProfileRangeError);
 }
 
 TEST_F(step_profile, RefusesMalformedTablesNamingTheJsonPath) {
