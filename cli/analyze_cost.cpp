@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
+#include "core/config/output_file.hpp"
 #include "core/config/input_error.hpp"
 #include "core/config/loader.hpp"
 #include "core/cost/cost_table.hpp"
@@ -77,10 +78,8 @@ void analyze_cost(const CostArgs& a) {
       throw InputError("--decode-scale", "expected a factor > 0, found " + std::to_string(a.decode_scale));
     const nlohmann::json profile =
         roofline_profile(cost, t, {pe.gpus}, {de.gpus}, a.label, a.decode_scale);
-    std::ofstream f(a.write_profile);
-    if (!f) throw InputError(a.write_profile, "cannot open for writing");
-    f << profile.dump(1) << "\n";
-    if (!f) throw InputError(a.write_profile, "write failed");
+    check_output_file(a.write_profile, "--write-profile", {a.model, a.topology, a.profile});
+    write_text_atomically(a.write_profile, profile.dump(1) + "\n");
     std::cout << "wrote " << a.write_profile << ": roofline step times of " << m.name << " on " << t.name
               << " (prefill EP" << pe.gpus << ", decode EP" << de.gpus << ")"
               << (a.decode_scale != 1 ? ", decode times x" + std::to_string(a.decode_scale) : std::string()) << "\n";

@@ -25,6 +25,7 @@
 #include "cli/child_runs.hpp"
 #include "cli/commands.hpp"
 #include "cli/name_list.hpp"
+#include "core/config/output_file.hpp"
 #include "core/analysis/claims.hpp"
 #include "core/config/input_error.hpp"
 #include "core/config/loader.hpp"
@@ -142,6 +143,7 @@ void claims(const ClaimsArgs& a) {
     sets.insert(sets.end(), a.sim_sets.begin(), a.sim_sets.end());
     (void)load_scenario(a.scenarios + "/" + p.scenario, sets);
   }
+  if (!a.junit.empty()) check_output_file(a.junit, "--junit");  // before any simulation (the output rule)
   run_points(pts, a.scenarios, a.out, a.sim_sets, a.jobs ? a.jobs : default_parallelism());
   analysis::ClaimChecks c(a.scenarios, a.out, a.verbose);
   for (int claim : which) c.check(claim);

@@ -20,6 +20,7 @@
 #include "cli/number_format.hpp"
 #include "cli/scenario_options.hpp"
 #include "cli/name_list.hpp"
+#include "core/config/output_file.hpp"
 #include "core/config/input_error.hpp"
 #include "core/config/loader.hpp"
 #include "core/config/units.hpp"
@@ -296,6 +297,7 @@ void hw_run(const HwRunArgs& a) {
 // (hw/gpu/gpu_calibrate.hpp), for `dualpath run S --set model.timing=profile --set model.profile=FILE`.
 void hw_calibrate_profile(const HwCalArgs& a) {
   if (a.scenario.empty()) throw InputError("--profile", "needs --scenario (its model, GPU and group sizes)");
+  check_output_file(a.profile, "--profile", {a.scenario});  // before measuring (the output rule)
   const Scenario sc = load_scenario(a.scenario, a.overrides, a.overlays);
   const nlohmann::json m = hw::measure_step_profile(sc.model, sc.topology, sc.deployment.pe_group_gpus,
                                                     sc.deployment.de_group_gpus);
@@ -305,9 +307,7 @@ void hw_calibrate_profile(const HwCalArgs& a) {
                  "analyze cost --write-profile\n";
     throw CLI::RuntimeError(kExitFailure);
   }
-  std::ofstream f(a.profile);
-  f << m["profile"].dump(1) << "\n";
-  if (!f) throw InputError(a.profile, "cannot write the profile");
+  write_text_atomically(a.profile, m["profile"].dump(1) + "\n");
   std::cout << "wrote " << a.profile << ": step profile measured on " << m["device"].get<std::string>() << " (use: "
             << "dualpath run SCENARIO --set model.timing=profile --set model.profile=" << a.profile << ")\n";
 }
@@ -316,6 +316,7 @@ void hw_calibrate_profile(const HwCalArgs& a) {
 void hw_calibrate(const HwCalArgs& a) {
 #ifdef DUALPATH_HAVE_HW
   if (!a.profile.empty()) return hw_calibrate_profile(a);
+  if (!a.out.empty()) check_output_file(a.out, "--out", {a.scenario});  // before measuring (the output rule)
   hw::CalibrateOptions o;
   o.storage_dir = !a.storage_dir.empty() ? a.storage_dir : std::filesystem::temp_directory_path().string() +
                                                                    "/dualpath-calibrate";
@@ -356,7 +357,7 @@ void hw_calibrate(const HwCalArgs& a) {
     std::cerr << "dualpath: hw calibrate failed: " << e.what() << "\n";
     throw CLI::RuntimeError(kExitFailure);
   }
-  if (!a.out.empty()) std::ofstream(a.out) << j.dump(2) << '\n';
+  if (!a.out.empty()) write_text_atomically(a.out, j.dump(2) + "\n");
   const auto& m = j["measured"];
   const auto& s = m["storage"];
   const auto& t = m["transport"];

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
+#include "core/config/output_file.hpp"
 #include "core/config/input_error.hpp"
 #include "core/config/scenario.hpp"
 #include "core/kv/zero_service_reuse.hpp"
@@ -74,6 +75,7 @@ void run_gen(const GenOptions& o) {
   const SynthParams params = synth_profile(o.profile, table2_reading(o.reading, "--reading"), "--profile");
   if (o.trajectories < 1)
     throw InputError("--trajectories", "expected at least 1, found " + std::to_string(o.trajectories));
+  if (o.out != "-") check_output_file(o.out, "-o");  // before any work (the output rule)
   const Trace trace = generate_trace(params, o.trajectories, static_cast<uint64_t>(o.seed));
   write_trace_file(o.out, trace);
   size_t rounds = 0;
@@ -325,6 +327,7 @@ void run_stats(const StatsOptions& o) {
 }
 
 void run_convert(const ConvertOptions& o) {
+  if (o.out != "-") check_output_file(o.out, "-o", {o.in});  // never onto its own input, before any reading
   const Source src = read_source(o.from, o.in, reuse_form(o.reuse), PolicySpec{}.block_tokens);
   // A large trace takes seconds per step (3 million requests: ~13 s): say what is under way.
   const bool large = src.trace.trajectories.size() >= 200000;

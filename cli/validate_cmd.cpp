@@ -20,6 +20,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/name_list.hpp"
+#include "core/config/output_file.hpp"
 #include "core/config/input_error.hpp"
 #include "core/config/json_file.hpp"
 #include "core/metrics/compare.hpp"
@@ -117,6 +118,12 @@ void validate(const ValidateArgs& a) {
     options.only_origin += (options.only_origin.empty() ? "--only " : ",") + o;
   }
   if (!a.only.empty() && options.only.empty()) throw InputError("--only", "expected metric or group names, found none");
+  // The reports' paths, before anything is read or written (the output rule): never a device, a link, nor a file
+  // of the runs it compares; and not both the same file.
+  if (!a.junit_out.empty()) check_output_file(a.junit_out, "--junit", {a.sim_dir, a.measured_dir});
+  if (!a.json_out.empty()) check_output_file(a.json_out, "--json", {a.sim_dir, a.measured_dir});
+  if (!a.junit_out.empty() && a.junit_out == a.json_out)
+    throw InputError("--json " + a.json_out, "is the --junit file too: name two files");
 
   // Everything is read and compared before anything is printed, so bad input leaves stdout empty.
   const RunPairing pairing = pair_run_folders(a.sim_dir, a.measured_dir);
@@ -216,8 +223,9 @@ void validate(const ValidateArgs& a) {
                                 {"failed", failed},
                                 {"notes", pairing.notes},
                                 {"runs", runs}};
-    std::ofstream out(a.json_out);
-    if (!(out << std::setw(2) << doc << "\n")) throw InputError(a.json_out, "cannot write the --json file");
+    std::ostringstream text;
+    text << std::setw(2) << doc << "\n";
+    write_text_atomically(a.json_out, text.str());
   }
   if (failed > 0) throw CLI::RuntimeError(kExitFailure);
 }

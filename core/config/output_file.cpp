@@ -21,8 +21,41 @@ void write_stream_atomically(const std::string& path, const std::function<void(s
   file.commit();
 }
 
-AtomicOutputFile::AtomicOutputFile(std::string path, const std::string& suffix)
-    : path_(std::move(path)), tmp_(path_ + suffix), out_(tmp_, std::ios::binary | std::ios::trunc) {
+void check_output_file(const std::string& path, const std::string& option, const std::vector<std::string>& inputs) {
+  namespace fs = std::filesystem;
+  const std::string where = option.empty() ? path : option + " " + path;
+  if (path.empty()) throw InputError(option + " ''", "expected a file path, found an empty one");
+  std::error_code ec;
+  const fs::file_status st = fs::symlink_status(path, ec);
+  if (fs::is_symlink(st))
+    throw InputError(where, "is a symbolic link: dualpath writes a new file in its place and would replace the link, "
+                            "not write its target; name the target itself");
+  if (fs::exists(st) && !fs::is_regular_file(st))
+    throw InputError(where, std::string("is ") + (fs::is_directory(st) ? "a folder" : "a device or special file") +
+                                ", not a regular file: dualpath writes through a temporary renamed over the target, "
+                                "which would replace it; name a file");
+  const fs::path parent = fs::path(path).has_parent_path() ? fs::path(path).parent_path() : fs::path(".");
+  if (!fs::is_directory(parent, ec))
+    throw InputError(where, "its folder " + parent.string() + " does not exist");
+  if (!fs::exists(st)) return;
+  const fs::path target = fs::weakly_canonical(path, ec);
+  for (const auto& in : inputs) {
+    if (in.empty() || !fs::exists(in, ec)) continue;
+    if (fs::equivalent(path, in, ec))
+      throw InputError(where, "is the command's own input: writing it would replace what it reads; name another file");
+    if (!fs::is_directory(in, ec)) continue;
+    const fs::path folder = fs::weakly_canonical(in, ec);
+    const auto rel = target.lexically_relative(folder);
+    if (!rel.empty() && *rel.begin() != "..")
+      throw InputError(where, "is a file of " + in + ", which the command reads: writing it would replace it; name "
+                              "a file outside it");
+  }
+}
+
+AtomicOutputFile::AtomicOutputFile(std::string path, const std::string& suffix) : path_(std::move(path)) {
+  check_output_file(path_, "");
+  tmp_ = path_ + suffix;
+  out_.open(tmp_, std::ios::binary | std::ios::trunc);
   if (!out_) throw std::runtime_error("cannot write " + tmp_);
 }
 

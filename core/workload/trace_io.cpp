@@ -1,3 +1,4 @@
+#include "core/config/output_file.hpp"
 #include "core/config/input_file.hpp"
 #include "core/workload/trace_io.hpp"
 
@@ -215,11 +216,15 @@ void write_trace_file(const std::string& path, const Trace& trace) {
     return;
   }
   if (path.empty()) throw InputError("-o ''", "expected an output file path, or - for standard output");
-  std::ofstream out(path);
-  if (!out) throw InputError(path, "expected a writable output file, found none (cannot create)");
-  write_trace(out, trace);
-  out.flush();
-  if (!out) throw InputError(path, "write error");
+  // Through a temporary renamed over the target (the output rule, core/config/output_file.hpp): a kill leaves the
+  // old file or the whole new one, never a cut trace.
+  try {
+    write_stream_atomically(path, [&](std::ostream& out) { write_trace(out, trace); });
+  } catch (const InputError&) {
+    throw;
+  } catch (const std::runtime_error& e) {
+    throw InputError(path, std::string("write error (") + e.what() + ")");
+  }
 }
 
 }  // namespace dualpath

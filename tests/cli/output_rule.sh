@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# The output rule (issue 68, core/config/output_file.hpp): every file a command writes is a regular file or nothing
+# yet; a device, a folder, a symbolic link or one of the command's own inputs is refused at load with one line
+# naming the option and the path (exit 2), before any work, and is left as it was; a trace is written through a
+# temporary, so a refused or failed write leaves no cut file.
+# Usage: output_rule.sh <dualpath-binary> <repo-root>
+set -u
+bin=$1
+root=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+
+# refused NAME EXPECTED_SUBSTRING -- ARGS...: dualpath ARGS exits 2 with one stderr line holding the substring.
+refused() {
+  local name=$1 want=$2; shift 3
+  "$bin" "$@" >"$tmp/out" 2>"$tmp/err"
+  local rc=$? lines
+  lines=$(wc -l <"$tmp/err")
+  if [[ $rc -ne 2 || $lines -ne 1 ]] || ! grep -qF -- "$want" "$tmp/err"; then
+    echo "FAIL $name: rc=$rc stderr_lines=$lines want '$want'; stderr:"; cat "$tmp/err"; fails=$((fails + 1))
+  else
+    echo "ok   $name: $(cat "$tmp/err")"
+  fi
+}
+check() {  # NAME CONDITION...
+  local name=$1; shift
+  if "$@"; then echo "ok   $name"; else echo "FAIL $name"; fails=$((fails + 1)); fi
+}
+
+# Inputs: a Mooncake trace, a small run (the run checked and the reference of validate).
+for i in 0 1 2 3; do
+  printf '{"timestamp": %d, "input_length": 600, "output_length": 5, "hash_ids": [0, 1]}\n' $((i * 1000))
+done >"$tmp/mooncake.jsonl"
+cp "$tmp/mooncake.jsonl" "$tmp/mooncake.orig"
+"$bin" run "$root/scenarios/default.json" --policy dualpath --set workload.agents=4 --quiet --out "$tmp/run" \
+  >/dev/null 2>&1 || { echo "FAIL the input run"; exit 1; }
+cp "$tmp/run/summary.json" "$tmp/summary.orig"
+mkdir "$tmp/folder"
+ln -s "$tmp/target.jsonl" "$tmp/link.jsonl"
+
+# trace convert onto its own input: refused before reading; the input is untouched.
+refused convert_onto_input "the command's own input" -- trace convert --from mooncake "$tmp/mooncake.jsonl" \
+  -o "$tmp/mooncake.jsonl"
+check convert_input_untouched cmp -s "$tmp/mooncake.jsonl" "$tmp/mooncake.orig"
+# ... onto a device, a folder, a link, or into a folder that does not exist.
+refused convert_onto_device "a device or special file" -- trace convert --from mooncake "$tmp/mooncake.jsonl" \
+  -o /dev/null
+check dev_null_still_a_device test -c /dev/null
+refused gen_onto_folder "a folder, not a regular file" -- trace gen --profile 64k --trajectories 2 -o "$tmp/folder"
+refused gen_onto_link "is a symbolic link" -- trace gen --profile 64k --trajectories 2 -o "$tmp/link.jsonl"
+check link_target_not_written test ! -e "$tmp/target.jsonl"
+refused gen_no_folder "does not exist" -- trace gen --profile 64k --trajectories 2 -o "$tmp/none/t.jsonl"
+# A good conversion leaves the trace and no temporary beside it.
+"$bin" trace convert --from mooncake "$tmp/mooncake.jsonl" -o "$tmp/native.jsonl" >/dev/null 2>&1
+check convert_writes_whole sh -c "\"$bin\" trace stats \"$tmp/native.jsonl\" >/dev/null 2>&1"
+check convert_leaves_no_temporary test -z "$(find "$tmp" -name '*.partial')"
+
+# validate: its reports never replace a device nor a file of the runs it compares, and both are checked before any
+# is written.
+refused validate_junit_device "a device or special file" -- validate "$tmp/run" "$tmp/run" --junit /dev/null
+check dev_null_still_a_device_after_validate test -c /dev/null
+refused validate_json_onto_run "which the command reads" -- validate "$tmp/run" "$tmp/run" \
+  --json "$tmp/run/summary.json"
+check validate_run_untouched cmp -s "$tmp/run/summary.json" "$tmp/summary.orig"
+refused validate_json_bad_after_good_junit "does not exist" -- validate "$tmp/run" "$tmp/run" \
+  --junit "$tmp/report.xml" --json "$tmp/none/out.json"
+check no_junit_before_a_refusal test ! -e "$tmp/report.xml"
+"$bin" validate "$tmp/run" "$tmp/run" --junit "$tmp/report.xml" --json "$tmp/report.json" >/dev/null 2>&1
+check validate_writes_both test -s "$tmp/report.xml" -a -s "$tmp/report.json"
+
+# claims --junit: refused before any simulation runs (it would take minutes).
+refused claims_junit_folder "a folder, not a regular file" -- claims --only 1 --out "$tmp/claims" --junit "$tmp/folder"
+check claims_ran_nothing test ! -e "$tmp/claims"
+
+# analyze cost --write-profile: never onto its inputs or a device.
+topo="$root/topologies/hopper-8gpu-80g.json"
+cp "$root/models/ds-27b.json" "$tmp/model.json"
+refused profile_onto_model "the command's own input" -- analyze cost --model "$tmp/model.json" --topology "$topo" \
+  --write-profile "$tmp/model.json" --label x
+check model_untouched cmp -s "$tmp/model.json" "$root/models/ds-27b.json"
+refused profile_onto_device "a device or special file" -- analyze cost --model "$tmp/model.json" --topology "$topo" \
+  --write-profile /dev/null --label x
+
+echo "output rule: $fails failure(s)"
+[ "$fails" -eq 0 ]
