@@ -133,6 +133,8 @@ double positive_duration(const std::string& flag, const std::string& text) {
     throw InputError(flag + " " + text, e.what());
   }
   if (!(v > 0)) throw InputError(flag + " " + text, "expected a duration > 0, e.g. \"4 s\" or \"50 ms\"");
+  // A limit no run could miss is no limit: an SLO above a day would only push the searches' figures out of range.
+  if (v > 86400) throw InputError(flag + " " + text, "expected a duration of at most a day (86400 s)");
   return v;
 }
 

@@ -55,8 +55,7 @@ FaultSpec parse_fault(const ObjectReader& r, const Deployment& dep, const Topolo
       break;
     case FaultEffect::ScaleSnic:
     case FaultEffect::ScaleStorage:
-      f.factor = r.number("factor", Range{0.0, 1.0, true});
-      if (f.factor >= 1) r.fail("factor", "expected the fraction of bandwidth kept, in (0, 1), found 1");
+      f.factor = r.number("factor", Range::open_fraction());  // the fraction of bandwidth kept: 1 is no fault
       break;
   }
   f.at = r.quantity("at", units::Dimension::Duration, Range::non_negative());
@@ -111,6 +110,8 @@ std::string fault_override(const std::string& flag) {
       if (eq == std::string::npos || eq == 0)
         throw InputError(where, "expected key=value after the kind, found \"" + item + "\"");
       const std::string key = item.substr(0, eq), value = item.substr(eq + 1);
+      if (entry.contains(key))  // as the scenario file's reader refuses a repeated key
+        throw InputError(where, "repeats the key \"" + key + "\": give each key once");
       nlohmann::json v = nlohmann::json::parse(value, nullptr, /*allow_exceptions=*/false);
       entry[key] = v.is_discarded() || !v.is_number() ? nlohmann::json(value) : v;
       start = comma + 1;

@@ -35,9 +35,11 @@ const json& empty_object() {
 std::string Range::describe() const {
   const bool has_min = std::isfinite(min);
   const bool has_max = std::isfinite(max);
-  if (has_min && has_max) return "in " + std::string(min_open ? "(" : "[") + format_number(min) + ", " + format_number(max) + "]";
+  if (has_min && has_max)
+    return "in " + std::string(min_open ? "(" : "[") + format_number(min) + ", " + format_number(max) +
+           (max_open ? ")" : "]");
   if (has_min) return (min_open ? "> " : ">= ") + format_number(min);
-  if (has_max) return "<= " + format_number(max);
+  if (has_max) return (max_open ? "< " : "<= ") + format_number(max);
   return "finite";
 }
 

@@ -19,17 +19,19 @@
 
 namespace dualpath {
 
-// Accepted interval of a number; `min_open` makes the lower bound exclusive ("must be > 0").
+// Accepted interval of a number; `min_open` and `max_open` make a bound exclusive ("must be > 0", "< 1").
 struct Range {
   double min = -std::numeric_limits<double>::infinity();
   double max = std::numeric_limits<double>::infinity();
   bool min_open = false;
+  bool max_open = false;
 
   static Range positive() { return {0.0, std::numeric_limits<double>::infinity(), true}; }
   static Range non_negative() { return {0.0, std::numeric_limits<double>::infinity(), false}; }
   static Range fraction() { return {0.0, 1.0, true}; }  // (0, 1]
   static Range unit_interval() { return {0.0, 1.0, false}; }  // [0, 1]
-  bool contains(double v) const { return (min_open ? v > min : v >= min) && v <= max; }
+  static Range open_fraction() { return {0.0, 1.0, true, true}; }  // (0, 1)
+  bool contains(double v) const { return (min_open ? v > min : v >= min) && (max_open ? v < max : v <= max); }
   std::string describe() const;
 };
 

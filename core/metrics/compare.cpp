@@ -54,7 +54,12 @@ double number_at(const json& doc, const std::string& file, const std::string& po
   const json* v = at(doc, pointer);
   if (!v) throw InputError(file + ": " + pointer, "missing; expected a number (is this a dualpath summary.json?)");
   if (!v->is_number()) throw InputError(file + ": " + pointer, "expected a number, found " + describe_found(*v));
-  return v->get<double>();
+  // Every compared metric (a time, a rate, a byte count) is a finite quantity >= 0: a negative JCT would otherwise
+  // pass a gate as an improvement.
+  const double x = v->get<double>();
+  if (!std::isfinite(x) || x < 0)
+    throw InputError(file + ": " + pointer, "expected a finite number >= 0, found " + v->dump());
+  return x;
 }
 
 // The bytes classes of one summary, checked to be numbers.

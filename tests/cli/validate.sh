@@ -68,6 +68,10 @@ expect_rc "different rounds" 2 "/results/rounds" "999999" -- "$TMP/sim/basic" "$
 cp -r "$TMP/sim/basic" "$TMP/broken"
 head -c 200 "$TMP/sim/basic/summary.json" >"$TMP/broken/summary.json"
 expect_rc "malformed summary" 2 "$TMP/broken/summary.json:" "malformed JSON" -- "$TMP/sim/basic" "$TMP/broken"
+cp -r "$TMP/sim/dualpath" "$TMP/negative"
+scale_jct "$TMP/negative/summary.json" -1
+expect_rc "a negative JCT is refused, not taken for an improvement" 2 "/results/jct_s" ">= 0" -- \
+  "$TMP/negative" "$TMP/sim/dualpath" --gate
 expect_rc "unknown --tol metric" 2 "--tol jtc=0.1" "unknown metric" -- "$TMP/sim" "$TMP/sim" --tol jtc=0.1
 expect_rc "bad --tol value" 2 "--tol jct=lots" "fraction" -- "$TMP/sim" "$TMP/sim" --tol jct=lots
 expect_rc "unknown --only metric" 2 "--only jct,nvlink" "unknown metric \"nvlink\"" -- \
