@@ -143,8 +143,9 @@ void claims(const ClaimsArgs& a) {
     sets.insert(sets.end(), a.sim_sets.begin(), a.sim_sets.end());
     (void)load_scenario(a.scenarios + "/" + p.scenario, sets);
   }
-  make_output_folder(a.out, "--out");  // a file in the way is refused before any simulation
-  if (!a.junit.empty()) check_output_file(a.junit, "--junit");  // before any simulation (the output rule)
+  // Before any simulation, and before anything is made: the report's path (the output rule), then the folder.
+  if (!a.junit.empty()) check_output_file(a.junit, "--junit");
+  make_output_folder(a.out, "--out");  // a file in the way is refused
   run_points(pts, a.scenarios, a.out, a.sim_sets, a.jobs ? a.jobs : default_parallelism());
   analysis::ClaimChecks c(a.scenarios, a.out, a.verbose);
   for (int claim : which) c.check(claim);

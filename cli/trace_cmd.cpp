@@ -184,7 +184,7 @@ Source read_source(const std::string& from, const std::string& file, ReuseForm r
     if (reuse != ReuseForm::Hashes)
       throw InputError("--reuse", "expected 'hashes' for a Bailian trace (its reuse is in its block hashes), found 'prefix'");
     const std::vector<BailianRequest> reqs = read_bailian(file);
-    BailianConversion c = convert_bailian(reqs);
+    BailianConversion c = convert_bailian(reqs, file);
     const double at_block = reusable_share(bailian_inputs(reqs), kBailianBlockTokens, block_tokens);
     int64_t multi = 0;
     for (const auto& t : c.trace.trajectories) multi += t.rounds.size() >= 2;

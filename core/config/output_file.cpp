@@ -24,7 +24,7 @@ void write_stream_atomically(const std::string& path, const std::function<void(s
 void check_output_file(const std::string& path, const std::string& option, const std::vector<std::string>& inputs) {
   namespace fs = std::filesystem;
   const std::string where = option.empty() ? path : option + " " + path;
-  if (path.empty()) throw InputError(option + " ''", "expected a file path, found an empty one");
+  if (path.empty()) throw InputError(option + " ''", "expected an output file path, found an empty one");
   std::error_code ec;
   const fs::file_status st = fs::symlink_status(path, ec);
   if (fs::is_symlink(st))
@@ -34,9 +34,16 @@ void check_output_file(const std::string& path, const std::string& option, const
     throw InputError(where, std::string("is ") + (fs::is_directory(st) ? "a folder" : "a device or special file") +
                                 ", not a regular file: dualpath writes through a temporary renamed over the target, "
                                 "which would replace it; name a file");
-  const fs::path parent = fs::path(path).has_parent_path() ? fs::path(path).parent_path() : fs::path(".");
-  if (!fs::is_directory(parent, ec))
-    throw InputError(where, "its folder " + parent.string() + " does not exist");
+  // Its folder is made by the writer when missing; a file in the way (the folder, or a folder above it, is a file)
+  // is refused.
+  for (fs::path up = fs::path(path).parent_path(); !up.empty(); up = up.parent_path()) {
+    const fs::file_status ust = fs::status(up, ec);
+    if (fs::exists(ust)) {
+      if (!fs::is_directory(ust)) throw InputError(where, up.string() + " is a file, not a folder");
+      break;
+    }
+    if (up == up.parent_path()) break;
+  }
   if (!fs::exists(st)) return;
   const fs::path target = fs::weakly_canonical(path, ec);
   for (const auto& in : inputs) {
@@ -54,6 +61,9 @@ void check_output_file(const std::string& path, const std::string& option, const
 
 AtomicOutputFile::AtomicOutputFile(std::string path, const std::string& suffix) : path_(std::move(path)) {
   check_output_file(path_, "");
+  std::error_code ec;
+  if (const auto parent = std::filesystem::path(path_).parent_path(); !parent.empty())
+    std::filesystem::create_directories(parent, ec);  // a missing folder is made (a failure shows at open)
   tmp_ = path_ + suffix;
   out_.open(tmp_, std::ios::binary | std::ios::trunc);
   if (!out_) throw std::runtime_error("cannot write " + tmp_);

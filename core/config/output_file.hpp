@@ -11,7 +11,8 @@
 
 namespace dualpath {
 
-// The output rule (issue 68): a file a command writes is a regular file or nothing yet, in a folder that exists; never
+// The output rule (issue 68): a file a command writes is a regular file or nothing yet (its missing folders are made,
+// but no file may stand where a folder of its path goes); never
 // a device (/dev/null, /dev/stdout: the temporary renamed over it would replace the device), a folder, a symbolic
 // link (its target would be replaced, not written) or one of the command's own inputs (`inputs`: files it reads, or
 // folders whose existing files it reads). Throws InputError naming `option` and the path (exit 2). Commands call it

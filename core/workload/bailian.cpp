@@ -72,7 +72,7 @@ std::vector<HashedInput> bailian_inputs(const std::vector<BailianRequest>& reqs)
   return in;
 }
 
-BailianConversion convert_bailian(const std::vector<BailianRequest>& reqs) {
+BailianConversion convert_bailian(const std::vector<BailianRequest>& reqs, const std::string& file) {
   BailianConversion out;
   out.requests = static_cast<int64_t>(reqs.size());
   std::unordered_map<int64_t, size_t> index;  // chat id -> request
@@ -95,7 +95,7 @@ BailianConversion convert_bailian(const std::vector<BailianRequest>& reqs) {
       if (it == index.end()) {
         ++out.orphans;
       } else if (it->second > i) {
-        throw InputError("Bailian line " + std::to_string(r.line),
+        throw InputError(file + ":" + std::to_string(r.line),
                          "parent_chat_id: expected a request that arrives before this one, found chat " +
                              std::to_string(r.parent_chat_id) + " on line " + std::to_string(reqs[it->second].line));
       } else {

@@ -51,6 +51,7 @@ std::vector<HashedInput> bailian_inputs(const std::vector<BailianRequest>& reque
 // Turns follow parent_chat_id: a request is the next round of its parent's trajectory when it is the parent's first
 // child, its input extends the parent's rebuilt context, and its hash ids start with the parent's full blocks; else
 // it starts a trajectory of its own, whose reuse its hash ids still give. think = the gap between the two arrivals.
-BailianConversion convert_bailian(const std::vector<BailianRequest>& requests);
+// `file` names the trace in errors ("FILE:LINE: ...").
+BailianConversion convert_bailian(const std::vector<BailianRequest>& requests, const std::string& file = "Bailian");
 
 }  // namespace dualpath

@@ -59,17 +59,34 @@ double parse_utc_timestamp(const std::string& s) {
       (s[10] != ' ' && s[10] != 'T') || !digits(11, 2, h) || s[13] != ':' || !digits(14, 2, mi) || s[16] != ':' ||
       !digits(17, 2, se))
     return -1;
-  if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || se > 60) return -1;
+  if (mo < 1 || mo > 12 || d < 1 || h > 23 || mi > 59 || se > 60) return -1;
+  // A real calendar date: 2023-02-30 is no date (not March 2).
+  const bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+  static constexpr int kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  if (d > kDays[mo - 1] + (mo == 2 && leap ? 1 : 0)) return -1;
+  size_t at = 19;
   double fraction = 0;
-  if (s.size() > 19) {
-    if (s[19] != '.' || s.size() == 20) return -1;
+  if (at < s.size() && s[at] == '.') {
     double scale = 0.1;
-    for (size_t i = 20; i < s.size(); ++i, scale /= 10) {
-      if (!std::isdigit(static_cast<unsigned char>(s[i]))) return -1;
-      fraction += (s[i] - '0') * scale;
-    }
+    size_t i = at + 1;
+    for (; i < s.size() && std::isdigit(static_cast<unsigned char>(s[i])); ++i, scale /= 10) fraction += (s[i] - '0') * scale;
+    if (i == at + 1) return -1;  // a '.' without digits
+    at = i;
   }
-  return static_cast<double>(days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + se) + fraction;
+  // An optional zone: Z, or +HH:MM / -HH:MM (the Azure 2024 files write "+00:00"); the time is taken back to UTC.
+  int64_t offset = 0;
+  if (at < s.size()) {
+    if (s[at] == 'Z' && at + 1 == s.size()) {
+      at += 1;
+    } else if ((s[at] == '+' || s[at] == '-') && s.size() == at + 6 && s[at + 3] == ':') {
+      int64_t oh = 0, om = 0;
+      if (!digits(at + 1, 2, oh) || !digits(at + 4, 2, om) || oh > 23 || om > 59) return -1;
+      offset = (s[at] == '+' ? 1 : -1) * (oh * 3600 + om * 60);
+      at += 6;
+    }
+    if (at != s.size()) return -1;
+  }
+  return static_cast<double>(days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + se - offset) + fraction;
 }
 
 RequestLogConversion convert_azure(const std::string& path) {

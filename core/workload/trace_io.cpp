@@ -137,11 +137,19 @@ void link_parents(Trace& trace, const std::vector<std::string>& where) {
       k = ts[static_cast<size_t>(k)].parent_index;
     }
     if (k >= 0 && state[static_cast<size_t>(k)] == 1) {
+      // The cycle named by its first few ids and its length: a cycle through a million trajectories is one line of
+      // a readable length, not a megabyte.
+      constexpr int kShown = 5;
       std::string cycle = ts[static_cast<size_t>(k)].id;
-      for (int c = ts[static_cast<size_t>(k)].parent_index; c != k; c = ts[static_cast<size_t>(c)].parent_index)
-        cycle += " -> " + ts[static_cast<size_t>(c)].id;
-      throw InputError(where[static_cast<size_t>(k)], "parent: expected a chain of parents that ends, found the cycle " +
-                                                          cycle + " -> " + ts[static_cast<size_t>(k)].id);
+      int length = 1;
+      for (int c = ts[static_cast<size_t>(k)].parent_index; c != k; c = ts[static_cast<size_t>(c)].parent_index) {
+        if (length < kShown) cycle += " -> " + ts[static_cast<size_t>(c)].id;
+        ++length;
+      }
+      cycle += length <= kShown ? " -> " + ts[static_cast<size_t>(k)].id
+                                : " -> ... (" + std::to_string(length) + " trajectories in the cycle)";
+      throw InputError(where[static_cast<size_t>(k)],
+                       "parent: expected a chain of parents that ends, found the cycle " + cycle);
     }
     for (int w : walk) state[static_cast<size_t>(w)] = 2;
   }

@@ -50,7 +50,10 @@ check dev_null_still_a_device test -c /dev/null
 refused gen_onto_folder "a folder, not a regular file" -- trace gen --profile 64k --trajectories 2 -o "$tmp/folder"
 refused gen_onto_link "is a symbolic link" -- trace gen --profile 64k --trajectories 2 -o "$tmp/link.jsonl"
 check link_target_not_written test ! -e "$tmp/target.jsonl"
-refused gen_no_folder "does not exist" -- trace gen --profile 64k --trajectories 2 -o "$tmp/none/t.jsonl"
+touch "$tmp/a_file"
+refused gen_file_in_the_way "is a file, not a folder" -- trace gen --profile 64k --trajectories 2 -o "$tmp/a_file/t.jsonl"
+"$bin" trace gen --profile 64k --trajectories 2 -o "$tmp/new/t.jsonl" >/dev/null 2>&1
+check gen_makes_its_folder test -s "$tmp/new/t.jsonl"
 # A good conversion leaves the trace and no temporary beside it.
 "$bin" trace convert --from mooncake "$tmp/mooncake.jsonl" -o "$tmp/native.jsonl" >/dev/null 2>&1
 check convert_writes_whole sh -c "\"$bin\" trace stats \"$tmp/native.jsonl\" >/dev/null 2>&1"
@@ -63,8 +66,8 @@ check dev_null_still_a_device_after_validate test -c /dev/null
 refused validate_json_onto_run "which the command reads" -- validate "$tmp/run" "$tmp/run" \
   --json "$tmp/run/summary.json"
 check validate_run_untouched cmp -s "$tmp/run/summary.json" "$tmp/summary.orig"
-refused validate_json_bad_after_good_junit "does not exist" -- validate "$tmp/run" "$tmp/run" \
-  --junit "$tmp/report.xml" --json "$tmp/none/out.json"
+refused validate_json_bad_after_good_junit "is a file, not a folder" -- validate "$tmp/run" "$tmp/run" \
+  --junit "$tmp/report.xml" --json "$tmp/a_file/out.json"
 check no_junit_before_a_refusal test ! -e "$tmp/report.xml"
 "$bin" validate "$tmp/run" "$tmp/run" --junit "$tmp/report.xml" --json "$tmp/report.json" >/dev/null 2>&1
 check validate_writes_both test -s "$tmp/report.xml" -a -s "$tmp/report.json"

@@ -97,6 +97,20 @@ printf '%s\n%s\n' '{"id":"a","parent":"b","shared":3,"rounds":[[10,5]]}' \
   '{"id":"b","parent":"a","shared":3,"rounds":[[10,5]]}' >"$tmp/cycle.jsonl"
 expect_error parent_cycle "cycle.jsonl:1: parent: expected a chain of parents that ends, found the cycle a -> b -> a" -- \
   trace stats "$tmp/cycle.jsonl"
+# A cycle through 2000 trajectories: one line of a readable length, naming its first ids and its length.
+for i in $(seq 0 1999); do
+  printf '{"id":"t%d","parent":"t%d","shared":3,"rounds":[[10,5]]}\n' "$i" $(((i + 1) % 2000))
+done >"$tmp/long_cycle.jsonl"
+expect_error long_cycle "found the cycle t0 -> t1 -> t2 -> t3 -> t4 -> ... (2000 trajectories in the cycle)" -- \
+  trace stats "$tmp/long_cycle.jsonl"
+[ "$(wc -c <"$tmp/err")" -lt 400 ] || { echo "FAIL long_cycle: the message is $(wc -c <"$tmp/err") bytes"; fails=$((fails + 1)); }
+# A Bailian request whose parent arrives after it: the error names the file and line.
+printf '%s\n%s\n' \
+  '{"chat_id": 1, "parent_chat_id": 2, "timestamp": 0, "input_length": 16, "output_length": 1, "type": "text", "turn": 2, "hash_ids": [1]}' \
+  '{"chat_id": 2, "parent_chat_id": -1, "timestamp": 1, "input_length": 16, "output_length": 1, "type": "text", "turn": 1, "hash_ids": [1]}' \
+  >"$tmp/bailian_order.jsonl"
+expect_error bailian_parent_order "bailian_order.jsonl:1: parent_chat_id: expected a request that arrives before" -- \
+  trace convert --from bailian "$tmp/bailian_order.jsonl" -o "$tmp/b.jsonl"
 expect_error run_on_cycle "cycle.jsonl:1:" -- run "$2/scenarios/default.json" --set workload.source=file \
   --set "workload.file=$tmp/cycle.jsonl" --out "$tmp/run"
 expect_error block_tokens "--block-tokens: expected an integer in [1, 1048576], found 0" -- \

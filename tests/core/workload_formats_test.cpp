@@ -138,6 +138,21 @@ TEST(RequestLogs, AzureSampleConvertsFieldByField) {
   EXPECT_NEAR(parse_utc_timestamp("2024-03-01 00:00:00") - parse_utc_timestamp("2024-02-28 00:00:00"), 2 * 86400.0, 1e-9);
   EXPECT_LT(parse_utc_timestamp("2024-13-01 00:00:00"), 0);
   EXPECT_LT(parse_utc_timestamp("yesterday"), 0);
+  // Real calendar dates only (issue 68: 2023-02-30 was read as March 2); leap years as the Gregorian calendar has them.
+  EXPECT_LT(parse_utc_timestamp("2023-02-30 00:00:00"), 0);
+  EXPECT_LT(parse_utc_timestamp("2023-02-29 00:00:00"), 0);
+  EXPECT_GT(parse_utc_timestamp("2024-02-29 00:00:00"), 0);
+  EXPECT_LT(parse_utc_timestamp("2100-02-29 00:00:00"), 0);
+  EXPECT_GT(parse_utc_timestamp("2000-02-29 00:00:00"), 0);
+  EXPECT_LT(parse_utc_timestamp("2024-04-31 00:00:00"), 0);
+  // The Azure 2024 files' form: microseconds and a zone, taken back to UTC.
+  EXPECT_NEAR(parse_utc_timestamp("2024-05-10 00:00:00.009930+00:00"),
+              parse_utc_timestamp("2024-05-10 00:00:00") + 0.00993, 1e-6);
+  EXPECT_NEAR(parse_utc_timestamp("2024-05-10 02:00:00+02:00"), parse_utc_timestamp("2024-05-10 00:00:00"), 1e-9);
+  EXPECT_NEAR(parse_utc_timestamp("2024-05-09 22:30:00-01:30"), parse_utc_timestamp("2024-05-10 00:00:00"), 1e-9);
+  EXPECT_NEAR(parse_utc_timestamp("2024-05-10T00:00:00Z"), parse_utc_timestamp("2024-05-10 00:00:00"), 1e-9);
+  EXPECT_LT(parse_utc_timestamp("2024-05-10 00:00:00+0000"), 0);
+  EXPECT_LT(parse_utc_timestamp("2024-05-10 00:00:00."), 0);
 }
 
 TEST(RequestLogs, BurstGptSampleConvertsFieldByField) {
