@@ -17,6 +17,20 @@ if missing:
     sys.exit(f"FAIL docs/glossary.md does not explain: {', '.join(missing)}")
 print(f"ok   docs/glossary.md explains all {len(pairs)} wait causes and their resources")
 PY
+# Every column of the run table is explained (issue 68: prompt t/s, PE SNIC and speedup were not).
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+"$bin" run "$root/scenarios/default.json" --policy basic,dualpath --set workload.agents=4 --out "$tmp/run" >"$tmp/out"
+/usr/bin/python3 - "$root" "$tmp/out" <<'PY'
+import re, sys
+gloss = open(f"{sys.argv[1]}/docs/glossary.md").read()
+header = next(l for l in open(sys.argv[2]) if l.startswith("policy "))
+columns = [c for c in re.split(r"\s{2,}", header.strip()) if c and c != "policy"]
+assert len(columns) >= 8, f"read only {columns} from the run table's header"
+missing = [c for c in columns if f"**{c}**" not in gloss]
+if missing:
+    sys.exit(f"FAIL docs/glossary.md does not explain the run table's columns: {', '.join(missing)}")
+print(f"ok   docs/glossary.md explains the run table's {len(columns)} columns")
+PY
 grep -q "docs/glossary.md" "$root/README.md" || { echo "FAIL the README does not link docs/glossary.md"; exit 1; }
 "$bin" --help | grep -q "docs/glossary.md" || { echo "FAIL dualpath --help does not point to docs/glossary.md"; exit 1; }
 echo "ok   the README and --help point to the glossary"
