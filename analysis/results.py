@@ -8,6 +8,7 @@ import csv
 import io
 import json
 import os
+import sys
 
 import pandas as pd
 
@@ -123,14 +124,19 @@ class Run:
 
 
 def find_runs(folder):
-    """Run folders in `folder`: itself if it holds summary.json, else its subfolders that do (sorted)."""
-    if os.path.exists(os.path.join(folder, "summary.json")):
-        return [Run(folder, folder)]
+    """Run folders in `folder`: itself if it holds summary.json, and its subfolders that do (sorted). A folder that
+    holds both (a single run written on top of per-policy runs, or the other way round) is reported per part, with
+    a note on stderr: reporting only one of them would hide the other."""
     runs = []
+    if os.path.exists(os.path.join(folder, "summary.json")):
+        runs.append(Run(folder, folder))
     for name in sorted(os.listdir(folder)):
         sub = os.path.join(folder, name)
         if os.path.isdir(sub) and os.path.exists(os.path.join(sub, "summary.json")):
             runs.append(Run(sub, folder))
+    if len(runs) > 1 and runs[0].path == folder:
+        print(f"dualpath report: {folder} holds a run (summary.json) and per-policy runs in its subfolders; "
+              "reporting each (write each run to its own --out folder to keep them apart)", file=sys.stderr)
     return runs
 
 
@@ -151,7 +157,7 @@ def label_runs(runs):
     for label, same in seen.items():
         if len(same) > 1:
             for r in same:
-                r.label = f"{label} [{os.path.basename(os.path.normpath(r.source))}]"
+                r.label = f"{label} [{os.path.relpath(r.path, os.path.dirname(os.path.normpath(r.source)))}]"
     return runs
 
 

@@ -101,3 +101,16 @@ mkdir "$tmp/empty"
 set +e; "$bin" report "$tmp/empty" --out "$tmp/x" 2> "$tmp/err"; rc=$?; set -e
 [ "$rc" = 2 ] || { echo "FAIL empty folder: exit $rc, expected 2"; cat "$tmp/err"; exit 1; }
 echo "ok   a folder without results exits 2: $(cat "$tmp/err")"
+
+# A folder that mixes a single run (summary.json) and per-policy runs (the README's trace example writes a single
+# run into results/default/ on top of run-default.sh's): every part is reported, each labelled by its folder, and
+# stderr says so (issue 68: only the single run was reported, silently).
+cp -r "$tmp/res" "$tmp/mixed"
+"$bin" run "$root/scenarios/default.json" --policy dualpath --set workload.agents=8 --out "$tmp/single" --quiet
+cp "$tmp/single/"*.* "$tmp/mixed/"
+"$bin" report "$tmp/mixed" --out "$tmp/mixedrep" 2> "$tmp/err"
+grep -q "holds a run (summary.json) and per-policy runs" "$tmp/err" || { echo "FAIL no note on the mixed folder"; cat "$tmp/err"; exit 1; }
+for part in "dualpath \[mixed\]" "dualpath \[mixed/dualpath\]" "basic" "oracle"; do
+  grep -q "$part" "$tmp/mixedrep/index.html" || { echo "FAIL the mixed folder's part $part is not reported"; exit 1; }
+done
+echo "ok   a mixed folder is reported per part: $(cat "$tmp/err")"
