@@ -144,7 +144,7 @@ void claims(const ClaimsArgs& a) {
     (void)load_scenario(a.scenarios + "/" + p.scenario, sets);
   }
   // Before any simulation, and before anything is made: the report's path (the output rule), then the folder.
-  if (!a.junit.empty()) check_output_file(a.junit, "--junit");
+  if (!a.junit.empty()) check_output_file(a.junit, "--junit", {}, /*folder_may_be_made=*/true);
   make_output_folder(a.out, "--out");  // a file in the way is refused
   run_points(pts, a.scenarios, a.out, a.sim_sets, a.jobs ? a.jobs : default_parallelism());
   analysis::ClaimChecks c(a.scenarios, a.out, a.verbose);

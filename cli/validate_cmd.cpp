@@ -120,7 +120,7 @@ void validate(const ValidateArgs& a) {
   if (!a.only.empty() && options.only.empty()) throw InputError("--only", "expected metric or group names, found none");
   // The reports' paths, before anything is read or written (the output rule): never a device, a link, nor a file
   // of the runs it compares; and not both the same file.
-  if (!a.junit_out.empty()) check_output_file(a.junit_out, "--junit", {a.sim_dir, a.measured_dir});
+  if (!a.junit_out.empty()) check_output_file(a.junit_out, "--junit", {a.sim_dir, a.measured_dir}, /*folder_may_be_made=*/true);
   if (!a.json_out.empty()) check_output_file(a.json_out, "--json", {a.sim_dir, a.measured_dir});
   if (!a.junit_out.empty() && a.junit_out == a.json_out)
     throw InputError("--json " + a.json_out, "is the --junit file too: name two files");

@@ -21,7 +21,8 @@ void write_stream_atomically(const std::string& path, const std::function<void(s
   file.commit();
 }
 
-void check_output_file(const std::string& path, const std::string& option, const std::vector<std::string>& inputs) {
+void check_output_file(const std::string& path, const std::string& option, const std::vector<std::string>& inputs,
+                       bool folder_may_be_made) {
   namespace fs = std::filesystem;
   const std::string where = option.empty() ? path : option + " " + path;
   if (path.empty()) throw InputError(option + " ''", "expected an output file path, found an empty one");
@@ -34,14 +35,16 @@ void check_output_file(const std::string& path, const std::string& option, const
     throw InputError(where, std::string("is ") + (fs::is_directory(st) ? "a folder" : "a device or special file") +
                                 ", not a regular file: dualpath writes through a temporary renamed over the target, "
                                 "which would replace it; name a file");
-  // Its folder is made by the writer when missing; a file in the way (the folder, or a folder above it, is a file)
-  // is refused.
-  for (fs::path up = fs::path(path).parent_path(); !up.empty(); up = up.parent_path()) {
+  // Its folder exists, or (a writer that makes it: JUnit reports) can be made: a file in the way (the folder, or a
+  // folder above it, is a file) is refused either way.
+  const fs::path folder = fs::path(path).parent_path();
+  for (fs::path up = folder; !up.empty(); up = up.parent_path()) {
     const fs::file_status ust = fs::status(up, ec);
     if (fs::exists(ust)) {
       if (!fs::is_directory(ust)) throw InputError(where, up.string() + " is a file, not a folder");
       break;
     }
+    if (!folder_may_be_made) throw InputError(where, "its folder " + folder.string() + " does not exist");
     if (up == up.parent_path()) break;
   }
   if (!fs::exists(st)) return;
@@ -61,9 +64,6 @@ void check_output_file(const std::string& path, const std::string& option, const
 
 AtomicOutputFile::AtomicOutputFile(std::string path, const std::string& suffix) : path_(std::move(path)) {
   check_output_file(path_, "");
-  std::error_code ec;
-  if (const auto parent = std::filesystem::path(path_).parent_path(); !parent.empty())
-    std::filesystem::create_directories(parent, ec);  // a missing folder is made (a failure shows at open)
   tmp_ = path_ + suffix;
   out_.open(tmp_, std::ios::binary | std::ios::trunc);
   if (!out_) throw std::runtime_error("cannot write " + tmp_);

@@ -11,15 +11,15 @@
 
 namespace dualpath {
 
-// The output rule (issue 68): a file a command writes is a regular file or nothing yet (its missing folders are made,
-// but no file may stand where a folder of its path goes); never
+// The output rule (issue 68): a file a command writes is a regular file or nothing yet, in a folder that exists (or,
+// with `folder_may_be_made`, for a writer that makes it, as the JUnit writer does: no file where a folder goes); never
 // a device (/dev/null, /dev/stdout: the temporary renamed over it would replace the device), a folder, a symbolic
 // link (its target would be replaced, not written) or one of the command's own inputs (`inputs`: files it reads, or
 // folders whose existing files it reads). Throws InputError naming `option` and the path (exit 2). Commands call it
 // at load, before any work, so that nothing is written before they know they can write it all; the writers below
 // apply the same rule when they open the file.
 void check_output_file(const std::string& path, const std::string& option,
-                       const std::vector<std::string>& inputs = {});
+                       const std::vector<std::string>& inputs = {}, bool folder_may_be_made = false);
 
 // Writes `text` to `path` through PATH<suffix> renamed over it (the output rule applies: InputError). A suffix unique to the writer (host and pid) lets
 // concurrent writers on a shared folder never share the temporary. Throws std::runtime_error naming the file.

@@ -52,8 +52,12 @@ refused gen_onto_link "is a symbolic link" -- trace gen --profile 64k --trajecto
 check link_target_not_written test ! -e "$tmp/target.jsonl"
 touch "$tmp/a_file"
 refused gen_file_in_the_way "is a file, not a folder" -- trace gen --profile 64k --trajectories 2 -o "$tmp/a_file/t.jsonl"
-"$bin" trace gen --profile 64k --trajectories 2 -o "$tmp/new/t.jsonl" >/dev/null 2>&1
-check gen_makes_its_folder test -s "$tmp/new/t.jsonl"
+refused gen_no_folder "its folder $tmp/none does not exist" -- trace gen --profile 64k --trajectories 2 \
+  -o "$tmp/none/t.jsonl"
+check gen_made_no_folder test ! -e "$tmp/none"
+# A JUnit report's folder is made (docs/ci.md writes reports/claims.xml into a fresh checkout).
+"$bin" validate "$tmp/run" "$tmp/run" --junit "$tmp/reports/v.xml" >/dev/null 2>&1
+check junit_makes_its_folder test -s "$tmp/reports/v.xml"
 # A good conversion leaves the trace and no temporary beside it.
 "$bin" trace convert --from mooncake "$tmp/mooncake.jsonl" -o "$tmp/native.jsonl" >/dev/null 2>&1
 check convert_writes_whole sh -c "\"$bin\" trace stats \"$tmp/native.jsonl\" >/dev/null 2>&1"
