@@ -4,6 +4,7 @@
 
 #include "core/config/command_values.hpp"
 #include "core/config/input_error.hpp"
+#include "core/config/json_file.hpp"
 #include "core/config/object_reader.hpp"
 
 namespace dualpath {
@@ -66,6 +67,14 @@ Override parse_override(const std::string& labelled) {
   // Strings need no JSON quotes on a command line; anything that is not valid JSON is taken as a string.
   o.value = nlohmann::json::parse(value, nullptr, /*allow_exceptions=*/false);
   if (o.value.is_discarded()) o.value = value;
+  // A JSON object given as a value is read as strictly as a file: a repeated key is refused, not last-wins.
+  if (o.value.is_structured()) {
+    try {
+      (void)parse_json_strict(value);
+    } catch (const StrictJsonError& e) {
+      throw InputError(o.text, "the value " + e.what);
+    }
+  }
   return o;
 }
 

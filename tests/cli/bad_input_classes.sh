@@ -9,8 +9,8 @@
 #   4. a folder where a file is expected (a trace, a Mooncake trace, a scenario, an overlay): said so;
 #   5. command-line text that is not printable UTF-8 (--set, --vary, --fault; the command-line fuzzer's first
 #      finding: a stray byte in --fault ended the run with a JSON library error, exit 1);
-#   6. issue 68's exit-1-or-silence cases, refused at load: a key repeated in a --fault string (the file readers
-#      refuse repeats), a fault factor of 1 (the message says the open range it checks), `claims --out` onto a file
+#   6. issue 68's exit-1-or-silence cases, refused at load: a key repeated in a --fault string or inside a --set JSON
+#      value (the file readers refuse repeats), a fault factor of 1 (the message says the open range it checks), `claims --out` onto a file
 #      (before any simulation), an SLO no run could miss (`capacity --slo-tpot "1e300 s"`).
 # Usage: bad_input_classes.sh <dualpath-binary> <repo-root>
 set -u
@@ -95,6 +95,8 @@ bad_input "a key repeated in --fault" 'repeats the key "at"' "$bin" run "$sc" --
 bad_input "a degrade factor of 1" "expected a number in (0, 1), found 1" \
   "$bin" run "$sc" --fault "snic-degrade:node=0,factor=1,at=2s" --out "$tmp/f"
 bad_input "claims --out onto a file" "--out $tmp/a_file" "$bin" claims --only 1 --out "$tmp/a_file"
+bad_input "a key repeated inside a --set JSON value" 'the value duplicate key "enabled" at /enabled' \
+  "$bin" check "$sc" --set 'policy.qos={"enabled":true,"enabled":false}'
 bad_input "an SLO above a day" "at most a day" \
   "$bin" capacity "$root/scenarios/ds660b-2p4d-online.json" --slo-tpot "1e300 s" --out "$tmp/cap"
 exit $fail
