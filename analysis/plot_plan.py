@@ -32,7 +32,8 @@ def main(src, png):
     for i, v in enumerate(variants):
         col = colours[i % len(colours)]
         splits = sorted((s for s in p["splits"] if s.get("variant", "") == v["label"]), key=lambda s: s["P"] / s["D"])
-        pts = [(s["P"] / s["D"], s[key], f"{s['P']}P{s['D']}D") for s in splits if key in s]
+        # A dropped split (its search stopped at an upper bound) or an infeasible one has no figure: null in plan.json.
+        pts = [(s["P"] / s["D"], s[key], f"{s['P']}P{s['D']}D") for s in splits if s.get(key) is not None]
         bad = [(s["P"] / s["D"], f"{s['P']}P{s['D']}D") for s in splits if not s["feasible"]]
         r = v["analytic_pd_range"]
         if r.get("lower") is not None and r.get("upper") is not None and r["upper"] > 0:
@@ -57,7 +58,7 @@ def main(src, png):
     plain_numbers(ax.yaxis)
     ax.set_xlabel("P/D (prefill nodes / decode nodes); shaded: §4.2 bottleneck-free range")
     ax.set_ylabel("JCT (s), lower is better" if jct else "SLO capacity (agents/s), higher is better")
-    values = [s[key] for s in p["splits"] if key in s]
+    values = [s[key] for s in p["splits"] if s.get(key) is not None]
     ax.set_ylim(0, 1.25 * max(values) if values else None)  # room for the labels and the legend
     nodes = sorted({v["nodes"] for v in p.get("variants", [])} or {p["nodes"]})
     size = (f"{p['budget_gpus']} GPUs, " if "budget_gpus" in p else "") + "/".join(map(str, nodes)) + " nodes"

@@ -33,7 +33,12 @@ bool run_plot_script(const std::string& who, const std::string& script, const st
     std::cout << who << ": plot " << png << "\n";
     return true;
   }
-  std::cerr << who << ": warning: no plot (" << path << " failed; needs python3-matplotlib)\n";
+  // Say why: matplotlib missing (install it), or the script itself failed (its traceback is above; a bug to report),
+  // not one guess for both (issue 68: a plotting bug was reported as a missing package).
+  const bool has_matplotlib = std::system((py + " -c 'import matplotlib' >/dev/null 2>&1").c_str()) == 0;
+  std::cerr << who << ": warning: no plot (" << path
+            << (has_matplotlib ? " failed; its error is above" : " needs python3-matplotlib: apt-get install python3-matplotlib")
+            << ")\n";
   return false;
 }
 
