@@ -7,6 +7,7 @@
 #include <functional>
 #include <memory>
 
+#include "core/cluster/cluster_parts.hpp"
 #include "core/cluster/decode_stage.hpp"
 #include "core/cluster/faults/fault_handler.hpp"
 #include "core/cluster/kv_io.hpp"
@@ -17,37 +18,10 @@
 
 namespace dualpath {
 
-// What the stages are built from: the Cluster's own parts (each outlives the stages), the Cluster as the stages
-// see it (where signals go, and the round's end after decode), and its rounds as the fault handlers see them.
-struct ClusterParts {
-  const Scenario& scenario;
-  Backend& be;
-  ActivityObserver* const& obs;
-  const CostModel& cost;
-  Policy& policy;
-  const PolicyFeatures& features;
-  ClusterView& view;
-  const ClusterLayout& layout;
-  BlockIndex& blocks;
-  RequestLog& requests;
-  TransferTotals& totals;
-  RequestAccounts& accounts;
-  EpAllToAll& ep;
-  BufferPorts& ports;
-  KvSources& sources;
-  FaultBook& faults;
-  int reads_in_flight_per_node;  // ClusterTuning
-  double persist_flush_bytes;    // ClusterTuning
-  StageSignals& signals;
-  RequestStage& round_end;
-  std::function<void(int agent, int round)> restart_round;
-  std::function<void()> hand_over_settled;
-  std::function<size_t()> first_unsettled;
-};
-
 struct ClusterStages {
   explicit ClusterStages(const ClusterParts& c)
-      : shared{c.be, c.requests, c.view, c.layout, c.accounts},
+      : parts(c),
+        shared{c.be, c.requests, c.view, c.layout, c.accounts},
         persist(c.be, c.view, c.layout, c.blocks, c.totals, c.sources, c.faults, c.signals, c.persist_flush_bytes),
         io(c.features.bypass_io ? std::unique_ptr<KvIo>(std::make_unique<FreeKvIo>(c.blocks))
                                 : std::make_unique<StorageKvIo>(shared, c.blocks, c.totals, c.ports, c.sources, c.obs,
@@ -59,10 +33,9 @@ struct ClusterStages {
         free_reads(c.be, c.blocks, c.layout, c.view, c.policy, prefill),
         placement(shared, c.scenario.deployment.fetch_period, c.policy, c.faults,
                   c.features.bypass_io ? static_cast<RequestStage&>(free_reads) : reads),
-        faults{c.scenario, c.be,   c.view,   c.layout, c.requests, c.accounts,        c.faults,
-               c.ports,    c.policy, placement, reads, prefill,    decode,            persist,
-               *io,        c.restart_round, c.hand_over_settled, c.first_unsettled} {}
+        faults{parts, placement, reads, prefill, decode, persist, *io} {}
 
+  ClusterParts parts;  // a copy: the one the Cluster filled is gone after construction
   StageShared shared;
   PersistStage persist;
   std::unique_ptr<KvIo> io;  // where KV moves: through the backend (StorageKvIo), or free for the oracle

@@ -19,7 +19,6 @@ class FaultBook {
   void add(const FaultSpec& spec) { records_.push_back(FaultRecord{spec}); }
 
   bool any() const { return !records_.empty(); }
-  size_t size() const { return records_.size(); }
   FaultRecord& operator[](size_t i) { return records_[i]; }
   const FaultRecord& operator[](size_t i) const { return records_[i]; }
   const std::vector<FaultRecord>& records() const { return records_; }

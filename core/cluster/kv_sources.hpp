@@ -65,7 +65,6 @@ class KvSources {
   KvSources(const BlockIndex& blocks, const ClusterLayout& layout) : blocks_(blocks), layout_(layout) {}
 
   void add(std::unique_ptr<KvSource> tier) { tiers_.push_back(std::move(tier)); }  // behind those added before
-  bool empty() const { return tiers_.empty(); }
   // Whether the agent's blocks [first, last) need no storage read at all (the read then takes no SNIC slot).
   bool serves_alone(int agent, int64_t first_block, int64_t last_block) const;
   // Starts reading, for request `r`, those of `blocks` (`bytes` from storage) that the tiers hold.

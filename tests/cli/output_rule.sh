@@ -9,23 +9,12 @@ bin=$1
 root=$2
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-fails=0
+fail=0
 
-# refused NAME EXPECTED_SUBSTRING -- ARGS...: dualpath ARGS exits 2 with one stderr line holding the substring.
-refused() {
-  local name=$1 want=$2; shift 3
-  "$bin" "$@" >"$tmp/out" 2>"$tmp/err"
-  local rc=$? lines
-  lines=$(wc -l <"$tmp/err")
-  if [[ $rc -ne 2 || $lines -ne 1 ]] || ! grep -qF -- "$want" "$tmp/err"; then
-    echo "FAIL $name: rc=$rc stderr_lines=$lines want '$want'; stderr:"; cat "$tmp/err"; fails=$((fails + 1))
-  else
-    echo "ok   $name: $(cat "$tmp/err")"
-  fi
-}
+source "$root/tests/cli/bad_input.bash"  # bad_input NAME WANT CMD...: exit 2 with WANT in its output
 check() {  # NAME CONDITION...
   local name=$1; shift
-  if "$@"; then echo "ok   $name"; else echo "FAIL $name"; fails=$((fails + 1)); fi
+  if "$@"; then echo "ok   $name"; else echo "FAIL $name"; fail=1; fi
 }
 
 # Inputs: a Mooncake trace, a small run (the run checked and the reference of validate).
@@ -40,19 +29,19 @@ mkdir "$tmp/folder"
 ln -s "$tmp/target.jsonl" "$tmp/link.jsonl"
 
 # trace convert onto its own input: refused before reading; the input is untouched.
-refused convert_onto_input "the command's own input" -- trace convert --from mooncake "$tmp/mooncake.jsonl" \
+bad_input convert_onto_input "the command's own input" "$bin" trace convert --from mooncake "$tmp/mooncake.jsonl" \
   -o "$tmp/mooncake.jsonl"
 check convert_input_untouched cmp -s "$tmp/mooncake.jsonl" "$tmp/mooncake.orig"
 # ... onto a device, a folder, a link, or into a folder that does not exist.
-refused convert_onto_device "a device or special file" -- trace convert --from mooncake "$tmp/mooncake.jsonl" \
+bad_input convert_onto_device "a device or special file" "$bin" trace convert --from mooncake "$tmp/mooncake.jsonl" \
   -o /dev/null
 check dev_null_still_a_device test -c /dev/null
-refused gen_onto_folder "a folder, not a regular file" -- trace gen --profile 64k --trajectories 2 -o "$tmp/folder"
-refused gen_onto_link "is a symbolic link" -- trace gen --profile 64k --trajectories 2 -o "$tmp/link.jsonl"
+bad_input gen_onto_folder "a folder, not a regular file" "$bin" trace gen --profile 64k --trajectories 2 -o "$tmp/folder"
+bad_input gen_onto_link "is a symbolic link" "$bin" trace gen --profile 64k --trajectories 2 -o "$tmp/link.jsonl"
 check link_target_not_written test ! -e "$tmp/target.jsonl"
 touch "$tmp/a_file"
-refused gen_file_in_the_way "is a file, not a folder" -- trace gen --profile 64k --trajectories 2 -o "$tmp/a_file/t.jsonl"
-refused gen_no_folder "its folder $tmp/none does not exist" -- trace gen --profile 64k --trajectories 2 \
+bad_input gen_file_in_the_way "is a file, not a folder" "$bin" trace gen --profile 64k --trajectories 2 -o "$tmp/a_file/t.jsonl"
+bad_input gen_no_folder "its folder $tmp/none does not exist" "$bin" trace gen --profile 64k --trajectories 2 \
   -o "$tmp/none/t.jsonl"
 check gen_made_no_folder test ! -e "$tmp/none"
 # A JUnit report's folder is made (docs/ci.md writes reports/claims.xml into a fresh checkout).
@@ -65,29 +54,28 @@ check convert_leaves_no_temporary test -z "$(find "$tmp" -name '*.partial')"
 
 # validate: its reports never replace a device nor a file of the runs it compares, and both are checked before any
 # is written.
-refused validate_junit_device "a device or special file" -- validate "$tmp/run" "$tmp/run" --junit /dev/null
+bad_input validate_junit_device "a device or special file" "$bin" validate "$tmp/run" "$tmp/run" --junit /dev/null
 check dev_null_still_a_device_after_validate test -c /dev/null
-refused validate_json_onto_run "which the command reads" -- validate "$tmp/run" "$tmp/run" \
+bad_input validate_json_onto_run "which the command reads" "$bin" validate "$tmp/run" "$tmp/run" \
   --json "$tmp/run/summary.json"
 check validate_run_untouched cmp -s "$tmp/run/summary.json" "$tmp/summary.orig"
-refused validate_json_bad_after_good_junit "is a file, not a folder" -- validate "$tmp/run" "$tmp/run" \
+bad_input validate_json_bad_after_good_junit "is a file, not a folder" "$bin" validate "$tmp/run" "$tmp/run" \
   --junit "$tmp/report.xml" --json "$tmp/a_file/out.json"
 check no_junit_before_a_refusal test ! -e "$tmp/report.xml"
 "$bin" validate "$tmp/run" "$tmp/run" --junit "$tmp/report.xml" --json "$tmp/report.json" >/dev/null 2>&1
 check validate_writes_both test -s "$tmp/report.xml" -a -s "$tmp/report.json"
 
 # claims --junit: refused before any simulation runs (it would take minutes).
-refused claims_junit_folder "a folder, not a regular file" -- claims --only 1 --out "$tmp/claims" --junit "$tmp/folder"
+bad_input claims_junit_folder "a folder, not a regular file" "$bin" claims --only 1 --out "$tmp/claims" --junit "$tmp/folder"
 check claims_ran_nothing test ! -e "$tmp/claims"
 
 # analyze cost --write-profile: never onto its inputs or a device.
 topo="$root/topologies/hopper-8gpu-80g.json"
 cp "$root/models/ds-27b.json" "$tmp/model.json"
-refused profile_onto_model "the command's own input" -- analyze cost --model "$tmp/model.json" --topology "$topo" \
+bad_input profile_onto_model "the command's own input" "$bin" analyze cost --model "$tmp/model.json" --topology "$topo" \
   --write-profile "$tmp/model.json" --label x
 check model_untouched cmp -s "$tmp/model.json" "$root/models/ds-27b.json"
-refused profile_onto_device "a device or special file" -- analyze cost --model "$tmp/model.json" --topology "$topo" \
+bad_input profile_onto_device "a device or special file" "$bin" analyze cost --model "$tmp/model.json" --topology "$topo" \
   --write-profile /dev/null --label x
 
-echo "output rule: $fails failure(s)"
-[ "$fails" -eq 0 ]
+[ "$fail" -eq 0 ] && echo "output rule: all cases passed"

@@ -25,16 +25,16 @@ namespace {
 
 class PrefillDrain final : public FaultHandler {
  public:
-  void begins(FaultScope& s, size_t i) override { set(s, s.book[i].spec.node, false); }
+  void begins(FaultScope& s, size_t i) override { set(s, s.cluster.faults[i].spec.node, false); }
   void ends(FaultScope& s, size_t i) override {
-    set(s, s.book[i].spec.node, true);
+    set(s, s.cluster.faults[i].spec.node, true);
     s.placement.arm_fetches();  // the node's groups take requests again
   }
 
  private:
   static void set(FaultScope& s, int node, bool take) {
-    for (auto& e : s.view.engines)
-      if (e.node == node && e.prefill) e.can_take = take && !s.book.engine_lost(e.gpu);
+    for (auto& e : s.cluster.view.engines)
+      if (e.node == node && e.prefill) e.can_take = take && !s.cluster.faults.engine_lost(e.gpu);
   }
 };
 

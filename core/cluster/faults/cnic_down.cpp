@@ -11,10 +11,10 @@ namespace {
 class CnicDown final : public FaultHandler {
  public:
   void begins(FaultScope& s, size_t i) override {
-    const FaultSpec& spec = s.book[i].spec;
-    const int gpu = spec.node * s.layout.gpus_per_node + spec.gpu;
+    const FaultSpec& spec = s.cluster.faults[i].spec;
+    const int gpu = spec.node * s.cluster.layout.gpus_per_node + spec.gpu;
     lose_engines(s, i, [gpu](int g) { return g == gpu; });
-    s.ports.cnic_down(gpu);
+    s.cluster.ports.cnic_down(gpu);
     restart_lost_rounds(s, i);
   }
   void ends(FaultScope&, size_t) override {}  // lost for the rest of the run: the loader refuses an `until`

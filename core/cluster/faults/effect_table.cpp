@@ -48,29 +48,29 @@ void register_fault_handler(FaultEffect effect, std::unique_ptr<FaultHandler> ha
 }
 
 void arm_faults(FaultScope& s) {
-  s.book.reset(s.view.engines.size());
-  const auto& faults = s.scenario.faults;
+  s.cluster.faults.reset(s.cluster.view.engines.size());
+  const auto& faults = s.cluster.scenario.faults;
   if (faults.empty()) return;
-  if (!s.be.can_inject_faults())
-    throw InputError(s.scenario.source_file + ": /faults",
+  if (!s.cluster.be.can_inject_faults())
+    throw InputError(s.cluster.scenario.source_file + ": /faults",
                      "this backend cannot inject scenario faults (they are simulated; `dualpath-hw run --fault` "
                      "injects the hardware body's own)");
-  s.be.track_storage_io();
+  s.cluster.be.track_storage_io();
   for (size_t i = 0; i < faults.size(); ++i) {
     if (effect_of(faults[i].kind) == FaultEffect::LoseNode) s.persist.track_lost_writes();
-    s.book.add(faults[i]);
+    s.cluster.faults.add(faults[i]);
     const FaultSpec& f = faults[i];
     FaultScope* scope = &s;
-    s.be.timer(f.at, [scope, i] {
-      FaultRecord& rec = scope->book[i];
-      rec.started = scope->be.now();
+    s.cluster.be.timer(f.at, [scope, i] {
+      FaultRecord& rec = scope->cluster.faults[i];
+      rec.started = scope->cluster.be.now();
       fault_handler(effect_of(rec.spec.kind)).begins(*scope, i);
     });
     if (f.until >= 0)
-      s.be.timer(f.until, [scope, i] {
-        FaultRecord& rec = scope->book[i];
+      s.cluster.be.timer(f.until, [scope, i] {
+        FaultRecord& rec = scope->cluster.faults[i];
         if (rec.started < 0) return;  // cannot happen (until > at), kept for safety
-        rec.ended = scope->be.now();
+        rec.ended = scope->cluster.be.now();
         fault_handler(effect_of(rec.spec.kind)).ends(*scope, i);
       });
   }

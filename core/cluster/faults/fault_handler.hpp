@@ -7,56 +7,35 @@
 #pragma once
 
 #include <cstddef>
-#include <functional>
 #include <memory>
 
-#include "core/backend/backend.hpp"
-#include "core/cluster/buffer_ports.hpp"
-#include "core/cluster/cluster_layout.hpp"
+#include "core/cluster/cluster_parts.hpp"
 #include "core/cluster/decode_stage.hpp"
-#include "core/cluster/fault_book.hpp"
 #include "core/cluster/kv_io.hpp"
 #include "core/cluster/persist_stage.hpp"
 #include "core/cluster/placement_stage.hpp"
 #include "core/cluster/prefill_stage.hpp"
 #include "core/cluster/read_stage.hpp"
-#include "core/cluster/request_accounts.hpp"
 #include "core/config/fault_kinds.hpp"
-#include "core/config/scenario.hpp"
-#include "core/sched/cluster_view.hpp"
-#include "core/sched/policy.hpp"
 
 namespace dualpath {
 
-// What a fault reaches: the stages, the services and the parts of the Cluster a fault changes. The Cluster
-// builds it once its stages are wired.
+// What a fault reaches: the Cluster's parts (cluster_parts.hpp: the view, the layout, the requests, the accounts, the
+// fault book, the buffer ports, the backend, the Cluster's rounds), the stages and the KV-I/O service.
 struct FaultScope {
-  const Scenario& scenario;
-  Backend& be;
-  ClusterView& view;
-  const ClusterLayout& layout;
-  RequestLog& requests;
-  RequestAccounts& accounts;
-  FaultBook& book;
-  BufferPorts& ports;
-  const Policy& policy;
+  const ClusterParts& cluster;
   PlacementStage& placement;
   ReadStage& reads;
   PrefillStage& prefill;
   DecodeStage& decode;
   PersistStage& persist;
   KvIo& io;
-  // The Cluster's rounds: a lost attempt's round restarts as a new request; settled requests go to the sink;
-  // requests before first_unsettled() were handed to it (and may be freed).
-  std::function<void(int agent, int round)> restart_round;
-  std::function<void()> hand_over_settled;
-  std::function<size_t()> first_unsettled;
 };
 
 class FaultHandler {
  public:
   virtual ~FaultHandler() = default;
-  // Fault `fault` of s.book hits (its record's `started` is set) and ends (`ended` set; a fault that lasts to the end
+  // Fault `fault` of s.cluster.faults hits (its record's `started` is set) and ends (`ended` set; a fault that lasts to the end
   // of the run never ends).
   virtual void begins(FaultScope& s, size_t fault) = 0;
   virtual void ends(FaultScope& s, size_t fault) = 0;

@@ -15,14 +15,14 @@ namespace {
 class NodeDown final : public FaultHandler {
  public:
   void begins(FaultScope& s, size_t i) override {
-    FaultRecord& rec = s.book[i];
+    FaultRecord& rec = s.cluster.faults[i];
     const int node = rec.spec.node;
-    lose_engines(s, i, [&](int gpu) { return s.layout.node_of(gpu) == node; });
+    lose_engines(s, i, [&](int gpu) { return s.cluster.layout.node_of(gpu) == node; });
     // Its SNIC: storage I/O in flight fails (the failure callbacks run next, from the event loop, and find their
     // requests lost) and its writes in flight are undone now, so that no block stays claimed by a write that will
     // never land.
-    s.view.nodes[static_cast<size_t>(node)].snic_up = false;
-    s.be.fail_storage_io(node, "node " + std::to_string(node) + " is down (fault " + std::to_string(i) + ")");
+    s.cluster.view.nodes[static_cast<size_t>(node)].snic_up = false;
+    s.cluster.be.fail_storage_io(node, "node " + std::to_string(node) + " is down (fault " + std::to_string(i) + ")");
     s.persist.on_node_lost(node, rec);
     restart_lost_rounds(s, i);
   }

@@ -15,15 +15,15 @@ class ScaleBandwidth final : public FaultHandler {
  private:
   // The bandwidth factor of every SNIC and of the storage cluster: the product of the degrades active now.
   static void apply_scales(FaultScope& s) {
-    std::vector<double> snic(s.view.nodes.size(), 1.0);
+    std::vector<double> snic(s.cluster.view.nodes.size(), 1.0);
     double storage = 1.0;
-    for (const FaultRecord& r : s.book.records()) {
+    for (const FaultRecord& r : s.cluster.faults.records()) {
       if (r.started < 0 || r.ended >= 0) continue;
       if (effect_of(r.spec.kind) == FaultEffect::ScaleSnic) snic[static_cast<size_t>(r.spec.node)] *= r.spec.factor;
       if (effect_of(r.spec.kind) == FaultEffect::ScaleStorage) storage *= r.spec.factor;
     }
-    for (size_t n = 0; n < snic.size(); ++n) s.be.scale_snic(static_cast<int>(n), snic[n]);
-    s.be.scale_storage(storage);
+    for (size_t n = 0; n < snic.size(); ++n) s.cluster.be.scale_snic(static_cast<int>(n), snic[n]);
+    s.cluster.be.scale_storage(storage);
   }
 };
 
