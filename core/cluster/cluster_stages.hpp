@@ -12,6 +12,7 @@
 #include "core/cluster/faults/fault_handler.hpp"
 #include "core/cluster/kv_io.hpp"
 #include "core/cluster/persist_stage.hpp"
+#include "core/cluster/prefetch_gate.hpp"
 #include "core/cluster/placement_stage.hpp"
 #include "core/cluster/prefill_stage.hpp"
 #include "core/cluster/read_stage.hpp"
@@ -27,9 +28,11 @@ struct ClusterStages {
                                 : std::make_unique<StorageKvIo>(shared, c.blocks, c.totals, c.ports, c.sources, c.obs,
                                                                 c.signals, persist)),
         decode(shared, c.scenario, c.cost, c.blocks, c.ep, c.obs, c.signals, *io, c.round_end),
-        prefill(shared, c.scenario, c.cost, c.features, c.ep, c.obs, c.signals, *io, decode),
+        prefetch_gate(c.accounts, decode),
+        prefill(shared, c.scenario, c.cost, c.features, c.ep, c.obs, c.signals, *io, prefetch_gate),
         reads(shared, c.blocks, c.totals, c.sources, c.faults, c.signals, prefill, c.policy,
-              c.reads_in_flight_per_node, static_cast<int>(c.view.nodes.size())),
+              c.reads_in_flight_per_node, static_cast<int>(c.view.nodes.size()), c.features.de_prefetch,
+              prefetch_gate),
         free_reads(c.be, c.blocks, c.layout, c.view, c.policy, prefill),
         placement(shared, c.scenario.deployment.fetch_period, c.policy, c.faults,
                   c.features.bypass_io ? static_cast<RequestStage&>(free_reads) : reads),
@@ -40,6 +43,7 @@ struct ClusterStages {
   PersistStage persist;
   std::unique_ptr<KvIo> io;  // where KV moves: through the backend (StorageKvIo), or free for the oracle
   DecodeStage decode;
+  PrefetchGate prefetch_gate;  // decode waits for a decode-side prefetch (de-prefetch); others pass through
   PrefillStage prefill;
   ReadStage reads;
   FreeReads free_reads;  // the oracle's: nothing is read

@@ -18,7 +18,8 @@ int StorageKvIo::load_stage(PrefillForward& f, int stage, ForwardIoListener& to)
     std::map<int, double> by_source;  // source GPU (whose CNIC reads the buffer) -> bytes; ordered: deterministic
     for (const auto& e : f.batch[i]) {
       const Request& r = requests_[e.request];
-      const double bytes = layout_.kv_bytes_layers(e.cached, f.layers[stage]);
+      const int layers = e.layers_moved(f.layers, stage, layout_.n_layers, true);
+      const double bytes = layout_.kv_bytes_layers(e.cached, layers);
       if (bytes <= 0 || r.lost) continue;  // a lost attempt's KV went with its node
       if (e.cached == r.hit && r.prefill.computed() == e.fresh) totals_.hit_loaded_to_pe += bytes;  // first chunk
       if (r.read.side() != ReadSide::Split) {
@@ -27,7 +28,7 @@ int StorageKvIo::load_stage(PrefillForward& f, int stage, ForwardIoListener& to)
       }
       // A split read: the PE half from the PE buffer, the DE half (and earlier chunks' KV, sent to the DE
       // buffer) over the compute network; the stage computes when both are in HBM (loads_pending counts both).
-      const double local = layout_.kv_bytes_layers(r.read.pe_hit(), f.layers[stage]);
+      const double local = layout_.kv_bytes_layers(r.read.pe_hit(), layers);
       by_source[r.pe] += local;
       if (bytes > local) by_source[ports_.port(r.de, engines[i])] += bytes - local;
     }
@@ -56,7 +57,7 @@ int StorageKvIo::send_stage(PrefillForward& f, int stage, ForwardIoListener& to)
     for (const auto& e : f.batch[i])
       if (!requests_[e.request].lost)  // a lost attempt's decode node is gone
         by_dest[ports_.port(requests_[e.request].de, engines[i])] +=
-            layout_.kv_bytes_layers(e.send_tokens, f.layers[stage]);
+            layout_.kv_bytes_layers(e.send_tokens, e.layers_moved(f.layers, stage, layout_.n_layers, false));
     for (const auto& [de, bytes] : by_dest) {
       if (bytes <= 0) continue;
       totals_.pe_to_de += bytes;

@@ -15,6 +15,14 @@ struct BatchEntry {
   int64_t fresh;        // tokens prefilled in this forward
   int64_t send_tokens;  // tokens whose KV this forward sends to the DE buffer
   bool last_chunk;      // the request's prefill completes with this forward
+  // Its KV moves stage by stage (layerwise); false: all its layers' KV loads with the first stage and leaves after
+  // the last (a request under policy.layerwise_min_tokens, or every request without layerwise prefill).
+  bool streamed = true;
+  // The layers of stage `stage` (of `stages`, `layers` of them) whose KV this entry loads (first = true) or sends.
+  int layers_moved(const std::vector<int>& layers, int stage, int n_layers, bool first) const {
+    if (streamed) return layers[stage];
+    return stage == (first ? 0 : static_cast<int>(layers.size()) - 1) ? n_layers : 0;
+  }
 };
 
 // A forward pass of one prefill group, streamed in stages of `layers[s]` layers: stage s+1 loads while stage s

@@ -67,6 +67,12 @@ void PrefillStage::maybe_start(int group) {
   std::map<int, double> de_free;  // DE node -> buffer room left for this forward's reservations
   gs.waits_for_de_room = false;
   auto needs_de_room = [&](const Request& r) { return jit_de && r.buffer_bytes[ReadSide::De] <= 0; };
+  // Layerwise loading, per request: with policy.layerwise_min_tokens (SGLang's minimum prefill length for the layer
+  // pipeline) a request with fewer new tokens left moves its whole KV at once (BatchEntry::streamed).
+  const int64_t min_stream = scenario_.policy.layerwise_min_tokens;
+  auto streams = [&](int64_t fresh) {
+    return features_.layerwise && (fresh >= min_stream || mutant("min_tokens_ignored"));
+  };
   for (size_t i = 0; i < engines.size(); ++i) {
     auto& ready = ready_[engines[i]];
     if (ready.empty()) continue;
@@ -88,10 +94,13 @@ void PrefillStage::maybe_start(int group) {
       }
       const int64_t cached = r.hit + r.prefill.computed();
       const int64_t fresh = r.fresh - r.prefill.computed();
-      cands.push_back({cached, fresh, features_.layerwise ? 0.0 : layout_.kv_bytes(cached + fresh)});
+      cands.push_back({cached, fresh, streams(fresh) ? 0.0 : layout_.kv_bytes(cached + fresh)});
       ids.push_back(id);
     }
-    BatchLimits limits{mutant("no_quota") ? 1e300 : scenario_.policy.compute_quota, features_.layerwise ? 0.0 : view_.engines[engines[i]].hbm.free()};
+    // Streamed requests hold two stages of KV (not counted); the others their whole KV, within the engine's HBM.
+    const bool hbm_bound = !features_.layerwise || min_stream > 0;
+    BatchLimits limits{mutant("no_quota") ? 1e300 : scenario_.policy.compute_quota,
+                       hbm_bound ? view_.engines[engines[i]].hbm.free() : 0.0};
     const auto items = form_batch(cands, limits, predict);
     std::vector<bool> taken(ids.size(), false);
     std::vector<int64_t> completed;
@@ -102,8 +111,11 @@ void PrefillStage::maybe_start(int group) {
         accounts_.reserve_buffer(r, layout_.node_of(r.de), r.prompt_bytes);
       }
       BatchEntry e{r.id, r.hit + r.prefill.computed(), it.fresh, 0, r.prefill.computed() + it.fresh == r.fresh};
-      // The first chunk also sends the hit KV read through the PE node (the DE buffer already has the rest).
-      e.send_tokens = it.fresh + (r.prefill.computed() == 0 ? r.read.pe_hit() : 0);
+      e.streamed = streams(cands[it.index].fresh);
+      // The first chunk also sends the hit KV read through the PE node (the DE buffer already has the rest), unless
+      // the DE node reads the hit itself (de-prefetch: P->D carries only the delta).
+      const bool de_holds_hit = r.read.prefetch() != ReadHalf::None && !mutant("prefetch_sends_whole");
+      e.send_tokens = it.fresh + (r.prefill.computed() == 0 && !de_holds_hit ? r.read.pe_hit() : 0);
       if (r.t.prefill_start < 0) r.t.prefill_start = be_.now();
       r.prefill.computed_ += it.fresh;
       f->hbm_per_engine[i] += cands[it.index].hbm_bytes;
@@ -169,12 +181,14 @@ void PrefillStage::pump() {
 void PrefillStage::release_loaded_layers(const PrefillForward& f, int stage) {
   if (!layout_.streamed_buffers) return;
   const auto& engines = layout_.pe_units[f.group];
-  const double share = static_cast<double>(f.layers[stage]) / layout_.n_layers;
   std::vector<int> nodes;
   for (size_t i = 0; i < engines.size(); ++i)
     for (const auto& e : f.batch[i]) {
       Request& r = requests_[e.request];
-      if (!e.last_chunk || r.read.side() == ReadSide::De || r.read.pe_hit_bytes() <= 0 || r.lost) continue;
+      const double share =
+          static_cast<double>(e.layers_moved(f.layers, stage, layout_.n_layers, true)) / layout_.n_layers;
+      if (!e.last_chunk || r.read.side() == ReadSide::De || r.read.pe_hit_bytes() <= 0 || r.lost || share <= 0)
+        continue;
       accounts_.release_buffer(r, layout_.node_of(r.pe), r.read.pe_hit_bytes() * share);
       if (std::find(nodes.begin(), nodes.end(), layout_.node_of(r.pe)) == nodes.end())
         nodes.push_back(layout_.node_of(r.pe));

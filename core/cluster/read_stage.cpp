@@ -18,7 +18,7 @@ namespace dualpath {
 
 ReadStage::ReadStage(const StageShared& shared, const BlockIndex& blocks, TransferTotals& totals, KvSources& sources,
                      FaultBook& faults, StageSignals& signals, RequestStage& next, Policy& policy,
-                     int reads_per_node, int nodes)
+                     int reads_per_node, int nodes, bool prefetch, PrefetchListener& prefetched)
     : StageBase(shared),
       blocks_(blocks),
       totals_(totals),
@@ -28,6 +28,8 @@ ReadStage::ReadStage(const StageShared& shared, const BlockIndex& blocks, Transf
       next_(next),
       policy_(policy),
       reads_per_node_(reads_per_node),
+      prefetch_(prefetch),
+      prefetched_(prefetched),
       read_queue_(nodes), queued_weight_(nodes, 0.0), queue_wait_(nodes), reads_in_flight_(nodes, 0) {}
 
 void ReadStage::accept(Request& r) {
@@ -81,7 +83,9 @@ WaitCause ReadStage::admit(Request& r) {
   if (blocks_.writes_pending(r.agent)) return WaitCause::WriteWait;  // the blocks to read are still being written
   const int de_node = layout_.node_of(r.de), pe_node = layout_.node_of(r.pe);
   const bool need_pe = r.read.side() != ReadSide::De;
-  const bool need_de = r.read.side() != ReadSide::Pe || !layout_.streamed_buffers;
+  // A prefetching request's DE room is taken with its PE read: its prefetch then needs only a read slot, so a
+  // prefetch never waits at a queue head for room that requests behind it hold.
+  const bool need_de = r.read.side() != ReadSide::Pe || !layout_.streamed_buffers || prefetches(r);
   const bool unbounded = mutant("read_admission_unbounded");
   if (need_pe && !unbounded && !view_.nodes[pe_node].buffer.fits(r.read.pe_hit_bytes())) return WaitCause::PeBuffer;
   if (need_de && !unbounded && !view_.nodes[de_node].buffer.fits(r.prompt_bytes)) return WaitCause::DeBuffer;
@@ -103,15 +107,16 @@ void ReadStage::pump(int node) {
     const ReadEntry entry = q.front();
     Request& r = requests_[entry.id];
     // A read takes one of the SNIC's read slots, unless the DRAM pool serves all of it (it uses no SNIC).
-    const bool slot = needs_slot(r, entry.half);
+    const bool slot = needs_slot(r, entry);
     if (slot && reads_in_flight_[node] >= reads_per_node_) {
       blocked_on_slot = true;
       break;
     }
-    head_blocked = admit(r);
+    head_blocked = entry.prefetch ? WaitCause::Count : admit(r);  // a prefetch's room came with its PE read
     if (head_blocked != WaitCause::Count) break;  // head-of-line: FIFO order is kept
     q.pop_front();
-    start_read(node, entry, slot);
+    if (entry.prefetch) start_prefetch(node, entry, slot);
+    else start_read(node, entry, slot);
   }
   // A split read's other half needs no room (its request was admitted with its first half, holding the room both
   // need): it must not wait behind a head that waits for room, which the request itself may hold, or neither ever
@@ -135,6 +140,7 @@ void ReadStage::start_read(int node, const ReadEntry& entry, bool slot) {
     queued_weight_[other] += 0.5;
   }
   if (first) r.t.read_start = be_.now();
+  if (first && prefetches(r) && r.read.prefetch() == ReadHalf::None) enqueue_prefetch(r);
   r.wait_since = be_.now();  // its time in the queue was charged by charge_queue
   if (r.read.halves(ReadHalf::Queued) == 0) accounts_.set_wait(r, WaitCause::Read);
   double bytes = half_bytes(r, h);
@@ -156,6 +162,14 @@ void ReadStage::start_read(int node, const ReadEntry& entry, bool slot) {
     else if (!rq.lost) read_done(rq, h);
     pump(node);
   };
+  read_blocks(node, r, std::move(blocks), bytes, done,
+              [this, id, node, h, epoch, tokens](const std::string& error, double storage, double pool) {
+                read_failed(requests_[id], {node, h, epoch, tokens, storage, pool}, error);
+              });
+}
+
+void ReadStage::read_blocks(int node, const Request& r, BlockRanges blocks, double bytes, const Done& done,
+                            std::function<void(const std::string&, double, double)> failed) {
   // With a DRAM pool the read's blocks that the pool holds come from there, beside the storage read of the rest;
   // the read ends when every part has. `left` counts the parts in flight (-1 once the storage part failed).
   auto left = std::make_shared<int>(1);
@@ -167,7 +181,7 @@ void ReadStage::start_read(int node, const ReadEntry& entry, bool slot) {
   *left = split.transfers + (bytes > 0 ? 1 : 0);
   totals_.pool_read += split.other_bytes;
   // The "what binds" report: a read the pool serves alone waits for the pool, not for the SNIC.
-  if (bytes <= 0 && r.wait_cause == WaitCause::Read) accounts_.set_wait(r, WaitCause::PoolRead);
+  if (bytes <= 0 && r.wait_cause == WaitCause::Read) accounts_.set_wait(requests_[r.id], WaitCause::PoolRead);
   if (*left == 0) {  // all of it in the pool on the PE's own node
     be_.timer(0, done);
     return;
@@ -181,10 +195,70 @@ void ReadStage::start_read(int node, const ReadEntry& entry, bool slot) {
       [left, done] {
         if (--*left == 0) done();
       },
-      [this, id, node, h, epoch, tokens, bytes, pool_bytes, left](const std::string& error) {
+      [bytes, pool_bytes, left, failed = std::move(failed)](const std::string& error) {
         *left = -1;  // the pool's parts still in flight end nothing
-        read_failed(requests_[id], {node, h, epoch, tokens, bytes, pool_bytes}, error);
+        failed(error, bytes, pool_bytes);
       });
+}
+
+void ReadStage::enqueue_prefetch(Request& r) {
+  const int node = layout_.node_of(r.de);
+  r.read.set_prefetch(ReadHalf::Queued);
+  view_.nodes[node].read_queue_tokens += r.hit;  // the scheduler sees the DE node's queue grow by the hit
+  charge_queue(node);
+  read_queue_[node].push_back({r.id, ReadSide::De, true});  // weight 0: the request's time is charged elsewhere
+  pump(node);
+}
+
+void ReadStage::start_prefetch(int node, const ReadEntry& entry, bool slot) {
+  Request& r = requests_[entry.id];
+  r.read.set_prefetch(ReadHalf::Reading);
+  if (slot) ++reads_in_flight_[node];
+  const int64_t id = r.id;
+  const int64_t tokens = r.hit;
+  Done done = [this, id, node, tokens, slot] {
+    if (slot) --reads_in_flight_[node];
+    view_.nodes[node].read_queue_tokens -= tokens;
+    Request& rq = requests_[id];
+    if (!rq.lost) {
+      rq.read.set_prefetch(ReadHalf::Done);
+      prefetched_.prefetched(rq);
+    }
+    pump(node);
+  };
+  const int64_t bt = blocks_.block_tokens();
+  read_blocks(node, r, blocks_.ranges(r.agent, 0, r.hit / bt), r.hit_bytes, done,
+              [this, id, node, slot](const std::string& error, double storage, double pool) {
+                if (slot) --reads_in_flight_[node];
+                prefetch_failed(requests_[id], node, storage, pool, error);
+              });
+}
+
+// A prefetch the backend could not deliver is read again on the same node (only the DE node holds the buffer it
+// fills): after a fault took its SNIC down it waits in the queue for the SNIC; a second storage failure stops the
+// run, as for any read.
+void ReadStage::prefetch_failed(Request& r, int node, double bytes, double pool_bytes, const std::string& error) {
+  view_.nodes[node].read_queue_tokens -= r.hit;
+  totals_.storage_read -= bytes;  // counted again when it is read again
+  totals_.storage_read_de -= bytes;
+  totals_.pool_read -= pool_bytes;
+  if (r.lost) {
+    pump(node);
+    return;
+  }
+  if (const int f = faults_.any() ? faults_.down_fault(node) : -1; f >= 0) {
+    FaultRecord& rec = faults_[static_cast<size_t>(f)];
+    ++rec.reads_failed;
+    rec.bytes_reread += bytes;
+  } else {
+    const std::string what = "agent " + std::to_string(r.agent) + " round " + std::to_string(r.round) +
+                             ": decode-side prefetch on node " + std::to_string(node) + " failed: " + error;
+    if (r.read.retries() > 0) throw StorageError(what + " (and an earlier attempt failed too)");
+    read_failures_.push_back(what);
+    r.read.retried();
+  }
+  r.read.set_prefetch(ReadHalf::None);
+  enqueue_prefetch(r);
 }
 
 void ReadStage::start_admitted_halves(int node) {
@@ -193,10 +267,11 @@ void ReadStage::start_admitted_halves(int node) {
     const ReadEntry entry = q[k];
     const Request& r = requests_[entry.id];
     if (r.read.halves(ReadHalf::Reading) + r.read.halves(ReadHalf::Done) == 0) continue;  // not admitted yet
-    const bool slot = needs_slot(r, entry.half);
+    const bool slot = needs_slot(r, entry);
     if (slot && reads_in_flight_[node] >= reads_per_node_) return;
     q.erase(q.begin() + static_cast<std::ptrdiff_t>(k));
-    start_read(node, entry, slot);  // may change the queue (a read with nothing to read ends at once): rescan
+    if (entry.prefetch) start_prefetch(node, entry, slot);
+    else start_read(node, entry, slot);  // may change the queue (a read with nothing to read ends at once): rescan
     k = 0;
   }
 }
@@ -309,8 +384,10 @@ BlockRanges ReadStage::half_blocks(const Request& r, ReadSide h) const {
   return blocks_.ranges(r.agent, h == ReadSide::Pe ? 0 : r.read.pe_hit() / bt, h == ReadSide::Pe ? r.read.pe_hit() / bt : r.hit / bt);
 }
 
-bool ReadStage::needs_slot(const Request& r, ReadSide h) const {
+bool ReadStage::needs_slot(const Request& r, const ReadEntry& e) const {
   const int64_t bt = blocks_.block_tokens();
+  if (e.prefetch) return !sources_.serves_alone(r.agent, 0, r.hit / bt);
+  const ReadSide h = e.half;
   return !sources_.serves_alone(r.agent, h == ReadSide::Pe ? 0 : r.read.pe_hit() / bt,
                                 h == ReadSide::Pe ? r.read.pe_hit() / bt : r.hit / bt);
 }
@@ -324,6 +401,10 @@ void ReadStage::on_snic_down(int node, size_t fault) {
   queued_weight_[node] = 0;
   for (const ReadEntry& e : queued) {
     Request& r = requests_[e.id];
+    if (e.prefetch) {  // only this node's SNIC can fill its buffer: it waits for the SNIC
+      read_queue_[node].push_back(e);
+      continue;
+    }
     r.wait_since = be_.now();  // its time in the queue was charged by charge_queue, as when pump takes it
     if (r.read.side() == ReadSide::Split) {  // its other half is abandoned too, and the request reads whole elsewhere
       rec.bytes_reread += abandon(r);
@@ -378,6 +459,22 @@ void ReadStage::on_lost(Request& r, FaultRecord& rec) {
   // Its storage read: queued (the queue's time is charged up to now, then it leaves), in flight (its slot is
   // freed by the backend's callback), or done; what it read is lost either way.
   if (r.pe < 0 || r.de < 0 || r.read.side() == ReadSide::Unset) return;
+  switch (r.read.prefetch()) {  // a prefetch in flight takes its tokens off the count when it ends
+    case ReadHalf::Queued: {
+      const int node = layout_.node_of(r.de);
+      auto& q = read_queue_[node];
+      const auto it = std::find_if(q.begin(), q.end(), [&](const ReadEntry& e) { return e.id == r.id && e.prefetch; });
+      if (it != q.end()) q.erase(it);
+      view_.nodes[node].read_queue_tokens -= r.hit;
+      break;
+    }
+    case ReadHalf::Reading:
+    case ReadHalf::Done:
+      rec.bytes_lost += r.hit_bytes;
+      break;
+    case ReadHalf::None:
+      break;
+  }
   const double weight = queued_entry_weight(r);  // computed before any half leaves
   for (ReadSide h : kNodeSides) {
     const int rn = read_node(r, h);
@@ -412,8 +509,10 @@ void ReadStage::describe_heads(std::ostream& m) const {
     const Request& r = requests_[head.id];
     m << "; node " << n << ": " << read_queue_[n].size() << " queued, " << reads_in_flight_[n]
       << " reading, head agent " << r.agent << " round " << r.round << " ("
-      << node_label(head.half) << " half of a " << (r.read.side() == ReadSide::Split ? "split" : "whole")
-      << " read) waits for " << wait_cause_name(queue_wait_[n].cause);
+      << (head.prefetch ? std::string("decode-side prefetch") :
+                          std::string(node_label(head.half)) + " half of a " +
+                              (r.read.side() == ReadSide::Split ? "split" : "whole") + " read")
+      << ") waits for " << wait_cause_name(queue_wait_[n].cause);
   }
 }
 

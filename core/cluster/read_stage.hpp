@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -35,16 +36,19 @@ class ReadStage final : public RequestStage, private StageBase {
   // One queue entry: one half of a request's read (a split request has one in each node's queue).
   struct ReadEntry {
     int64_t id;
-    ReadSide half;  // whose node's SNIC reads it
+    ReadSide half;          // whose node's SNIC reads it
+    bool prefetch = false;  // the DE node's decode-side prefetch of the whole hit (de-prefetch)
   };
 
   // Reads and changes: the requests, the nodes' read-queue counts and SNIC state (view), their accounts, the
   // transfer totals; reads the block index (which blocks, written yet) and asks the KV sources what they serve.
   // The policy picks the read path and where a failed read is read again; a read a fault failed is counted in its
   // record (`faults`); a request whose read is in goes on to `next`, and what flows back goes out as `signals`.
+  // With `prefetch` (PolicyFeatures::de_prefetch) the DE node of a PE-path read also reads the whole hit into its
+  // buffer, starting when the PE read does; each that ends is reported to `prefetched`.
   ReadStage(const StageShared& shared, const BlockIndex& blocks, TransferTotals& totals, KvSources& sources,
             FaultBook& faults, StageSignals& signals, RequestStage& next, Policy& policy, int reads_per_node,
-            int nodes);
+            int nodes, bool prefetch, PrefetchListener& prefetched);
 
   // Both engines are known: the policy picks the read path and the halves join their nodes' queues (or, with a
   // chosen SNIC down, the read goes where it can: reroute).
@@ -107,14 +111,25 @@ class ReadStage final : public RequestStage, private StageBase {
   void charge_queue(int node);  // charges the node's queued reads up to now
   WaitCause admit(Request& r);  // Count when admitted, else what the read waits for
   void start_read(int node, const ReadEntry& entry, bool slot);  // the entry has left its queue, admitted
+  // Reads `blocks` (`bytes`) for r through `node`'s SNIC, the KV tiers serving what they hold; then `done`, or
+  // `failed` with the storage part's error (and the bytes counted for it, taken back by the caller).
+  void read_blocks(int node, const Request& r, BlockRanges blocks, double bytes, const Done& done,
+                   std::function<void(const std::string&, double storage_bytes, double pool_bytes)> failed);
+  // Decode-side prefetch: whether r gets one (a PE-path read of a hit, with the feature on); its entry joins the DE
+  // node's queue when the PE read starts; it starts (its DE room was reserved with the PE read's admission), ends,
+  // or fails (read again once on the same node; a fault's SNIC down: it waits for the SNIC).
+  bool prefetches(const Request& r) const { return prefetch_ && r.read.side() == ReadSide::Pe && r.hit > 0; }
+  void enqueue_prefetch(Request& r);
+  void start_prefetch(int node, const ReadEntry& entry, bool slot);
+  void prefetch_failed(Request& r, int node, double bytes, double pool_bytes, const std::string& error);
   // Starts the queued halves of split reads whose requests are admitted (they need only a read slot). Only a run
   // that has split a read can have one, so others skip the scan.
   void start_admitted_halves(int node);
   void read_done(Request& r, ReadSide half);
   void read_failed(Request& r, const HalfRead& read, const std::string& error);
   BlockRanges half_blocks(const Request& r, ReadSide half) const;  // the blocks half `half` reads
-  // Whether half `half` takes one of the SNIC's read slots: unless other KV sources serve all of it.
-  bool needs_slot(const Request& r, ReadSide half) const;
+  // Whether a queue entry's read takes one of the SNIC's read slots: unless other KV sources serve all of it.
+  bool needs_slot(const Request& r, const ReadEntry& entry) const;
 
   const BlockIndex& blocks_;
   TransferTotals& totals_;
@@ -124,6 +139,8 @@ class ReadStage final : public RequestStage, private StageBase {
   RequestStage& next_;
   Policy& policy_;  // the read path, and where a failed read is read again (Policy::other_read_side)
   int reads_per_node_;  // ClusterTuning::reads_in_flight_per_node
+  bool prefetch_;       // PolicyFeatures::de_prefetch
+  PrefetchListener& prefetched_;
   bool split_reads_ = false;
   std::vector<std::deque<ReadEntry>> read_queue_;
   std::vector<double> queued_weight_;  // per node: the requests its entries stand for (each half of a split one 1/2)

@@ -42,4 +42,14 @@ class StageSignals {
   ~StageSignals() = default;
 };
 
+// Where the read stage reports that a decode-side prefetch ended (de-prefetch): the DE buffer holds the request's hit
+// (prefetch_gate.hpp).
+class PrefetchListener {
+ public:
+  virtual void prefetched(Request& r) = 0;
+
+ protected:
+  ~PrefetchListener() = default;
+};
+
 }  // namespace dualpath

@@ -211,6 +211,11 @@ struct PolicySpec {
   double beta_seconds = 5.0;         // beta = tokens one GPU processes in this time
   double z_factor = 1.05;            // DE high-token threshold factor
   int block_tokens = 64;             // Full Block size in tokens (persistence granularity)
+  // Layerwise loading only for requests with at least this many new tokens in the forward (SGLang's
+  // --disagg-layer-pipeline-min-prefill-len, docs/baselines.md): a shorter one loads all its layers' KV before the
+  // forward's first stage computes, holds it in HBM for the forward, and sends all its KV after the last stage.
+  // 0 = every request of a layerwise policy streams (the paper's DualPath). Layer groups: sim.layer_group.
+  int64_t layerwise_min_tokens = 0;
   QosSpec qos;
   // The distributed DRAM KV pool of policies that have one (dram-pool, docs/dram-pool.md): the DRAM each node
   // gives to it (the paper's SGL(MC) baseline ran with 1.5 TB per node, digest §A.4) and its eviction.

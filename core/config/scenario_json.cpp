@@ -112,6 +112,9 @@ nlohmann::json scenario_to_json(const Scenario& s) {
                  {"block_tokens", p.block_tokens},
                  {"qos", {{"enabled", p.qos.enabled}, {"model_weight", p.qos.model_weight}, {"kv_weight", p.qos.kv_weight}}},
                  {"pool", {{"bytes_per_node", p.pool.bytes_per_node}, {"eviction", name_of(p.pool.eviction)}}}};
+  // Keys of the baselines (docs/baselines.md) are echoed when set: a run that leaves them at their default reads
+  // as it did before they existed.
+  if (p.layerwise_min_tokens > 0) policy["layerwise_min_tokens"] = p.layerwise_min_tokens;
 
   const int g = t.gpus_per_node;
   json derived = {{"kv_bytes_per_token", m.kv_bytes_per_token()},

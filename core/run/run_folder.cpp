@@ -19,12 +19,14 @@ nlohmann::json run_summary(const Scenario& sc, const Cluster& cluster, const Run
                            const std::optional<WorkingSet>& working_set) {
   const auto f = cluster.features();
   const double end = rs.first_arrival + rs.jct;
+  nlohmann::json features = {{"layerwise", f.layerwise}, {"dual_path", f.dual_path}, {"scheduler", f.scheduler},
+                             {"bypass_io", f.bypass_io}, {"dram_pool", f.dram_pool}};
+  // The baselines' mechanisms (docs/baselines.md) are named when on, so the paper's policies read as before.
+  if (f.de_prefetch) features["de_prefetch"] = true;
   nlohmann::json out = {
       {"scenario", sc.name},
       {"policy", sc.policy.name},
-      {"features",
-       {{"layerwise", f.layerwise}, {"dual_path", f.dual_path}, {"scheduler", f.scheduler}, {"bypass_io", f.bypass_io},
-        {"dram_pool", f.dram_pool}}},
+      {"features", features},
       {"qos", sc.policy.qos.enabled},
       {"complete", complete},
       {"rounds_total", cluster.rounds_total()},

@@ -26,6 +26,9 @@ struct PolicyFeatures {
   bool scheduler = false;  // Algorithm 1 + two-level DE selection (false: round-robin placement)
   bool bypass_io = false;  // oracle: storage reads, H2D/D2H and PE->DE KV transfers take no time
   bool dram_pool = false;  // persisted blocks are cached in a distributed DRAM pool (policy.pool, dram-pool)
+  // the DE node of a PE-path read also reads the hit into its buffer, and the PE sends only the new tokens' KV
+  // (de-prefetch: SGLang's decode-side storage load, docs/baselines.md)
+  bool de_prefetch = false;
 };
 
 // A policy: where requests go (an EnginePlacement) and which side reads a request's hit KV, under the mechanisms

@@ -56,6 +56,9 @@ PolicyFeatures effective_features(const PolicySpec& spec) {
   if (f.dram_pool && f.dual_path)
     throw InputError("policy.dual_path", "policy '" + spec.name + "' reads through the PE node only (its DRAM pool "
                                          "serves the PE, docs/dram-pool.md); expected false or unset");
+  if (f.de_prefetch && f.dual_path)
+    throw InputError("policy.dual_path", "policy '" + spec.name + "' reads through the PE node (its DE node's "
+                                         "prefetch is the second read, docs/baselines.md); expected false or unset");
   return f;
 }
 

@@ -103,6 +103,9 @@ struct Request {
     // Abandoned attempts so far, so that a half still in flight from one is ignored.
     int epoch() const { return epoch_; }
     int retries() const { return retries_; }  // storage reads of this round that failed and were retried
+    // Decode-side prefetch (policy de-prefetch): the DE node's own storage read of the whole hit into its buffer,
+    // beside a PE-path read (None: the request has none; Done: the DE buffer holds the hit).
+    ReadHalf prefetch() const { return prefetch_; }
     // Sets the path (core/cluster/read_path.hpp keeps its rules: whole blocks on each side).
     void set_path(ReadSide side, int64_t pe_hit, double pe_hit_bytes) {
       side_ = side, pe_hit_ = pe_hit, pe_hit_bytes_ = pe_hit_bytes;
@@ -113,12 +116,14 @@ struct Request {
     void set_half(ReadSide s, ReadHalf h) { half_[s] = h; }
     void abandon() { ++epoch_; }
     void retried() { ++retries_; }
+    void set_prefetch(ReadHalf h) { prefetch_ = h; }
     ReadSide side_ = ReadSide::Unset;
     int64_t pe_hit_ = 0;
     double pe_hit_bytes_ = 0;
     PerSide<ReadHalf> half_{{ReadHalf::None, ReadHalf::None}};
     int epoch_ = 0;
     int retries_ = 0;
+    ReadHalf prefetch_ = ReadHalf::None;
   } read;
 
   // The prefill stage's slice: fresh tokens already computed (chunked prefill).

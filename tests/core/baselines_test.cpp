@@ -1,0 +1,129 @@
+// The shipped baselines' mechanisms (docs/baselines.md), driven end to end by the closed-form fake backend:
+// de-prefetch (SGLang's decode-side storage load with delta-only P->D) and policy.layerwise_min_tokens (SGLang's
+// minimum prefill length for the layer pipeline). Each test fails without its mechanism (mutants in brackets in
+// docs/architecture.md).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+
+#include "core/cluster/cluster.hpp"
+#include "fake_backend.hpp"
+#include "test_scenario.hpp"
+
+using namespace dualpath;
+using dualpath::test::agent;
+using dualpath::test::FakeBackend;
+using dualpath::test::FakeRates;
+
+namespace {
+// Round 1 prefills 4096 new tokens; round 2 (4096 + 2 + 100 tokens) hits the 4096 persisted ones: 102 fresh.
+std::vector<Agent> two_rounds() { return {agent(0, {{4096, 2, 0}, {100, 2, 0}})}; }
+}  // namespace
+
+// de-prefetch: round 2's hit is read through both nodes' SNICs (the PE's for its prefill, the DE's into the decode
+// buffer), and the compute network carries only the KV the DE lacks: round 1's whole prompt, round 2's fresh tokens.
+TEST(DePrefetch, ReadsTheHitOnBothNodesAndSendsOnlyTheDelta) {
+  Scenario s = test::small_scenario();
+  s.policy.name = "de-prefetch";
+  FakeBackend be(FakeRates{50e9, 50e9, 1});
+  Cluster c(s, two_rounds(), be);
+  c.start();
+  be.run();
+  ASSERT_TRUE(c.finished()) << c.stall_report();
+  const Request& r = c.requests().at(1);
+  ASSERT_EQ(r.hit, 4096);
+  ASSERT_EQ(r.read.side(), ReadSide::Pe);
+  EXPECT_EQ(r.read.prefetch(), ReadHalf::Done);
+  const double kv = s.model.kv_bytes_per_token();
+  EXPECT_NEAR(c.totals().storage_read_pe, 4096 * kv, 1);
+  EXPECT_NEAR(c.totals().storage_read_de, 4096 * kv, 1);
+  EXPECT_NEAR(c.totals().pe_to_de, (4096 + 102) * kv, 1);  // [prefetch_sends_whole] adds 4096 * kv
+  EXPECT_EQ(be.unpersisted_reads, 0);
+}
+
+// Basic's PE-path read of the same rounds sends the hit too, and reads it once.
+TEST(DePrefetch, BasicSendsTheWholePromptAndReadsOnce) {
+  Scenario s = test::small_scenario();
+  s.policy.name = "basic";
+  FakeBackend be(FakeRates{50e9, 50e9, 1});
+  Cluster c(s, two_rounds(), be);
+  c.start();
+  be.run();
+  ASSERT_TRUE(c.finished()) << c.stall_report();
+  const double kv = s.model.kv_bytes_per_token();
+  EXPECT_NEAR(c.totals().storage_read_de, 0, 1);
+  EXPECT_NEAR(c.totals().pe_to_de, (4096 + 4198) * kv, 1);
+}
+
+// Decode takes a request only once the DE buffer holds its prefetched hit: the DE node's prefetch fails once (its
+// SNIC time spent) and is read again, so it ends at two hit reads after the PE read started, well after the
+// prefill's first token; the handoff starts no earlier.
+TEST(DePrefetch, DecodeWaitsForThePrefetch) {
+  Scenario s = test::small_scenario();
+  s.policy.name = "de-prefetch";
+  FakeBackend be(FakeRates{0.5e9, 50e9, 1});  // reads of 43 ms, longer than the prefill's compute
+  int de_reads = 0;
+  be.fail_read = [&de_reads](int node, int) {
+    return node == 1 && de_reads++ == 0 ? std::string("flaky") : std::string();
+  };
+  Cluster c(s, two_rounds(), be);
+  c.start();
+  be.run();
+  ASSERT_TRUE(c.finished()) << c.stall_report();
+  const Request& r = c.requests().at(1);
+  const double read = 4096 * s.model.kv_bytes_per_token() / 0.5e9;
+  ASSERT_LT(r.t.first_token, r.t.read_start + 2 * read);  // the prefill is done before the prefetch
+  EXPECT_GE(r.t.handoff_start, r.t.read_start + 2 * read - 1e-12);  // [prefetch_not_awaited]
+  ASSERT_EQ(c.read_failures().size(), 1u);
+  EXPECT_NE(c.read_failures()[0].find("decode-side prefetch on node 1"), std::string::npos) << c.read_failures()[0];
+}
+
+// The prefetch's DE room is taken with the PE read (so a prefetch never waits for room): the DE buffer's peak
+// holds the prompt from then on, and every byte is given back.
+TEST(DePrefetch, BuffersAreGivenBack) {
+  Scenario s = test::small_scenario(1, 1, 2);
+  s.policy.name = "de-prefetch";
+  FakeBackend be(FakeRates{50e9, 50e9, 2});
+  std::vector<Agent> agents;
+  for (int a = 0; a < 6; ++a) agents.push_back(agent(a, {{2048 + 64 * a, 3, 0.5}, {100, 3, 0}, {50, 2, 0}}));
+  Cluster c(s, agents, be);
+  c.start();
+  be.run();
+  ASSERT_TRUE(c.finished()) << c.stall_report();
+  for (const auto& n : c.view().nodes) EXPECT_NEAR(n.buffer.used(), 0, 1e-3);
+  EXPECT_NEAR(c.totals().storage_read_pe, c.totals().storage_read_de, 1);
+}
+
+// policy.layerwise_min_tokens: a request with fewer new tokens than the minimum is not streamed. Its whole KV loads
+// before the forward's first stage computes, so the forward takes L*l + L*c instead of min(l, c) + L*max(l, c)
+// (l: one layer's load, c: one layer's compute; tests/core/cluster_test.cpp LayerPipeline).
+class LayerwiseMinTokens : public ::testing::TestWithParam<int64_t> {};
+
+TEST_P(LayerwiseMinTokens, ShortRequestsLoadWholeBeforeComputing) {
+  const int64_t min_tokens = GetParam();
+  Scenario s = test::small_scenario();
+  s.sim.layer_group = 1;
+  s.policy.name = "dualpath";
+  s.policy.dual_path = false;  // PE path: the load is an H2D on the PE's own CNIC
+  s.policy.layerwise_min_tokens = min_tokens;
+  const double cnic_bw = 0.5e9;  // load-bound: a pipelined forward hides all but one layer's compute
+  FakeBackend be(FakeRates{50e9, cnic_bw, 1});
+  Cluster c(s, two_rounds(), be);
+  c.start();
+  be.run();
+  ASSERT_TRUE(c.finished()) << c.stall_report();
+  const Request& r = c.requests().at(1);
+  ASSERT_EQ(r.fresh, 102);
+  const double l = 4096.0 * s.model.kv_bytes_per_token_one_layer() / cnic_bw;
+  const double cl = c.cost().attention_layer_time(4096, 102) +
+                    c.cost().linear_layer_time(102, c.cost().weight_bytes_per_gpu(1));
+  const int L = s.model.n_layers;
+  const double expected = r.fresh >= min_tokens ? std::min(l, cl) + L * std::max(l, cl) : L * l + L * cl;
+  EXPECT_NEAR(r.t.first_token - r.t.prefill_start, expected, 1e-9 * expected);  // [min_tokens_ignored]
+  // The PE buffer and HBM are whole again either way.
+  for (const auto& n : c.view().nodes) EXPECT_NEAR(n.buffer.used(), 0, 1e-3);
+}
+
+// 0 and 102 stream round 2 (102 new tokens), 103 and 2048 do not.
+INSTANTIATE_TEST_SUITE_P(Minimums, LayerwiseMinTokens, ::testing::Values(0, 102, 103, 2048));
