@@ -101,6 +101,7 @@ void Simulator::transfer(Hop hop, Place src, Place dst, double bytes, TrafficCla
     case Hop::HbmToRemoteDram: require(from_hbm && !to_hbm, "HbmToRemoteDram must be HBM -> DRAM"); break;
     case Hop::RemoteDramToHbm: require(!from_hbm && to_hbm, "RemoteDramToHbm must be DRAM -> HBM"); break;
     case Hop::Collective: require(from_hbm && to_hbm, "Collective must be HBM -> HBM"); break;
+    case Hop::RemoteHbmToHbm: require(from_hbm && to_hbm, "RemoteHbmToHbm must be HBM -> HBM"); break;
     case Hop::PoolRead:
     case Hop::PoolWrite:
       require(!from_hbm && !to_hbm && src.gpu / f.gpus_per_node() != dst.gpu / f.gpus_per_node(),

@@ -11,6 +11,7 @@ const char* hop_name(Hop h) {
     case Hop::Collective: return "collective";
     case Hop::PoolRead: return "pool_read";
     case Hop::PoolWrite: return "pool_write";
+    case Hop::RemoteHbmToHbm: return "de_hbm_to_pe";
   }
   return "?";
 }

@@ -132,6 +132,8 @@ Cluster::Cluster(const Scenario& scenario, std::vector<Agent> agents, Backend& b
 
 Cluster::~Cluster() = default;
 
+const DeResidency* Cluster::residency() const { return stages_->decode.residency(); }
+
 void Cluster::start() {
   arm_faults(stages_->faults);  // first: a fault at t = 0 hits before any round is placed
   for (const auto& a : agents_) {

@@ -41,6 +41,7 @@
 #include "core/vocab/request.hpp"
 #include "core/vocab/request_sink.hpp"
 #include "core/kv/block_index.hpp"
+#include "core/kv/de_residency.hpp"
 #include "core/metrics/activity_log.hpp"
 #include "core/metrics/stop_rule.hpp"
 #include "core/metrics/transfer_totals.hpp"
@@ -108,6 +109,8 @@ class Cluster : private RequestStage, private StageSignals {
   // The KV tiers in front of storage (the DRAM pool of policies with features().dram_pool; none otherwise); each
   // writes its own sections of the run's report (KvSources::report).
   const KvSources& kv_sources() const { return *sources_; }
+  // The contexts decode engines kept in HBM between rounds (policies with features().de_resident), else null.
+  const DeResidency* residency() const;
   // Reports forwards, stages, KV transfers and decode chunks to `log` (nullptr: to nobody). Set before start().
   void set_activity_log(ActivityObserver* log) { obs_ = log ? log : &no_activity(); }
 

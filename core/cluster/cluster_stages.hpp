@@ -27,7 +27,8 @@ struct ClusterStages {
         io(c.features.bypass_io ? std::unique_ptr<KvIo>(std::make_unique<FreeKvIo>(c.blocks))
                                 : std::make_unique<StorageKvIo>(shared, c.blocks, c.totals, c.ports, c.sources, c.obs,
                                                                 c.signals, persist)),
-        decode(shared, c.scenario, c.cost, c.blocks, c.ep, c.obs, c.signals, *io, c.round_end),
+        decode(shared, c.scenario, c.cost, c.blocks, c.ep, c.obs, c.signals, *io, c.round_end,
+               c.features.de_resident),
         prefetch_gate(c.accounts, decode),
         prefill(shared, c.scenario, c.cost, c.features, c.ep, c.obs, c.signals, *io, prefetch_gate),
         reads(shared, c.blocks, c.totals, c.sources, c.faults, c.signals, prefill, c.policy,
@@ -35,7 +36,8 @@ struct ClusterStages {
               prefetch_gate),
         free_reads(c.be, c.blocks, c.layout, c.view, c.policy, prefill),
         placement(shared, c.scenario.deployment.fetch_period, c.policy, c.faults,
-                  c.features.bypass_io ? static_cast<RequestStage&>(free_reads) : reads),
+                  c.features.bypass_io ? static_cast<RequestStage&>(free_reads) : reads,
+                  c.features.de_resident ? &decode : nullptr),
         faults{parts, placement, reads, prefill, decode, persist, *io} {}
 
   ClusterParts parts;  // a copy: the one the Cluster filled is gone after construction

@@ -18,7 +18,7 @@ namespace dualpath {
 
 DecodeStage::DecodeStage(const StageShared& shared, const Scenario& scenario, const CostModel& cost,
                          const BlockIndex& blocks, EpAllToAll& ep, ActivityObserver* const& obs,
-                         StageSignals& signals, KvIo& io, RequestStage& next)
+                         StageSignals& signals, KvIo& io, RequestStage& next, bool keep_contexts)
     : StageBase(shared),
       scenario_(scenario),
       cost_(cost),
@@ -29,7 +29,9 @@ DecodeStage::DecodeStage(const StageShared& shared, const Scenario& scenario, co
       io_(io),
       next_(next),
       hbm_waiting_(view_.engines.size()),
-      units_(layout_.de_units.size()) {
+      units_(layout_.de_units.size()),
+      residency_(keep_contexts ? std::make_unique<DeResidency>(scenario.policy.de_retention) : nullptr),
+      expiry_armed_(view_.engines.size(), false) {
   const auto& units = layout_.de_units;
   for (size_t u = 0; u < units.size(); ++u) {
     auto& s = units_[u];
@@ -49,9 +51,11 @@ void DecodeStage::start_handoff(Request& r) {
     auto& eng = view_.engines[r.de];
     auto& waiting = hbm_waiting_[r.de];
     eng.hbm.touch(be_.now());
-    if (!waiting.empty() || !eng.hbm.try_reserve(layout_.kv_bytes(r.prompt + r.gen))) {
+    // (a round placed on the engine that kept its context holds its HBM since: handoff_hbm is 0)
+    if (handoff_hbm(r) > 0 && (!waiting.empty() || !eng.hbm.try_reserve(handoff_hbm(r)))) {
       waiting.push_back(r.id);
       accounts_.set_wait(r, WaitCause::HandoffHbm);
+      arm_expiry(r.de);
       return;
     }
   }
@@ -65,7 +69,7 @@ void DecodeStage::release_hbm(int engine, double bytes) {
   auto& waiting = hbm_waiting_[engine];
   while (!waiting.empty()) {
     Request& w = requests_[waiting.front()];
-    if (!eng.hbm.try_reserve(layout_.kv_bytes(w.prompt + w.gen))) break;
+    if (!eng.hbm.try_reserve(handoff_hbm(w))) break;
     waiting.pop_front();
     start_h2d(w);
   }
@@ -263,8 +267,56 @@ double DecodeStage::claim_filled(Request& r, std::vector<AgentWrite>& into) {
 void DecodeStage::end_round(Request& r) {
   auto& eng = view_.engines[r.de];
   eng.tok -= r.prompt + r.gen, eng.seq -= 1;
-  release_hbm(r.de, layout_.kv_bytes(r.prompt + r.gen));
+  if (residency_) {  // pe-pull-from-de: the context stays pinned in the engine's HBM for the agent's next round
+    expire_due();
+    eng.hbm.touch(be_.now());
+    residency_->keep(r.agent, r.de, r.prompt + r.gen, layout_.kv_bytes(r.prompt + r.gen), be_.now());
+    if (!hbm_waiting_[r.de].empty()) arm_expiry(r.de);
+  } else {
+    release_hbm(r.de, layout_.kv_bytes(r.prompt + r.gen));
+  }
   next_.accept(r);  // the round's end
+}
+
+int DecodeStage::claim(Request& r) {
+  if (!residency_) return -1;
+  expire_due();
+  const DeResidency::Entry* e = residency_->find(r.agent);
+  if (!e) return -1;
+  auto& eng = view_.engines[e->engine];
+  // The round takes all its decode HBM here, the kept context and the rest (so it never waits at the handoff behind
+  // requests that may wait for the HBM it holds); if the rest does not fit, the context is dropped and the round is
+  // placed as any other.
+  const double rest = layout_.kv_bytes(r.prompt + r.gen) - e->bytes;
+  if (r.hit <= 0 || e->tokens < r.hit || !eng.can_take || !eng.hbm.fits(rest) || mutant("no_resident_pull")) {
+    const DeResidency::Entry d = residency_->drop(r.agent);
+    if (eng.can_take) release_hbm(d.engine, d.bytes);  // (a lost engine's HBM went with it)
+    return -1;
+  }
+  const DeResidency::Entry held = residency_->take(r.agent);
+  eng.hbm.touch(be_.now());
+  eng.hbm.try_reserve(rest);
+  r.decode.resident_tokens_ = r.hit;
+  r.decode.resident_bytes_ = held.bytes + rest;
+  return held.engine;
+}
+
+void DecodeStage::expire_due() {
+  if (!residency_) return;
+  for (const DeResidency::Entry& e : residency_->expire_until(be_.now()))
+    if (view_.engines[e.engine].can_take) release_hbm(e.engine, e.bytes);
+}
+
+void DecodeStage::arm_expiry(int engine) {
+  if (!residency_ || expiry_armed_[engine]) return;
+  const double at = residency_->next_expiry(engine);
+  if (at < 0) return;
+  expiry_armed_[engine] = true;
+  be_.timer(std::max(0.0, at - be_.now()), [this, engine] {
+    expiry_armed_[engine] = false;
+    expire_due();
+    if (!hbm_waiting_[engine].empty()) arm_expiry(engine);  // still waiting: the next oldest
+  });
 }
 
 void DecodeStage::chunk_done(int group) {
@@ -318,6 +370,8 @@ void DecodeStage::chunk_done(int group) {
 
 void DecodeStage::on_unit_lost(size_t u, FaultRecord& rec) {
   units_[u].lost = true;
+  if (residency_)
+    for (int e : layout_.de_units[u]) residency_->drop_engine(e);  // the contexts it kept went with it
   io_.engines_lost(layout_.de_units[u], rec);
 }
 
@@ -327,7 +381,12 @@ void DecodeStage::on_lost(const Request& r, bool engine_lost) {
   e.tok -= r.prompt + r.gen, e.seq -= 1;
   const bool waited = leave_hbm_wait(r);
   const bool holds_hbm = !layout_.hbm_at_handoff || (r.t.handoff_start >= 0 && !waited);
-  if (!holds_hbm) return;
+  if (!holds_hbm) {  // it may hold the prefix it was placed on the engine for (pe-pull-from-de)
+    if (r.decode.resident_bytes() <= 0) return;
+    if (engine_lost) e.hbm.release(r.decode.resident_bytes());
+    else release_hbm(r.de, r.decode.resident_bytes());
+    return;
+  }
   if (engine_lost) e.hbm.release(layout_.kv_bytes(r.prompt + r.gen));
   else release_hbm(r.de, layout_.kv_bytes(r.prompt + r.gen));
 }

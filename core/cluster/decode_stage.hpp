@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <vector>
 
 #include "core/backend/backend.hpp"
@@ -19,22 +20,33 @@
 #include "core/cluster/request_accounts.hpp"
 #include "core/cluster/stage.hpp"
 #include "core/kv/block_index.hpp"
+#include "core/kv/de_residency.hpp"
 #include "core/metrics/activity_log.hpp"
 #include "core/vocab/request.hpp"
 #include "core/sched/cluster_view.hpp"
 
 namespace dualpath {
 
-class DecodeStage final : public RequestStage, private StageBase {
+class DecodeStage final : public RequestStage, public ResidentPrefixes, private StageBase {
  public:
   // Reads the scenario's chunking and model, the cost model and the block index; changes the requests, the DE
   // engines' HBM and counts (view) and their accounts. The handoff moves KV through `io`, and filled blocks go to
   // the persist stage through it; decode chunks start their EP all-to-all through `ep` and report to `*obs`; rounds
   // whose last token came go on to `next`; settled requests are signalled.
+  // With `keep_contexts` (PolicyFeatures::de_resident) a round's context stays pinned in its engine's HBM after the
+  // round for policy.de_retention, for the agent's next round to pull (ResidentPrefixes).
   DecodeStage(const StageShared& shared, const Scenario& scenario, const CostModel& cost, const BlockIndex& blocks,
-              EpAllToAll& ep, ActivityObserver* const& obs, StageSignals& signals, KvIo& io, RequestStage& next);
+              EpAllToAll& ep, ActivityObserver* const& obs, StageSignals& signals, KvIo& io, RequestStage& next,
+              bool keep_contexts);
 
   void accept(Request& r) override;  // every stage of its prompt KV is in the DE buffer: the handoff starts
+
+  // pe-pull-from-de (ResidentPrefixes): the engine holding the agent's last context in HBM when it covers r's hit
+  // and the engine can take r (r then holds that HBM), else -1 (a context it cannot use is dropped); contexts kept
+  // past the retention time go.
+  int claim(Request& r) override;
+  void expire_due() override;
+  const DeResidency* residency() const { return residency_.get(); }  // null unless contexts are kept
 
   // Faults: unit `u` is lost with a node or a CNIC (its chunk in flight does nothing; its filled blocks not yet on
   // their way to storage are unclaimed, their bytes counted in `rec`). An attempt was lost: its DE engine's counts
@@ -70,6 +82,10 @@ class DecodeStage final : public RequestStage, private StageBase {
   // A lost attempt leaves its engine's HBM queue; true when it was waiting there (it holds no HBM then).
   bool leave_hbm_wait(const Request& r);
   void start_h2d(Request& r);
+  // The HBM r's handoff takes on its engine: its prompt and generation, less what it holds there already.
+  double handoff_hbm(const Request& r) const { return layout_.kv_bytes(r.prompt + r.gen) - r.decode.resident_bytes(); }
+  // A handoff waits for HBM on `engine`: with contexts kept there, a timer expires the oldest when its time comes.
+  void arm_expiry(int engine);
   void maybe_start_chunk(int group);
   void chunk_done(int group);
   // sim.decode_chunk_end = "steps": request `id` of engine `i` of the group, decoding from step `from` of the
@@ -95,6 +111,8 @@ class DecodeStage final : public RequestStage, private StageBase {
   std::vector<GroupState> units_;  // per lockstep unit (Cluster::de_units)
   double de_busy_ = 0;
   DecodeLayerParts decode_parts_;
+  std::unique_ptr<DeResidency> residency_;  // contexts kept in decode HBM (pe-pull-from-de), else null
+  std::vector<bool> expiry_armed_;         // per engine: a retention timer is pending
   std::vector<DecodeEngineLoad> loads_;  // per-chunk scratch: each engine's share of the step (no allocation per chunk)
 };
 

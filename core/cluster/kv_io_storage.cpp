@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "core/cluster/kv_io.hpp"
+#include "core/cluster/read_path.hpp"
 #include "core/mutation/mutant.hpp"
 
 namespace dualpath {
@@ -16,12 +17,19 @@ int StorageKvIo::load_stage(PrefillForward& f, int stage, ForwardIoListener& to)
   int count = 0;
   for (size_t i = 0; i < engines.size(); ++i) {
     std::map<int, double> by_source;  // source GPU (whose CNIC reads the buffer) -> bytes; ordered: deterministic
+    std::map<int, double> from_hbm;   // decode GPU whose HBM holds a resident hit (pe-pull-from-de) -> bytes
     for (const auto& e : f.batch[i]) {
       const Request& r = requests_[e.request];
       const int layers = e.layers_moved(f.layers, stage, layout_.n_layers, true);
       const double bytes = layout_.kv_bytes_layers(e.cached, layers);
       if (bytes <= 0 || r.lost) continue;  // a lost attempt's KV went with its node
       if (e.cached == r.hit && r.prefill.computed() == e.fresh) totals_.hit_loaded_to_pe += bytes;  // first chunk
+      if (r.read.side() == ReadSide::DeHbm) {  // the decode engine's HBM holds the hit; later chunks' KV is in its buffer
+        const double pulled = layout_.kv_bytes_layers(r.hit, layers);
+        if (pulled > 0) from_hbm[r.de] += pulled;
+        if (bytes > pulled) by_source[ports_.port(r.de, engines[i])] += bytes - pulled;
+        continue;
+      }
       if (r.read.side() != ReadSide::Split) {
         by_source[r.read.side() == ReadSide::De ? ports_.port(r.de, engines[i]) : r.pe] += bytes;
         continue;
@@ -43,6 +51,17 @@ int StorageKvIo::load_stage(PrefillForward& f, int stage, ForwardIoListener& to)
                        obs_->transfer_ended(rec, be_.now());
                        listener->load_ended(*fp, stage);
                      });
+    }
+    for (const auto& [src, bytes] : from_hbm) {  // GPU to GPU, on the low-priority KV lane like every KV move
+      totals_.de_hbm_to_pe += bytes;
+      ++count;
+      PrefillForward* fp = &f;
+      const int rec = obs_->transfer_started({f.log_forward, stage, true, src, engines[i], bytes, be_.now(), -1});
+      be_.transfer(Hop::RemoteHbmToHbm, Place{Loc::Hbm, src}, Place{Loc::Hbm, engines[i]}, bytes, TrafficClass::Kv,
+                   [this, fp, stage, rec, listener = &to] {
+                     obs_->transfer_ended(rec, be_.now());
+                     listener->load_ended(*fp, stage);
+                   });
     }
   }
   return count;
@@ -98,8 +117,9 @@ void StorageKvIo::hand_off(Request& r, Done done) {
     return;
   }
   if (decodes) {
-    totals_.h2d += r.prompt_bytes;
-    be_.transfer(Hop::H2D, Place{Loc::Dram, r.de}, Place{Loc::Hbm, r.de}, r.prompt_bytes, TrafficClass::Kv,
+    // (pe-pull-from-de: the hit is in decode HBM already; the DE buffer holds the rest of the prompt)
+    totals_.h2d += de_buffer_bytes(r);
+    be_.transfer(Hop::H2D, Place{Loc::Dram, r.de}, Place{Loc::Hbm, r.de}, de_buffer_bytes(r), TrafficClass::Kv,
                    one_done);
   }
   if (new_blocks > 0) {

@@ -11,19 +11,30 @@
 namespace dualpath {
 
 PlacementStage::PlacementStage(const StageShared& shared, double fetch_period, Policy& policy,
-                               const FaultBook& faults, RequestStage& next)
+                               const FaultBook& faults, RequestStage& next, ResidentPrefixes* resident)
     : StageBase(shared),
       fetch_period_(fetch_period),
       policy_(policy),
       faults_(faults),
       next_(next),
+      resident_(resident),
       de_queues_(view_.de_groups.size()),
       pe_fetch_armed_(view_.pe_groups.size(), false),
       de_fetch_armed_(view_.de_groups.size(), false) {}
 
 void PlacementStage::accept(Request& r) {
   pe_waiting_.push_back({r.id, r.prompt, 0});
-  de_global_.push_back({r.id, r.prompt + r.gen, layout_.kv_bytes(r.prompt + r.gen)});
+  if (const int de = resident_ ? resident_->claim(r) : -1; de >= 0) {
+    // pe-pull-from-de: vLLM's stateful proxy (keyed by conversation) sends the next turn to the decode engine that
+    // holds its prefix; the policy's decode placement is not asked.
+    auto& e = view_.engines[de];
+    r.de = de;
+    r.t.de_assigned = be_.now();
+    r.place.de_seen_ = true;
+    e.tok += r.prompt + r.gen, e.seq += 1;
+  } else {
+    de_global_.push_back({r.id, r.prompt + r.gen, layout_.kv_bytes(r.prompt + r.gen)});
+  }
   arm_fetches();
 }
 
@@ -98,6 +109,7 @@ void PlacementStage::prefill_fetch(int group) {
 
 void PlacementStage::decode_fetch(int group) {
   de_fetch_armed_[group] = false;
+  if (resident_) resident_->expire_due();  // HBM pinned past its retention time is free again for this fetch
   if (!de_global_.empty()) {
     const auto routes = policy_.placement().route_decode(view_, de_global_);
     for (size_t i = 0; i < de_global_.size(); ++i) de_queues_[routes[i]].push_back(de_global_[i]);

@@ -23,8 +23,9 @@ class PlacementStage final : public RequestStage, private StageBase {
  public:
   // Fetches every `fetch_period` seconds; changes the requests' engines and the engines' counts (view) and their
   // accounts; asks the policy where; reads which engines a fault lost (`faults`); placed requests go on to `next`.
+  // With `resident` (pe-pull-from-de) a request goes to the decode engine that holds its prefix, when one does.
   PlacementStage(const StageShared& shared, double fetch_period, Policy& policy, const FaultBook& faults,
-                 RequestStage& next);
+                 RequestStage& next, ResidentPrefixes* resident = nullptr);
 
   void accept(Request& r) override;  // a new round (or a restarted one) waits for both engines
   void place_again(Request& r);      // its read cannot go through its PE node: back to the PE waiting queue
@@ -53,6 +54,7 @@ class PlacementStage final : public RequestStage, private StageBase {
   Policy& policy_;
   const FaultBook& faults_;
   RequestStage& next_;
+  ResidentPrefixes* resident_;  // the decode stage, with pe-pull-from-de; else null
   std::deque<QueuedRequest> pe_waiting_, de_global_;
   std::vector<std::deque<QueuedRequest>> de_queues_;
   std::vector<bool> pe_fetch_armed_, de_fetch_armed_;

@@ -9,6 +9,8 @@
 
 #include "core/cluster/prefill_stage.hpp"
 
+#include "core/cluster/read_path.hpp"
+
 #include "core/sched/quota_batcher.hpp"
 #include "core/mutation/mutant.hpp"
 
@@ -85,12 +87,12 @@ void PrefillStage::maybe_start(int group) {
         const int node = layout_.node_of(r.de);
         auto it = de_free.find(node);
         if (it == de_free.end()) it = de_free.emplace(node, view_.nodes[node].buffer.free()).first;
-        if (it->second < r.prompt_bytes * (1 - 1e-12)) {
+        if (it->second < de_buffer_bytes(r) * (1 - 1e-12)) {
           gs.waits_for_de_room = true;
           accounts_.set_wait(r, WaitCause::DeBuffer);
           continue;
         }
-        it->second -= r.prompt_bytes;  // tentative: given back below if the quota leaves the request out
+        it->second -= de_buffer_bytes(r);  // tentative: given back below if the quota leaves the request out
       }
       const int64_t cached = r.hit + r.prefill.computed();
       const int64_t fresh = r.fresh - r.prefill.computed();
@@ -108,7 +110,7 @@ void PrefillStage::maybe_start(int group) {
       taken[it.index] = true;
       Request& r = requests_[ids[it.index]];
       if (needs_de_room(r)) {
-        accounts_.reserve_buffer(r, layout_.node_of(r.de), r.prompt_bytes);
+        accounts_.reserve_buffer(r, layout_.node_of(r.de), de_buffer_bytes(r));
       }
       BatchEntry e{r.id, r.hit + r.prefill.computed(), it.fresh, 0, r.prefill.computed() + it.fresh == r.fresh};
       e.streamed = streams(cands[it.index].fresh);
@@ -126,7 +128,7 @@ void PrefillStage::maybe_start(int group) {
     for (size_t k = 0; k < ids.size(); ++k) {  // candidates the quota left out: give back their tentative room
       if (taken[k]) continue;
       Request& r = requests_[ids[k]];
-      if (needs_de_room(r)) de_free[layout_.node_of(r.de)] += r.prompt_bytes;
+      if (needs_de_room(r)) de_free[layout_.node_of(r.de)] += de_buffer_bytes(r);
       accounts_.set_wait(r, WaitCause::PeQueue);  // it has its room if it needs any; it waits for the PE now
     }
     // Completed requests leave the ready queue; a chunked one stays in it for the next forward.

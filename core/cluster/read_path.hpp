@@ -20,8 +20,15 @@ inline void set_read_path(Request& r, ReadSide side, int64_t pe_hit, const Block
   pe_hit = blocks.aligned(std::clamp<int64_t>(pe_hit, 0, r.hit));  // whole blocks on each side
   if (side == ReadSide::Split && pe_hit <= 0) side = ReadSide::De;
   if (side == ReadSide::Split && pe_hit >= r.hit) side = ReadSide::Pe;
-  r.read.set_path(side, side == ReadSide::Pe ? r.hit : side == ReadSide::De ? 0 : pe_hit,
-                  side == ReadSide::Pe ? r.hit_bytes : side == ReadSide::De ? 0.0 : layout.kv_bytes(pe_hit));
+  const bool none = side == ReadSide::De || side == ReadSide::DeHbm;  // nothing through the PE node
+  r.read.set_path(side, side == ReadSide::Pe ? r.hit : none ? 0 : pe_hit,
+                  side == ReadSide::Pe ? r.hit_bytes : none ? 0.0 : layout.kv_bytes(pe_hit));
+}
+
+// The prompt KV that reaches the DE buffer for the handoff: all of it, less a hit its decode engine holds in HBM
+// already (pe-pull-from-de).
+inline double de_buffer_bytes(const Request& r) {
+  return r.read.side() == ReadSide::DeHbm ? r.prompt_bytes - r.hit_bytes : r.prompt_bytes;
 }
 
 }  // namespace dualpath

@@ -33,6 +33,14 @@ ReadStage::ReadStage(const StageShared& shared, const BlockIndex& blocks, Transf
       read_queue_(nodes), queued_weight_(nodes, 0.0), queue_wait_(nodes), reads_in_flight_(nodes, 0) {}
 
 void ReadStage::accept(Request& r) {
+  // pe-pull-from-de: the decode engine it was placed on holds its hit in HBM from the agent's last round; nothing is
+  // read from storage and no buffer is taken (the prefill pulls the hit GPU to GPU, kv_io_storage.cpp).
+  if (r.hit > 0 && r.decode.resident_tokens() >= r.hit) {
+    set_read_side(r, ReadSide::DeHbm);
+    r.t.read_start = r.t.read_end = be_.now();
+    next_.accept(r);
+    return;
+  }
   const ReadSide side = policy_.choose_read_side(view_, r);
   set_read_side(r, side, side == ReadSide::Split ? policy_.split_pe_tokens(view_, r) : 0);
   if (const int down = faults_.any() ? read_path_down(r) : -1; down >= 0) {

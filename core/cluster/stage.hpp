@@ -42,6 +42,18 @@ class StageSignals {
   ~StageSignals() = default;
 };
 
+// Where placement asks for a decode engine that holds a request's prefix in HBM (pe-pull-from-de, the decode stage):
+// the engine the request must go to (it then holds that HBM), or -1; and, at each decode fetch, that prefixes kept
+// past their retention time go (their HBM may be what a waiting request needs).
+class ResidentPrefixes {
+ public:
+  virtual int claim(Request& r) = 0;
+  virtual void expire_due() = 0;
+
+ protected:
+  ~ResidentPrefixes() = default;
+};
+
 // Where the read stage reports that a decode-side prefetch ended (de-prefetch): the DE buffer holds the request's hit
 // (prefetch_gate.hpp).
 class PrefetchListener {

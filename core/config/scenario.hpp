@@ -216,6 +216,9 @@ struct PolicySpec {
   // forward's first stage computes, holds it in HBM for the forward, and sends all its KV after the last stage.
   // 0 = every request of a layerwise policy streams (the paper's DualPath). Layer groups: sim.layer_group.
   int64_t layerwise_min_tokens = 0;
+  // How long a decode engine keeps a round's context pinned in HBM for the agent's next round (pe-pull-from-de;
+  // vLLM's decoder_kv_blocks_ttl, default 480 s). Policies that keep none ignore it.
+  double de_retention = 480;
   QosSpec qos;
   // The distributed DRAM KV pool of policies that have one (dram-pool, docs/dram-pool.md): the DRAM each node
   // gives to it (the paper's SGL(MC) baseline ran with 1.5 TB per node, digest §A.4) and its eviction.

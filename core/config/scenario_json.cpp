@@ -115,6 +115,7 @@ nlohmann::json scenario_to_json(const Scenario& s) {
   // Keys of the baselines (docs/baselines.md) are echoed when set: a run that leaves them at their default reads
   // as it did before they existed.
   if (p.layerwise_min_tokens > 0) policy["layerwise_min_tokens"] = p.layerwise_min_tokens;
+  if (p.de_retention != PolicySpec{}.de_retention) policy["de_retention"] = p.de_retention;
 
   const int g = t.gpus_per_node;
   json derived = {{"kv_bytes_per_token", m.kv_bytes_per_token()},

@@ -241,7 +241,7 @@ WorkloadSpec parse_workload(const ObjectReader& parent, const std::string& key) 
 PolicySpec parse_policy(const ObjectReader& parent, const std::string& key) {
   const ObjectReader r = parent.object(key, {"name", "layerwise", "dual_path", "scheduler", "compute_quota",
                                              "quota_scope", "buffer", "de_hbm", "alpha_seconds", "beta_seconds", "z_factor",
-                                             "block_tokens", "layerwise_min_tokens", "qos", "pool"});
+                                             "block_tokens", "layerwise_min_tokens", "de_retention", "qos", "pool"});
   const PolicySpec d;
   PolicySpec p;
   p.name = r.string_or("name", d.name);
@@ -261,6 +261,7 @@ PolicySpec parse_policy(const ObjectReader& parent, const std::string& key) {
   p.beta_seconds = r.quantity("beta_seconds", Dimension::Duration, Range::positive(), d.beta_seconds);
   p.z_factor = r.number("z_factor", Range::positive(), d.z_factor);
   p.block_tokens = static_cast<int>(r.integer("block_tokens", 1, 1 << 20, d.block_tokens));
+  p.de_retention = r.quantity("de_retention", Dimension::Duration, Range::positive(), d.de_retention);
   p.layerwise_min_tokens = r.integer("layerwise_min_tokens", 0, int64_t{1} << 40, d.layerwise_min_tokens);
 
   const ObjectReader q = r.object("qos", {"enabled", "model_weight", "kv_weight"}, /*required=*/false);

@@ -89,7 +89,9 @@ class TraceBuilder {
   }
 
   // The GPU whose buffer holds a request's hit KV (a DE-side read lands in the DE node's DRAM).
-  static int source_gpu(const Request& r) { return r.read.side() == ReadSide::De ? r.de : r.pe; }
+  static int source_gpu(const Request& r) {
+    return r.read.side() == ReadSide::De || r.read.side() == ReadSide::DeHbm ? r.de : r.pe;
+  }
   // A KV transfer by (forward, load, source, destination) with the buffer side as a node: loads come from a
   // node's buffer into a PE GPU, sends go from a PE GPU to a node's buffer.
   std::tuple<int, bool, int, int> pair_key(const KvTransferRecord& t) const {
@@ -310,9 +312,10 @@ class TraceBuilder {
     for (int64_t id : ids) {
       if (!all && !traced(id)) continue;
       const Request& r = req(id);
+      if (r.read.side() == ReadSide::DeHbm) continue;  // pulled from decode HBM: no storage read
       SlicePos at;  // (a split read has a slice on each node's SNIC, with the request's read times)
       for (int h = 0; h < 2; ++h) {
-        const double pe = r.read.side() == ReadSide::Split ? r.read.pe_hit_bytes() : r.read.side() == ReadSide::De ? 0 : r.hit_bytes;
+        const double pe = r.read.side() == ReadSide::Split ? r.read.pe_hit_bytes() : r.read.side() == ReadSide::De || r.read.side() == ReadSide::DeHbm ? 0 : r.hit_bytes;
         const double gb = (h == 0 ? pe : r.hit_bytes - pe) / 1e9;
         if (gb <= 0) continue;
         const int node = node_of(h == 0 ? r.pe : r.de);

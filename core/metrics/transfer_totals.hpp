@@ -16,6 +16,7 @@ struct TransferTotals {
   double collective = 0;        // model traffic (EP all-to-all) on CNICs
   double pool_read = 0;         // hit KV read from the DRAM pool (policy dram-pool) instead of storage
   double pool_write = 0;        // persisted blocks written through to the DRAM pool
+  double de_hbm_to_pe = 0;      // hit KV pulled from decode HBM, GPU to GPU (pe-pull-from-de)
 };
 
 }  // namespace dualpath

@@ -23,6 +23,7 @@ nlohmann::json run_summary(const Scenario& sc, const Cluster& cluster, const Run
                              {"bypass_io", f.bypass_io}, {"dram_pool", f.dram_pool}};
   // The baselines' mechanisms (docs/baselines.md) are named when on, so the paper's policies read as before.
   if (f.de_prefetch) features["de_prefetch"] = true;
+  if (f.de_resident) features["de_resident"] = true;
   nlohmann::json out = {
       {"scenario", sc.name},
       {"policy", sc.policy.name},
@@ -42,6 +43,26 @@ nlohmann::json run_summary(const Scenario& sc, const Cluster& cluster, const Run
   };
   // The KV tiers' own sections (the DRAM pool's "pool": its capacity, occupancy, what it served and evicted).
   cluster.kv_sources().report(end, cluster.totals(), out);
+  if (const DeResidency* kept = cluster.residency()) {  // pe-pull-from-de (docs/baselines.md)
+    const DeResidency::Figures& k = kept->figures();
+    const double hit = cluster.totals().de_hbm_to_pe + cluster.totals().storage_read;
+    out["de_residency"] = {
+        {"retention_s", kept->retention()},
+        {"hit_bytes_pulled_from_de_hbm", cluster.totals().de_hbm_to_pe},
+        {"hit_bytes_from_storage", cluster.totals().storage_read},
+        {"pulled_share", hit > 0 ? cluster.totals().de_hbm_to_pe / hit : 0.0},
+        {"contexts_kept", k.kept},
+        {"contexts_taken", k.taken},
+        {"contexts_expired", k.expired},
+        {"contexts_dropped", k.dropped},
+        {"kept_bytes", k.kept_bytes},
+        {"taken_bytes", k.taken_bytes},
+        {"expired_bytes", k.expired_bytes},
+        {"dropped_bytes", k.dropped_bytes},
+        {"held_peak_bytes", kept->peak_held_bytes()},
+        {"held_end_bytes", kept->held_bytes()},
+    };
+  }
   // Online runs: the KV working set, by the law and as measured (what a KV cache would have to hold).
   if (working_set) {
     const WorkingSet& w = *working_set;

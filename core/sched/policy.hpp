@@ -29,6 +29,10 @@ struct PolicyFeatures {
   // the DE node of a PE-path read also reads the hit into its buffer, and the PE sends only the new tokens' KV
   // (de-prefetch: SGLang's decode-side storage load, docs/baselines.md)
   bool de_prefetch = false;
+  // a round's context stays pinned in its decode engine's HBM (policy.de_retention), the agent's next round decodes
+  // there and its prefill pulls the hit from that HBM GPU to GPU, reading nothing from storage (pe-pull-from-de:
+  // vLLM's bidirectional KV transfer, docs/baselines.md)
+  bool de_resident = false;
 };
 
 // A policy: where requests go (an EnginePlacement) and which side reads a request's hit KV, under the mechanisms

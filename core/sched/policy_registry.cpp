@@ -56,6 +56,18 @@ PolicyFeatures effective_features(const PolicySpec& spec) {
   if (f.dram_pool && f.dual_path)
     throw InputError("policy.dual_path", "policy '" + spec.name + "' reads through the PE node only (its DRAM pool "
                                          "serves the PE, docs/dram-pool.md); expected false or unset");
+  if (f.de_resident && f.dual_path)
+    throw InputError("policy.dual_path", "policy '" + spec.name + "' reads a hit its decode engine does not hold "
+                                         "through the PE node (docs/baselines.md); expected false or unset");
+  if (f.de_resident && f.scheduler)
+    throw InputError("policy.scheduler", "policy '" + spec.name + "' sends a round to the decode engine that holds "
+                                         "its prefix, which Algorithm 1 does not know of; expected false or unset");
+  if (f.de_resident && spec.de_hbm != DeHbmAt::Handoff)
+    throw InputError("policy.de_hbm", "policy '" + spec.name + "' takes decode HBM at the handoff (a kept prefix "
+                                      "is part of it); expected \"handoff\"");
+  if (f.de_resident && spec.buffer != BufferLifecycle::Stream)
+    throw InputError("policy.buffer", "policy '" + spec.name + "' reserves the DE buffer at the first forward (a "
+                                      "pulled hit takes none); expected \"stream\"");
   if (f.de_prefetch && f.dual_path)
     throw InputError("policy.dual_path", "policy '" + spec.name + "' reads through the PE node (its DE node's "
                                          "prefetch is the second read, docs/baselines.md); expected false or unset");

@@ -15,9 +15,15 @@ namespace dualpath {
 // are theirs. As a read path (which node's SNIC reads the hit KV) it may also be Split (both: the first
 // `Request::ReadSlice::pe_hit` tokens through the PE node, the rest through the DE node; policy dualpath-split) or
 // Unset (not chosen yet).
-enum class ReadSide : uint8_t { Unset, Pe, De, Split };
+// Pe, De: which node's SNIC reads the hit; Split: both; DeHbm: none, the hit is resident in the decode engine's HBM
+// and pulled from there GPU to GPU (pe-pull-from-de).
+enum class ReadSide : uint8_t { Unset, Pe, De, Split, DeHbm };
 inline const char* side_name(ReadSide s) {
-  return s == ReadSide::De ? "de" : s == ReadSide::Pe ? "pe" : s == ReadSide::Split ? "split" : "-";
+  return s == ReadSide::De      ? "de"
+         : s == ReadSide::Pe    ? "pe"
+         : s == ReadSide::Split ? "split"
+         : s == ReadSide::DeHbm ? "de-hbm"
+                                : "-";
 }
 // The two nodes of the pair, and the label a report gives each ("PE", "DE").
 inline constexpr ReadSide kNodeSides[] = {ReadSide::Pe, ReadSide::De};
@@ -145,11 +151,18 @@ struct Request {
     // In a decode group's batch (joining, boarded or active) until the chunk it finished in ends: the chunk's end
     // still reads it (a round that finished inside a chunk stays in the batch until then).
     bool in_batch() const { return in_batch_; }
+    // pe-pull-from-de: the prefix its decode engine held in HBM from the agent's last round when the request was
+    // placed there (tokens of the hit it covers), and the decode HBM it holds from then on (the kept context and the
+    // rest of its prompt and generation). 0: none.
+    int64_t resident_tokens() const { return resident_tokens_; }
+    double resident_bytes() const { return resident_bytes_; }
 
    private:
     friend class dualpath::DecodeStage;
     friend class dualpath::PrefillStage;  // the first token
     int64_t generated_ = 0;
+    int64_t resident_tokens_ = 0;
+    double resident_bytes_ = 0;
     int64_t persisted_upto_ = 0;
     bool in_batch_ = false;
   } decode;

@@ -13,11 +13,14 @@ void register_dram_pool_policy();  // dram_pool_policy.cpp: dram-pool
 
 void register_de_prefetch_policy();  // de_prefetch_policy.cpp: de-prefetch (a shipped baseline, docs/baselines.md)
 
+void register_pe_pull_policy();  // pe_pull_policy.cpp: pe-pull-from-de (a shipped baseline, docs/baselines.md)
+
 void register_builtin_policies() {
   register_paper_policies();
   register_split_read_policy();
   register_dram_pool_policy();
   register_de_prefetch_policy();
+  register_pe_pull_policy();
 }
 
 }  // namespace dualpath
