@@ -127,3 +127,64 @@ TEST_P(LayerwiseMinTokens, ShortRequestsLoadWholeBeforeComputing) {
 
 // 0 and 102 stream round 2 (102 new tokens), 103 and 2048 do not.
 INSTANTIATE_TEST_SUITE_P(Minimums, LayerwiseMinTokens, ::testing::Values(0, 102, 103, 2048));
+
+// pe-pull-from-de: round 1's context stays in its decode engine's HBM; round 2 is placed on that engine and its
+// prefill pulls the 4096-token hit from there, GPU to GPU: nothing is read from storage, and decode takes only the
+// new tokens' KV (round 1 sent its whole prompt).
+TEST(PePullFromDe, TheNextRoundPullsItsHitFromDecodeHbm) {
+  Scenario s = test::small_scenario();
+  s.policy.name = "pe-pull-from-de";
+  FakeBackend be(FakeRates{50e9, 50e9, 1});
+  Cluster c(s, two_rounds(), be);
+  c.start();
+  be.run();
+  ASSERT_TRUE(c.finished()) << c.stall_report();
+  const Request& r = c.requests().at(1);
+  EXPECT_EQ(r.read.side(), ReadSide::DeHbm);
+  EXPECT_EQ(r.decode.resident_tokens(), 4096);
+  const double kv = s.model.kv_bytes_per_token();
+  EXPECT_NEAR(c.totals().storage_read, 0, 1);  // [no_resident_pull] reads the hit from storage
+  EXPECT_NEAR(c.totals().de_hbm_to_pe, 4096 * kv, 1);
+  EXPECT_NEAR(c.totals().pe_to_de, (4096 + 102) * kv, 1);
+  // The last round's context is still pinned at the end: the retention's HBM cost.
+  ASSERT_NE(c.residency(), nullptr);
+  EXPECT_NEAR(c.residency()->held_bytes(), (4198 + 2) * kv, 1);
+  EXPECT_NEAR(c.view().engines[1].hbm.used(), (4198 + 2) * kv, 1);
+  EXPECT_EQ(c.residency()->figures().taken, 1);
+}
+
+// The next round decodes where the last one did (vLLM's proxy keyed by conversation); round-robin placement alone
+// would send it to the other decode engine.
+TEST(PePullFromDe, TheNextRoundGoesToTheEngineThatKeptItsContext) {
+  for (const std::string policy : {"pe-pull-from-de", "basic"}) {
+    Scenario s = test::small_scenario(1, 1, 2);
+    s.policy.name = policy;
+    FakeBackend be(FakeRates{50e9, 50e9, 2});
+    Cluster c(s, two_rounds(), be);
+    c.start();
+    be.run();
+    ASSERT_TRUE(c.finished()) << c.stall_report();
+    const bool same = c.requests().at(1).de == c.requests().at(0).de;
+    EXPECT_EQ(same, policy == "pe-pull-from-de") << policy;
+  }
+}
+
+// A context kept past policy.de_retention is gone: a round that comes 10 s after its agent's last one reads its hit
+// from storage through the PE node when the retention is 1 s, and pulls it with the default 480 s.
+TEST(PePullFromDe, AContextKeptPastTheRetentionIsReadFromStorage) {
+  for (const double retention : {1.0, 480.0}) {
+    Scenario s = test::small_scenario();
+    s.policy.name = "pe-pull-from-de";
+    s.policy.de_retention = retention;
+    FakeBackend be(FakeRates{50e9, 50e9, 1});
+    Cluster c(s, {agent(0, {{4096, 2, 10}, {100, 2, 0}})}, be);
+    c.start();
+    be.run();
+    ASSERT_TRUE(c.finished()) << c.stall_report();
+    const double kv = s.model.kv_bytes_per_token();
+    const bool pulled = retention > 10;
+    EXPECT_EQ(c.requests().at(1).read.side(), pulled ? ReadSide::DeHbm : ReadSide::Pe) << retention;
+    EXPECT_NEAR(c.totals().storage_read_pe, pulled ? 0 : 4096 * kv, 1) << retention;
+    EXPECT_EQ(c.residency()->figures().expired, pulled ? 0 : 1) << retention;
+  }
+}
