@@ -37,7 +37,12 @@ class HwBody final : public RunBody {
         snic_(options.snic_rate > 0 ? options.snic_rate : sc.topology.snic_bw),
         link_log_(sc.deployment.prefill_nodes + sc.deployment.decode_nodes, sc.topology.gpus_per_node, snic_,
                   sc.topology.cnic_bw, sc.outputs.link_sample_interval),
-        backend_(sc, loop, nodes, &link_log_) {}
+        backend_(sc, loop, nodes, &link_log_) {
+    if (sc.topology.storage.gdr)
+      throw std::invalid_argument("topology.storage.gdr: the hardware backend reads storage into host memory only (its "
+                                  "block store has no GPUDirect Storage path, and 3FS's GDR has no fallback to host "
+                                  "memory); expected false");
+  }
   Backend& backend() override { return backend_; }
   DriveEnd drive(Cluster& cluster) override {
     DriveEnd end;

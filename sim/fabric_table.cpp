@@ -55,6 +55,7 @@ std::string use_name(RouteUse u) {
   switch (u.kind) {
     case RouteUse::Kind::StorageRead: return "storage read";
     case RouteUse::Kind::StorageWrite: return "storage write";
+    case RouteUse::Kind::StorageReadHbm: return "storage read into HBM";
     case RouteUse::Kind::Transfer: break;
   }
   return hop_name(u.hop);
@@ -74,6 +75,7 @@ UseEnds use_ends(RouteUse u) {
   switch (u.kind) {
     case RouteUse::Kind::StorageRead: return {Memory::Storage, Memory::NodeDram, false, false, true};
     case RouteUse::Kind::StorageWrite: return {Memory::NodeDram, Memory::Storage, false, false, true};
+    case RouteUse::Kind::StorageReadHbm: return {Memory::Storage, Memory::Hbm, false, false, true};
     case RouteUse::Kind::Transfer: break;
   }
   switch (u.hop) {  // what Simulator::transfer accepts of each hop
@@ -93,7 +95,7 @@ const std::vector<RouteUse>& route_uses() {
   static const std::vector<RouteUse> uses = {
       transfer_of(Hop::H2D),        transfer_of(Hop::D2H),      transfer_of(Hop::HbmToRemoteDram),
       transfer_of(Hop::RemoteDramToHbm), transfer_of(Hop::Collective), transfer_of(Hop::PoolRead),
-      transfer_of(Hop::PoolWrite),  transfer_of(Hop::RemoteHbmToHbm), kStorageRead, kStorageWrite,
+      transfer_of(Hop::PoolWrite),  transfer_of(Hop::RemoteHbmToHbm), kStorageRead, kStorageWrite, kStorageReadHbm,
   };
   return uses;
 }
@@ -133,6 +135,11 @@ std::vector<RouteRule> builtin_route_rules() {
       {transfer_of(Hop::PoolRead), Reach::Any, join(from_dram, into_dram)},
       {transfer_of(Hop::PoolWrite), Reach::Any, join(from_dram, into_dram)},
       {kStorageRead, Reach::Any, storage_read},
+      // GPUDirect Storage: the SNIC writes into the GPU through the GPU's PCIe link, not through node DRAM and the
+      // CNIC loopback. It leaves the star (a node's HBM receives through its CNIC otherwise), so it is a rule of its
+      // own reach, which both engines route as given (SimGrid as a bypass route).
+      {kStorageReadHbm, Reach::OtherNode,
+       {{LinkClass::Storage, S, "_ssd_read"}, {LinkClass::Storage, S, "_nic_up"}, {LinkClass::SnicDown, D}, {LinkClass::Pcie, D, "_h2d"}}},
       {kStorageWrite, Reach::Any,
        {dram_s, {LinkClass::SnicUp, S}, {LinkClass::Storage, D, "_nic_down"}, {LinkClass::Storage, D, "_ssd_write"}}},
   };

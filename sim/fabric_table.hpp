@@ -52,7 +52,7 @@ enum class Reach : uint8_t {
 
 // What a route carries: a transfer of one hop (Backend::transfer), or storage I/O (storage_read, storage_write).
 struct RouteUse {
-  enum class Kind : uint8_t { Transfer, StorageRead, StorageWrite };
+  enum class Kind : uint8_t { Transfer, StorageRead, StorageWrite, StorageReadHbm };
   Kind kind = Kind::Transfer;
   Hop hop = Hop::H2D;  // Kind::Transfer only
   friend bool operator==(RouteUse, RouteUse) = default;
@@ -60,6 +60,8 @@ struct RouteUse {
 constexpr RouteUse transfer_of(Hop h) { return {RouteUse::Kind::Transfer, h}; }
 inline constexpr RouteUse kStorageRead{RouteUse::Kind::StorageRead};
 inline constexpr RouteUse kStorageWrite{RouteUse::Kind::StorageWrite};
+// storage -> a GPU's HBM through the node's SNIC and the GPU's PCIe (GPUDirect Storage, topology.storage.gdr)
+inline constexpr RouteUse kStorageReadHbm{RouteUse::Kind::StorageReadHbm};
 std::string use_name(RouteUse u);  // "H2D", "storage read"
 
 // Which end of a route a segment's link belongs to.

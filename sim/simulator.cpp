@@ -31,6 +31,13 @@ void Simulator::storage_read(int node, const BlockRanges&, double bytes, Done do
   storage_io(node, f.storage(f.server_of(node)), f.sdram(node), bytes, std::move(done), std::move(failed));
 }
 
+void Simulator::storage_read_to_hbm(int gpu, const BlockRanges&, double bytes, Done done, Failed failed) {
+  const Fabric& f = fabric();
+  require_in_range(gpu, f.gpus(), "storage_read_to_hbm: gpu");
+  const int node = gpu / f.gpus_per_node();
+  storage_io(node, f.storage(f.server_of(node)), f.hbm(gpu), bytes, std::move(done), std::move(failed));
+}
+
 void Simulator::storage_write(int node, const BlockRanges&, double bytes, Done done, Failed failed) {
   const Fabric& f = fabric();
   require_in_range(node, f.nodes(), "storage_write: node");

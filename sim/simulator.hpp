@@ -81,6 +81,7 @@ class Simulator : public Backend {
   using Backend::storage_read;
   using Backend::storage_write;
   void storage_read(int node, const BlockRanges& blocks, double bytes, Done done, Failed failed) final;
+  void storage_read_to_hbm(int gpu, const BlockRanges& blocks, double bytes, Done done, Failed failed) final;
   void storage_write(int node, const BlockRanges& blocks, double bytes, Done done, Failed failed) final;
   void transfer(Hop hop, Place src, Place dst, double bytes, TrafficClass cls, Done done) final;
   void compute(int gpu, const ComputeWork& work, Done done) final;

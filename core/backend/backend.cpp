@@ -1,6 +1,13 @@
 #include "core/backend/backend.hpp"
 
+#include <stdexcept>
+
 namespace dualpath {
+
+void Backend::storage_read_to_hbm(int gpu, const BlockRanges&, double, Done, Failed) {
+  throw std::logic_error("backend: storage reads into GPU " + std::to_string(gpu) +
+                         "'s HBM (topology.storage.gdr) are not supported by this backend");
+}
 
 const char* hop_name(Hop h) {
   switch (h) {

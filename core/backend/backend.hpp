@@ -84,6 +84,10 @@ class Backend {
   // `failed` instead of `done` when the read did not deliver its blocks, so the core can retry it on the other read
   // path; without `failed` it stops the run itself. The simulator's reads never fail.
   virtual void storage_read(int node, const BlockRanges& blocks, double bytes, Done done, Failed failed) = 0;
+  // storage -> GPU `gpu`'s HBM through its node's SNIC and the GPU's PCIe link, no host DRAM (GPUDirect Storage,
+  // topology.storage.gdr). A backend that cannot read into GPU memory refuses such a scenario before its run; this
+  // default says so if one is asked anyway.
+  virtual void storage_read_to_hbm(int gpu, const BlockRanges& blocks, double bytes, Done done, Failed failed);
   void storage_read(int node, const BlockRanges& blocks, double bytes, Done done) {
     storage_read(node, blocks, bytes, std::move(done), Failed{});
   }

@@ -49,6 +49,7 @@ Cluster::Cluster(const Scenario& scenario, std::vector<Agent> agents, Backend& b
   layout_.kv_per_token_layer = sc_.model.kv_bytes_per_token_one_layer();
   layout_.per_node_ports = sc_.sim.kv_port == KvPort::Node;
   layout_.streamed_buffers = sc_.policy.buffer == BufferLifecycle::Stream;
+  layout_.gdr = sc_.topology.storage.gdr;
   layout_.hbm_at_handoff = sc_.policy.de_hbm == DeHbmAt::Handoff;
   const int gpus_per_node = layout_.gpus_per_node;
   if (sc_.workload.stop != StopMode::None) {
@@ -72,6 +73,10 @@ Cluster::Cluster(const Scenario& scenario, std::vector<Agent> agents, Backend& b
   }
   view_.engines.resize(static_cast<size_t>(nodes) * gpus_per_node);
   check_weights_fit(sc_);
+  if (sc_.topology.storage.gdr && features_.dram_pool)
+    throw InputError(sc_.source_file + ": /topology/storage/gdr",
+                     "policy '" + sc_.policy.name + "' serves hits from a DRAM pool into host memory, which GPUDirect "
+                     "Storage reads bypass; expected false");
   check_step_profile(sc_);
   auto setup_engines = [&](const std::vector<std::vector<int>>& groups, bool prefill, int group_gpus) {
     const double hbm_kv = topo.gpu.hbm_bytes - cost_.weight_bytes_per_gpu(group_gpus);  // > 0: check_weights_fit

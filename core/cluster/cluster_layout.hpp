@@ -14,6 +14,7 @@ struct ClusterLayout {
   bool per_node_ports = false;    // sim.kv_port = "node" (BufferPorts)
   bool streamed_buffers = false;  // policy.buffer = "stream": DE room reserved by a request's first forward
   bool hbm_at_handoff = false;    // policy.de_hbm = "handoff": decode HBM allocated once the prompt KV is in
+  bool gdr = false;               // topology.storage.gdr: PE-path reads land in the PE GPU's HBM, not a DRAM buffer
   // The lockstep units: a whole EP group when weights are sharded, else each engine on its own (the activity
   // log's `unit` indexes them), and per GPU its unit in pe_units or de_units.
   std::vector<std::vector<int>> pe_units, de_units;

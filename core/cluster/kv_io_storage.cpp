@@ -30,14 +30,16 @@ int StorageKvIo::load_stage(PrefillForward& f, int stage, ForwardIoListener& to)
         if (bytes > pulled) by_source[ports_.port(r.de, engines[i])] += bytes - pulled;
         continue;
       }
+      // GPUDirect Storage: the PE half of the hit was read straight into this GPU's HBM; nothing moves for it.
+      const double in_hbm = r.read.pe_hbm_bytes() > 0 ? layout_.kv_bytes_layers(r.read.pe_hit(), layers) : 0.0;
       if (r.read.side() != ReadSide::Split) {
-        by_source[r.read.side() == ReadSide::De ? ports_.port(r.de, engines[i]) : r.pe] += bytes;
+        if (bytes > in_hbm) by_source[r.read.side() == ReadSide::De ? ports_.port(r.de, engines[i]) : r.pe] += bytes - in_hbm;
         continue;
       }
       // A split read: the PE half from the PE buffer, the DE half (and earlier chunks' KV, sent to the DE
       // buffer) over the compute network; the stage computes when both are in HBM (loads_pending counts both).
       const double local = layout_.kv_bytes_layers(r.read.pe_hit(), layers);
-      by_source[r.pe] += local;
+      if (local > in_hbm) by_source[r.pe] += local - in_hbm;
       if (bytes > local) by_source[ports_.port(r.de, engines[i])] += bytes - local;
     }
     for (const auto& [src, bytes] : by_source) {

@@ -96,7 +96,9 @@ void PrefillStage::maybe_start(int group) {
       }
       const int64_t cached = r.hit + r.prefill.computed();
       const int64_t fresh = r.fresh - r.prefill.computed();
-      cands.push_back({cached, fresh, streams(fresh) ? 0.0 : layout_.kv_bytes(cached + fresh)});
+      // (a gdr read's hit is in this GPU's HBM already, held since its read)
+      cands.push_back({cached, fresh,
+                       streams(fresh) ? 0.0 : std::max(0.0, layout_.kv_bytes(cached + fresh) - r.read.pe_hbm_bytes())});
       ids.push_back(id);
     }
     // Streamed requests hold two stages of KV (not counted); the others their whole KV, within the engine's HBM.
@@ -189,7 +191,8 @@ void PrefillStage::release_loaded_layers(const PrefillForward& f, int stage) {
       Request& r = requests_[e.request];
       const double share =
           static_cast<double>(e.layers_moved(f.layers, stage, layout_.n_layers, true)) / layout_.n_layers;
-      if (!e.last_chunk || r.read.side() == ReadSide::De || r.read.pe_hit_bytes() <= 0 || r.lost || share <= 0)
+      if (!e.last_chunk || r.read.side() == ReadSide::De || r.read.pe_hit_bytes() <= 0 || r.lost || share <= 0 ||
+          r.read.pe_hbm_bytes() > 0)  // (a gdr read holds no PE buffer)
         continue;
       accounts_.release_buffer(r, layout_.node_of(r.pe), r.read.pe_hit_bytes() * share);
       if (std::find(nodes.begin(), nodes.end(), layout_.node_of(r.pe)) == nodes.end())
@@ -321,6 +324,10 @@ void PrefillStage::forward_finished(PrefillForward& f) {
         accounts_.set_wait(r, WaitCause::PeQueue);  // back in the ready queue for its next chunk
         continue;
       }
+      if (r.read.pe_hbm_bytes() > 0) {  // a gdr read's hit leaves the GPU's HBM with its prefill
+        eng.hbm.release(r.read.pe_hbm_bytes());
+        r.read.pe_hbm_bytes_ = 0;
+      }
       r.t.first_token = be_.now();
       signals_.first_token(r);
       accounts_.set_wait(r, WaitCause::KvTail);
@@ -370,10 +377,12 @@ void PrefillStage::on_unit_lost(size_t u) {
   gs.draining.clear();
 }
 
-void PrefillStage::on_lost(const Request& r) {
+void PrefillStage::on_lost(Request& r) {
   if (r.pe >= 0 && r.t.first_token < 0) {
     auto& e = view_.engines[r.pe];
     e.tok -= r.prompt, e.seq -= 1;
+    e.hbm.release(r.read.pe_hbm_bytes());  // a gdr read's hit (the engine may be gone with it)
+    r.read.pe_hbm_bytes_ = 0;
   }
 }
 

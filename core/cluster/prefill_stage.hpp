@@ -46,7 +46,7 @@ class PrefillStage final : public RequestStage, public ForwardIoListener, privat
   // callbacks). An attempt was lost: its PE engine's counts go back (unless its prefill was over). Lost attempts
   // leave the ready queues (drop_lost).
   void on_unit_lost(size_t u);
-  void on_lost(const Request& r);
+  void on_lost(Request& r);
   void drop_lost();
 
   double busy_seconds() const { return pe_busy_; }  // PE units' time in forwards

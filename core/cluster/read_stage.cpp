@@ -95,9 +95,23 @@ WaitCause ReadStage::admit(Request& r) {
   // prefetch never waits at a queue head for room that requests behind it hold.
   const bool need_de = r.read.side() != ReadSide::Pe || !layout_.streamed_buffers || prefetches(r);
   const bool unbounded = mutant("read_admission_unbounded");
-  if (need_pe && !unbounded && !view_.nodes[pe_node].buffer.fits(r.read.pe_hit_bytes())) return WaitCause::PeBuffer;
+  // GPUDirect Storage: the PE half lands in the PE GPU's HBM, which it holds instead of PE buffer room (a read that
+  // waits for it is charged to the PE buffer, the room it stands in for). It takes the HBM its whole prompt's KV
+  // will fill in its prefill: with the hits of requests still waiting for a forward in HBM, a forward that needed
+  // more could find none and hold everything up.
+  const bool to_hbm = need_pe && layout_.gdr;
+  auto& pe_hbm = view_.engines[r.pe].hbm;
+  if (need_pe && !unbounded &&
+      !(to_hbm ? pe_hbm.fits(r.prompt_bytes) : view_.nodes[pe_node].buffer.fits(r.read.pe_hit_bytes())))
+    return WaitCause::PeBuffer;
   if (need_de && !unbounded && !view_.nodes[de_node].buffer.fits(r.prompt_bytes)) return WaitCause::DeBuffer;
-  if (need_pe) accounts_.reserve_buffer(r, pe_node, r.read.pe_hit_bytes());
+  if (to_hbm) {
+    pe_hbm.touch(be_.now());
+    pe_hbm.try_reserve(r.prompt_bytes);
+    r.read.set_pe_hbm(r.prompt_bytes);
+  } else if (need_pe) {
+    accounts_.reserve_buffer(r, pe_node, r.read.pe_hit_bytes());
+  }
   if (need_de) accounts_.reserve_buffer(r, de_node, r.prompt_bytes);
   return WaitCause::Count;
 }
@@ -173,11 +187,20 @@ void ReadStage::start_read(int node, const ReadEntry& entry, bool slot) {
   read_blocks(node, r, std::move(blocks), bytes, done,
               [this, id, node, h, epoch, tokens](const std::string& error, double storage, double pool) {
                 read_failed(requests_[id], {node, h, epoch, tokens, storage, pool}, error);
-              });
+              },
+              h == ReadSide::Pe && layout_.gdr ? r.pe : -1);
+}
+
+void ReadStage::release_pe_hbm(Request& r) {
+  if (r.read.pe_hbm_bytes() <= 0) return;
+  auto& hbm = view_.engines[r.pe].hbm;
+  hbm.touch(be_.now());
+  hbm.release(r.read.pe_hbm_bytes());
+  r.read.set_pe_hbm(0);
 }
 
 void ReadStage::read_blocks(int node, const Request& r, BlockRanges blocks, double bytes, const Done& done,
-                            std::function<void(const std::string&, double, double)> failed) {
+                            std::function<void(const std::string&, double, double)> failed, int hbm_gpu) {
   // With a DRAM pool the read's blocks that the pool holds come from there, beside the storage read of the rest;
   // the read ends when every part has. `left` counts the parts in flight (-1 once the storage part failed).
   auto left = std::make_shared<int>(1);
@@ -198,15 +221,15 @@ void ReadStage::read_blocks(int node, const Request& r, BlockRanges blocks, doub
   (view_.nodes[node].prefill ? totals_.storage_read_pe : totals_.storage_read_de) += bytes;
   if (bytes <= 0) return;
   const double pool_bytes = split.other_bytes;
-  be_.storage_read(
-      node, blocks, bytes,
-      [left, done] {
-        if (--*left == 0) done();
-      },
-      [bytes, pool_bytes, left, failed = std::move(failed)](const std::string& error) {
-        *left = -1;  // the pool's parts still in flight end nothing
-        failed(error, bytes, pool_bytes);
-      });
+  Done part = [left, done] {
+    if (--*left == 0) done();
+  };
+  Failed fail = [bytes, pool_bytes, left, failed = std::move(failed)](const std::string& error) {
+    *left = -1;  // the pool's parts still in flight end nothing
+    failed(error, bytes, pool_bytes);
+  };
+  if (hbm_gpu >= 0 && !mutant("gdr_stages_in_dram")) be_.storage_read_to_hbm(hbm_gpu, blocks, bytes, std::move(part), std::move(fail));
+  else be_.storage_read(node, blocks, bytes, std::move(part), std::move(fail));
 }
 
 void ReadStage::enqueue_prefetch(Request& r) {
@@ -320,6 +343,7 @@ void ReadStage::read_failed(Request& r, const HalfRead& read, const std::string&
     if (split) rec.bytes_reread += abandon(r);
     accounts_.release_buffer(r, layout_.node_of(r.pe), r.buffer_bytes[ReadSide::Pe]);
     accounts_.release_buffer(r, layout_.node_of(r.de), r.buffer_bytes[ReadSide::De]);
+    release_pe_hbm(r);
     if (split) set_read_side(r, h == ReadSide::Pe ? ReadSide::Pe : ReadSide::De);  // reroute_read moves it off `node`
     reroute(r, static_cast<size_t>(f));
     signals_.de_room_back();  // both buffers were returned
@@ -334,6 +358,7 @@ void ReadStage::read_failed(Request& r, const HalfRead& read, const std::string&
   // whatever it holds: it is read again from scratch
   accounts_.release_buffer(r, layout_.node_of(r.pe), r.buffer_bytes[ReadSide::Pe]);
   accounts_.release_buffer(r, layout_.node_of(r.de), r.buffer_bytes[ReadSide::De]);
+  release_pe_hbm(r);
   // Whole, through the other node where the policy has two read paths (a split read has: the failed half's side is
   // the one it leaves), else again through the same one.
   if (const ReadSide other = policy_.other_read_side(h);
@@ -418,6 +443,7 @@ void ReadStage::on_snic_down(int node, size_t fault) {
       rec.bytes_reread += abandon(r);
       accounts_.release_buffer(r, layout_.node_of(r.pe), r.buffer_bytes[ReadSide::Pe]);
       accounts_.release_buffer(r, layout_.node_of(r.de), r.buffer_bytes[ReadSide::De]);
+      release_pe_hbm(r);
       // the side that is down: reroute moves it
       set_read_side(r, e.half == ReadSide::Pe ? ReadSide::Pe : ReadSide::De);
     } else {

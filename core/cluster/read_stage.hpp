@@ -113,8 +113,11 @@ class ReadStage final : public RequestStage, private StageBase {
   void start_read(int node, const ReadEntry& entry, bool slot);  // the entry has left its queue, admitted
   // Reads `blocks` (`bytes`) for r through `node`'s SNIC, the KV tiers serving what they hold; then `done`, or
   // `failed` with the storage part's error (and the bytes counted for it, taken back by the caller).
+  // `hbm_gpu` >= 0: the storage part lands in that GPU's HBM (GPUDirect Storage, topology.storage.gdr).
   void read_blocks(int node, const Request& r, BlockRanges blocks, double bytes, const Done& done,
-                   std::function<void(const std::string&, double storage_bytes, double pool_bytes)> failed);
+                   std::function<void(const std::string&, double storage_bytes, double pool_bytes)> failed,
+                   int hbm_gpu = -1);
+  void release_pe_hbm(Request& r);  // a gdr read's PE HBM, given back (its read is undone or moved)
   // Decode-side prefetch: whether r gets one (a PE-path read of a hit, with the feature on); its entry joins the DE
   // node's queue when the PE read starts; it starts (its DE room was reserved with the PE read's admission), ends,
   // or fails (read again once on the same node; a fault's SNIC down: it waits for the SNIC).

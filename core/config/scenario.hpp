@@ -122,6 +122,10 @@ struct StorageSpec {
   // Share of a node's SNIC line rate its storage client delivers on reads (issue 62; docs/cost-model.md, "Storage
   // reads"): the SNIC's read link carries at most snic_bw x this. 1 = the paper's reading (3FS saturates the SNIC).
   double client_read_efficiency = 1;
+  // GPUDirect Storage on the prefill nodes (3FS docs/gdr-integration.md; docs/baselines.md): a PE-path read lands
+  // straight in the PE GPU's HBM through the SNIC and the GPU's PCIe link, with no DRAM staging buffer and no H2D;
+  // its hit then holds HBM from its read until its forward ends. 3FS has no fallback to host memory.
+  bool gdr = false;
 };
 
 // One node type plus the storage cluster.

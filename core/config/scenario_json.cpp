@@ -72,6 +72,8 @@ nlohmann::json scenario_to_json(const Scenario& s) {
                      {"latency", t.storage.latency},
                      {"client_read_efficiency", t.storage.client_read_efficiency}}}};
 
+  if (t.storage.gdr) topology["storage"]["gdr"] = true;  // (a baseline's key, echoed when set: docs/baselines.md)
+
   json deployment = {{"prefill_nodes", d.prefill_nodes},
                      {"decode_nodes", d.decode_nodes},
                      {"pe_group_gpus", d.pe_group_gpus},

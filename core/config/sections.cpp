@@ -169,13 +169,14 @@ Topology parse_topology(const ObjectReader& parent, const std::string& key) {
   t.ep_normal_sync = r.quantity("ep_normal_sync", Dimension::Duration, Range{0.0, 1.0, false}, 0.0);
 
   const ObjectReader s = r.object("storage", {"servers", "server_nic_bw", "ssd_read_bw", "ssd_write_bw", "latency",
-                                              "client_read_efficiency"});
+                                              "client_read_efficiency", "gdr"});
   t.storage.servers = static_cast<int>(s.integer("servers", 0, 1000000, 0));
   t.storage.server_nic_bw = s.quantity("server_nic_bw", Dimension::Bandwidth, Range::positive());
   t.storage.ssd_read_bw = s.quantity("ssd_read_bw", Dimension::Bandwidth, Range::positive());
   t.storage.ssd_write_bw = s.quantity("ssd_write_bw", Dimension::Bandwidth, Range::positive());
   t.storage.latency = s.quantity("latency", Dimension::Duration, Range::non_negative(), 0.0);
   t.storage.client_read_efficiency = s.number("client_read_efficiency", Range::fraction(), 1.0);
+  t.storage.gdr = s.boolean("gdr", false);
   return t;
 }
 

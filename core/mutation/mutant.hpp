@@ -20,6 +20,7 @@ inline constexpr MutantInfo kMutants[] = {
     {"prefetch_sends_whole", "de-prefetch's delta-only P->D (the PE sends the hit KV too)"},
     {"prefetch_not_awaited", "de-prefetch's gate (decode starts before the DE buffer holds the prefetched hit)"},
     {"no_resident_pull", "pe-pull-from-de's pull (a kept context is dropped and the hit read from storage)"},
+    {"gdr_stages_in_dram", "GPUDirect Storage's read into HBM (the read lands in node DRAM)"},
     {"min_tokens_ignored", "policy.layerwise_min_tokens (every request of a layerwise policy streams)"},
     {"no_de_read", "the DE read path (every read goes through the PE's SNIC)"},
     {"no_fetch_period", "the group leaders' fetch cadence (fetch on every event)"},

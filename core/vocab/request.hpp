@@ -112,6 +112,9 @@ struct Request {
     // Decode-side prefetch (policy de-prefetch): the DE node's own storage read of the whole hit into its buffer,
     // beside a PE-path read (None: the request has none; Done: the DE buffer holds the hit).
     ReadHalf prefetch() const { return prefetch_; }
+    // GPUDirect Storage (topology.storage.gdr): the PE GPU's HBM its PE-path read holds (its hit, read straight
+    // there, and the room its prompt's new KV takes), from its admission until its prefill ends. 0: none.
+    double pe_hbm_bytes() const { return pe_hbm_bytes_; }
     // Sets the path (core/cluster/read_path.hpp keeps its rules: whole blocks on each side).
     void set_path(ReadSide side, int64_t pe_hit, double pe_hit_bytes) {
       side_ = side, pe_hit_ = pe_hit, pe_hit_bytes_ = pe_hit_bytes;
@@ -119,10 +122,12 @@ struct Request {
 
    private:
     friend class dualpath::ReadStage;
+    friend class dualpath::PrefillStage;  // gives a gdr read's HBM back when the prefill ends
     void set_half(ReadSide s, ReadHalf h) { half_[s] = h; }
     void abandon() { ++epoch_; }
     void retried() { ++retries_; }
     void set_prefetch(ReadHalf h) { prefetch_ = h; }
+    void set_pe_hbm(double bytes) { pe_hbm_bytes_ = bytes; }
     ReadSide side_ = ReadSide::Unset;
     int64_t pe_hit_ = 0;
     double pe_hit_bytes_ = 0;
@@ -130,6 +135,7 @@ struct Request {
     int epoch_ = 0;
     int retries_ = 0;
     ReadHalf prefetch_ = ReadHalf::None;
+    double pe_hbm_bytes_ = 0;
   } read;
 
   // The prefill stage's slice: fresh tokens already computed (chunked prefill).

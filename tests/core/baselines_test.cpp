@@ -188,3 +188,48 @@ TEST(PePullFromDe, AContextKeptPastTheRetentionIsReadFromStorage) {
     EXPECT_EQ(c.residency()->figures().expired, pulled ? 0 : 1) << retention;
   }
 }
+
+// GPUDirect Storage (topology.storage.gdr): Basic's round-2 read lands in the PE GPU's HBM (one read into HBM, by
+// GPU 0), so the prefill loads nothing over the CNIC loopback: the H2D bytes are those without it less the hit. No
+// PE DRAM buffer is used, and the GPU's HBM held for the read is given back after its prefill.
+TEST(Gdr, PePathReadsLandInHbmWithoutAnH2d) {
+  double h2d[2];
+  for (const bool gdr : {false, true}) {
+    Scenario s = test::small_scenario();
+    s.policy.name = "basic";
+    s.topology.storage.gdr = gdr;
+    FakeBackend be(FakeRates{50e9, 50e9, 1});
+    Cluster c(s, two_rounds(), be);
+    c.start();
+    be.run();
+    ASSERT_TRUE(c.finished()) << c.stall_report();
+    h2d[gdr] = c.totals().h2d;
+    EXPECT_EQ(be.hbm_reads, gdr ? std::vector<int>{0} : std::vector<int>{}) << gdr;
+    if (gdr) {
+      EXPECT_EQ(c.view().nodes[0].buffer.peak(), 0);
+    }
+    EXPECT_NEAR(c.view().engines[0].hbm.used(), 0, 1e-3) << gdr;
+    EXPECT_NEAR(c.totals().hit_loaded_to_pe, 4096 * s.model.kv_bytes_per_token(), 1) << gdr;
+  }
+  EXPECT_NEAR(h2d[0] - h2d[1], 4096 * test::small_scenario().model.kv_bytes_per_token(), 1);
+}
+
+// A gdr read holds its prompt's room in the PE GPU's HBM from its admission: with HBM for about one prompt, two
+// agents' reads go one after the other, and the run still ends (no forward waits for room the reads hold).
+TEST(Gdr, ReadsWaitForPeHbmAndNeverDeadlock) {
+  Scenario s = test::small_scenario();
+  s.policy.name = "basic";
+  s.topology.storage.gdr = true;
+  const double weights = 40e9;  // small_scenario's weight_bytes on one GPU
+  s.topology.gpu.hbm_bytes = weights + 1.5 * 4300 * s.model.kv_bytes_per_token();
+  FakeBackend be(FakeRates{50e9, 50e9, 1});
+  Cluster c(s, {agent(0, {{4096, 2, 0}, {100, 2, 0}}), agent(1, {{4096, 2, 0}, {100, 2, 0}})}, be);
+  c.start();
+  be.run();
+  ASSERT_TRUE(c.finished()) << c.stall_report();
+  const Request& a = c.requests().at(2), &b = c.requests().at(3);  // the two round-2 requests
+  ASSERT_EQ(a.round, 1);
+  ASSERT_EQ(b.round, 1);
+  // The second read started only after the first one's prefill gave its HBM back.
+  EXPECT_GE(std::max(a.t.read_start, b.t.read_start), std::min(a.t.first_token, b.t.first_token) - 1e-12);
+}

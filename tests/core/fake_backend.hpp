@@ -56,6 +56,12 @@ class FakeBackend final : public Backend {
       for (int64_t b = r.first; b < r.last; ++b) unpersisted_reads += persisted[r.stream].count(b) ? 0 : 1;
     serve("snic_rd" + std::to_string(node), bytes / rates_.snic_bw, {"read", node, -1, bytes, 0, 0}, std::move(done));
   }
+  // GPUDirect Storage: the node's SNIC read side, as any read (the tests count who reads what)
+  std::vector<int> hbm_reads;  // the GPU of each read into HBM, in call order
+  void storage_read_to_hbm(int gpu, const BlockRanges& blocks, double bytes, Done done, Failed failed) override {
+    hbm_reads.push_back(gpu);
+    storage_read(gpu / rates_.gpus_per_node, blocks, bytes, std::move(done), std::move(failed));
+  }
   void storage_write(int node, const BlockRanges& blocks, double bytes, Done done, Failed) override {
     writes.push_back(blocks);
     serve("snic_wr" + std::to_string(node), bytes / rates_.snic_bw, {"write", node, -1, bytes, 0, 0},

@@ -93,6 +93,22 @@ TEST_P(SimStorage, WriteUsesSnicUpAndSsdWrite) {
   EXPECT_EQ(link_named(b.links(), "snic1_down").bytes(), 0);
 }
 
+// GPUDirect Storage (topology.storage.gdr): a read into GPU 1's HBM crosses the node's SNIC and the GPU's PCIe link,
+// not node DRAM or the CNIC loopback. A PCIe link of 20 GB/s binds: 1 GB takes 50 ms.
+TEST_P(SimStorage, ReadIntoHbmCrossesTheSnicAndTheGpusPcie) {
+  Topology t = small_topology();
+  t.pcie_bw = 20e9;
+  auto bp = make(t, deployment(1, 1), qos_on(), SimSpec{});
+  Simulator& b = *bp;
+  double done_at = -1;
+  b.run([&] { b.storage_read_to_hbm(1, BlockRanges{}, 1 * GB, [&] { done_at = b.now(); }, Failed{}); });
+  EXPECT_TRUE(near_rel(done_at, 0.050, 1e-6));
+  for (const char* name : {"snic0_down", "pcie1_h2d"})
+    EXPECT_TRUE(near_rel(link_named(b.links(), name).bytes(), 1 * GB, 1e-9)) << name;
+  for (const char* name : {"dram0", "cnic1_wr", "cnic1_rd", "pcie0_h2d"})
+    EXPECT_EQ(link_named(b.links(), name).bytes(), 0) << name;
+}
+
 DUALPATH_BOTH_ENGINES(SimStorage);
 
 }  // namespace
