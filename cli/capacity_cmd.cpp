@@ -11,6 +11,7 @@
 // A probe runs in a staging folder renamed onto its own when it succeeds. --shard I/N runs its slice of each probe
 // set first, then what is still missing, and writes no result; the same command without --shard then finds every
 // probe done and writes them (docs/slurm.md). Exit 0, 1 when a probe failed to run, 2 on bad input.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -205,11 +206,13 @@ void capacity(const CapacityArgs& a) {
 
   std::cout << "capacity of " << sc.name << " within TTFT <= " << aps_text(ttft) << " s, TPOT <= "
             << aps_text(tpot * 1e3) << " ms (resolution " << a.resolution * 100 << "%):\n";
-  std::cout << std::left << std::setw(12) << "policy" << std::right << std::setw(12) << "APS" << std::setw(10)
+  int w = 12;  // the policy column: as wide as the longest name and a space
+  for (const auto& p : policies) w = std::max(w, static_cast<int>(p.size()) + 1);
+  std::cout << std::left << std::setw(w) << "policy" << std::right << std::setw(12) << "APS" << std::setw(10)
             << "ratio" << std::setw(10) << "probes" << "   binds at capacity\n";
   for (const auto& p : policies) {
     const auto& pj = result["policies"][p];
-    std::cout << std::left << std::setw(12) << p << std::right << std::setw(12) << aps_text(caps[p]) << std::setw(10)
+    std::cout << std::left << std::setw(w) << p << std::right << std::setw(12) << aps_text(caps[p]) << std::setw(10)
               << (base > 0 ? ratio_text(caps[p] / base) : std::string("-")) << std::setw(10)
               << pj["probes"].size() << "   " << pj.value("binds_at_capacity", std::string("-"))
               << (pj["gave_up"].get<bool>() ? "  (search gave up: see capacity.json)" : "")
