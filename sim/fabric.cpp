@@ -45,6 +45,7 @@ int Fabric::add_link(LinkInfo info) {
 }
 
 Fabric::Fabric(const Topology& topo, const Deployment& dep) {
+  gdr_ = topo.storage.gdr;
   validate(topo, dep);
 
   nodes_ = dep.prefill_nodes + dep.decode_nodes;
@@ -196,6 +197,7 @@ void Fabric::build_routes() {
   };
   std::vector<Taken> taken;
   for (const RouteUse use : route_uses()) {
+    if (use == kStorageReadHbm && !gdr_) continue;  // no read lands in HBM: no route for one
     const UseEnds e = use_ends(use);
     for (const Reach reach : kReaches) {
       if (!e.has(reach)) continue;

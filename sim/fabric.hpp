@@ -62,6 +62,9 @@ class Fabric {
   int gpus_per_node() const { return gpus_per_node_; }
   int servers() const { return servers_; }
   int server_of(int node) const { return node % servers_; }
+  // Storage reads into GPU HBM are routed (topology.storage.gdr): only then are their routes built, since each
+  // storage server and GPU pair is a route off the star (a SimGrid bypass route).
+  bool gdr() const { return gdr_; }
 
   // Endpoint ids, used with endpoints() and route().
   int hbm(int gpu) const { return gpu; }
@@ -104,6 +107,7 @@ class Fabric {
   int nodes_ = 0;
   int gpus_per_node_ = 0;
   int servers_ = 0;
+  bool gdr_ = false;
   std::vector<LinkInfo> links_;
   std::vector<Endpoint> endpoints_;
 };

@@ -83,6 +83,8 @@ UseEnds use_ends(RouteUse u) {
     case Hop::D2H: return {Memory::Hbm, Memory::Dram, true, false, false};
     case Hop::HbmToRemoteDram: return {Memory::Hbm, Memory::Dram, true, true, true};
     case Hop::RemoteDramToHbm: return {Memory::Dram, Memory::Hbm, true, true, true};
+    // (a pull from decode HBM, pe-pull-from-de, is HBM to HBM too: both engines route by the two memories, so it takes
+    // the collective's route, and a rule that moves one, such as an NVLink inside a node, moves both)
     case Hop::Collective:
     case Hop::RemoteHbmToHbm: return {Memory::Hbm, Memory::Hbm, false, true, true};
     case Hop::PoolRead:
@@ -95,7 +97,7 @@ const std::vector<RouteUse>& route_uses() {
   static const std::vector<RouteUse> uses = {
       transfer_of(Hop::H2D),        transfer_of(Hop::D2H),      transfer_of(Hop::HbmToRemoteDram),
       transfer_of(Hop::RemoteDramToHbm), transfer_of(Hop::Collective), transfer_of(Hop::PoolRead),
-      transfer_of(Hop::PoolWrite),  transfer_of(Hop::RemoteHbmToHbm), kStorageRead, kStorageWrite, kStorageReadHbm,
+      transfer_of(Hop::PoolWrite),  kStorageRead, kStorageWrite, kStorageReadHbm,
   };
   return uses;
 }
@@ -131,7 +133,6 @@ std::vector<RouteRule> builtin_route_rules() {
       {transfer_of(Hop::HbmToRemoteDram), Reach::Any, join({rd_s}, into_dram)},
       {transfer_of(Hop::RemoteDramToHbm), Reach::Any, join(from_dram, {wr_d})},
       {transfer_of(Hop::Collective), Reach::Any, {rd_s, wr_d}},
-      {transfer_of(Hop::RemoteHbmToHbm), Reach::Any, {rd_s, wr_d}},  // GPUDirect RDMA: no DRAM or PCIe-to-host hop
       {transfer_of(Hop::PoolRead), Reach::Any, join(from_dram, into_dram)},
       {transfer_of(Hop::PoolWrite), Reach::Any, join(from_dram, into_dram)},
       {kStorageRead, Reach::Any, storage_read},

@@ -34,6 +34,7 @@ void Simulator::storage_read(int node, const BlockRanges&, double bytes, Done do
 void Simulator::storage_read_to_hbm(int gpu, const BlockRanges&, double bytes, Done done, Failed failed) {
   const Fabric& f = fabric();
   require_in_range(gpu, f.gpus(), "storage_read_to_hbm: gpu");
+  require(f.gdr(), "storage_read_to_hbm: the topology reads storage into host memory (topology.storage.gdr is false)");
   const int node = gpu / f.gpus_per_node();
   storage_io(node, f.storage(f.server_of(node)), f.hbm(gpu), bytes, std::move(done), std::move(failed));
 }

@@ -38,7 +38,7 @@ enum class Hop : uint8_t {
   Collective,     // model traffic between GPUs (EP all-to-all)
   PoolRead,       // DRAM pool (holding node's DRAM) -> PE node DRAM (policy dram-pool)
   PoolWrite,      // DE node DRAM -> DRAM pool on the holding node (write-through of persisted blocks)
-  RemoteHbmToHbm,  // DE HBM -> PE HBM, GPU to GPU (pe-pull-from-de: a prefix resident in decode HBM)
+  RemoteHbmToHbm,  // GPU to GPU (pe-pull-from-de: a prefix kept in decode HBM to the PE, its new KV back)
 };
 const char* hop_name(Hop h);
 

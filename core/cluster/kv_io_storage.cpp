@@ -24,10 +24,8 @@ int StorageKvIo::load_stage(PrefillForward& f, int stage, ForwardIoListener& to)
       const double bytes = layout_.kv_bytes_layers(e.cached, layers);
       if (bytes <= 0 || r.lost) continue;  // a lost attempt's KV went with its node
       if (e.cached == r.hit && r.prefill.computed() == e.fresh) totals_.hit_loaded_to_pe += bytes;  // first chunk
-      if (r.read.side() == ReadSide::DeHbm) {  // the decode engine's HBM holds the hit; later chunks' KV is in its buffer
-        const double pulled = layout_.kv_bytes_layers(r.hit, layers);
-        if (pulled > 0) from_hbm[r.de] += pulled;
-        if (bytes > pulled) by_source[ports_.port(r.de, engines[i])] += bytes - pulled;
+      if (r.read.side() == ReadSide::DeHbm) {  // the decode engine's HBM holds the hit and earlier chunks' KV
+        from_hbm[r.de] += bytes;
         continue;
       }
       // GPUDirect Storage: the PE half of the hit was read straight into this GPU's HBM; nothing moves for it.
@@ -75,10 +73,28 @@ int StorageKvIo::send_stage(PrefillForward& f, int stage, ForwardIoListener& to)
   int count = 0;
   for (size_t i = 0; i < engines.size(); ++i) {
     std::map<int, double> by_dest;
-    for (const auto& e : f.batch[i])
-      if (!requests_[e.request].lost)  // a lost attempt's decode node is gone
-        by_dest[ports_.port(requests_[e.request].de, engines[i])] +=
-            layout_.kv_bytes_layers(e.send_tokens, e.layers_moved(f.layers, stage, layout_.n_layers, false));
+    std::map<int, double> to_hbm;  // decode GPU -> bytes written straight into its HBM (pe-pull-from-de)
+    for (const auto& e : f.batch[i]) {
+      const Request& r = requests_[e.request];
+      if (r.lost) continue;  // a lost attempt's decode node is gone
+      const double bytes =
+          layout_.kv_bytes_layers(e.send_tokens, e.layers_moved(f.layers, stage, layout_.n_layers, false));
+      // pe-pull-from-de: the new KV goes GPU to GPU into the HBM its decode engine holds for it (vLLM's NIXL)
+      if (r.read.side() == ReadSide::DeHbm) to_hbm[r.de] += bytes;
+      else by_dest[ports_.port(r.de, engines[i])] += bytes;
+    }
+    for (const auto& [de, bytes] : to_hbm) {
+      if (bytes <= 0) continue;
+      totals_.pe_to_de += bytes;
+      ++count;
+      PrefillForward* fp = &f;
+      const int rec = obs_->transfer_started({f.log_forward, stage, false, engines[i], de, bytes, be_.now(), -1});
+      be_.transfer(Hop::RemoteHbmToHbm, Place{Loc::Hbm, engines[i]}, Place{Loc::Hbm, de}, bytes, TrafficClass::Kv,
+                   [this, fp, stage, rec, listener = &to] {
+                     obs_->transfer_ended(rec, be_.now());
+                     listener->send_ended(*fp, stage);
+                   });
+    }
     for (const auto& [de, bytes] : by_dest) {
       if (bytes <= 0) continue;
       totals_.pe_to_de += bytes;
@@ -109,7 +125,7 @@ void StorageKvIo::hand_off(Request& r, Done done) {
   const int64_t bt = blocks_.block_tokens();
   BlockRanges blocks = blocks_.claim(r.agent, r.hit / bt, blocks_.aligned(r.prompt) / bt);
   const double new_blocks = layout_.kv_bytes(BlockIndex::block_count(blocks) * bt);
-  const bool decodes = r.gen > 1;
+  const bool decodes = r.gen > 1 && de_buffer_bytes(r) > 0;  // (pe-pull-from-de: the KV is in decode HBM already)
   auto part = std::make_shared<int>((decodes ? 1 : 0) + (new_blocks > 0 ? 1 : 0));
   auto one_done = [part, done] {
     if (--*part == 0) done();
@@ -119,19 +135,27 @@ void StorageKvIo::hand_off(Request& r, Done done) {
     return;
   }
   if (decodes) {
-    // (pe-pull-from-de: the hit is in decode HBM already; the DE buffer holds the rest of the prompt)
-    totals_.h2d += de_buffer_bytes(r);
-    be_.transfer(Hop::H2D, Place{Loc::Dram, r.de}, Place{Loc::Hbm, r.de}, de_buffer_bytes(r), TrafficClass::Kv,
+    totals_.h2d += r.prompt_bytes;
+    be_.transfer(Hop::H2D, Place{Loc::Dram, r.de}, Place{Loc::Hbm, r.de}, r.prompt_bytes, TrafficClass::Kv,
                    one_done);
   }
   if (new_blocks > 0) {
     totals_.storage_write += new_blocks;
-    sources_.write_through(node, blocks);  // beside the storage write
     const int64_t write = writer_.track(node, blocks, {}, new_blocks);
-    writer_.persist(node, write, blocks, new_blocks, [this, blocks, one_done] {
-      blocks_.persist(blocks);
-      one_done();
-    });
+    auto persist = [this, node, write, blocks, new_blocks, one_done] {
+      sources_.write_through(node, blocks);  // beside the storage write
+      writer_.persist(node, write, blocks, new_blocks, [this, blocks, one_done] {
+        blocks_.persist(blocks);
+        one_done();
+      });
+    };
+    if (de_buffer_bytes(r) > 0) {
+      persist();
+    } else {  // pe-pull-from-de: the new blocks are in decode HBM only; they reach DRAM for the write first (D2H)
+      totals_.d2h += new_blocks;
+      be_.transfer(Hop::D2H, Place{Loc::Hbm, r.de}, Place{Loc::Dram, r.de}, new_blocks, TrafficClass::Kv,
+                   std::move(persist));
+    }
   }
 }
 

@@ -4,9 +4,11 @@
 // kv_io_storage.cpp) ask the chain and never which tier or policy: persisted blocks are written through to every
 // tier, and each tier writes its own sections of the run's report. Tiers are registered by name
 // (register_kv_source); the Cluster asks make_kv_sources for the run's chain at construction, and each registered
-// factory says whether the run wants its tier (the DRAM pool's: PolicyFeatures::dram_pool). A DE-HBM-resident tier,
-// a local flash tier and the like are one more KvSource each (docs/architecture.md "How to add a KV tier";
-// tests/core/kv_source_extension_test.cpp chains one behind the DRAM pool).
+// factory says whether the run wants its tier (the DRAM pool's: PolicyFeatures::dram_pool). A local flash tier, a
+// CPU-memory cache and the like are one more KvSource each (docs/architecture.md "How to add a KV tier";
+// tests/core/kv_source_extension_test.cpp chains one behind the DRAM pool). A tier serves into the reading node's
+// DRAM buffer; a prefix kept in decode HBM (pe-pull-from-de) is not a tier but a read path of its own (de-hbm):
+// it decides the round's decode engine and moves GPU to GPU (core/kv/de_residency.hpp).
 #pragma once
 
 #include <cstdint>

@@ -25,10 +25,10 @@ inline void set_read_path(Request& r, ReadSide side, int64_t pe_hit, const Block
                   side == ReadSide::Pe ? r.hit_bytes : none ? 0.0 : layout.kv_bytes(pe_hit));
 }
 
-// The prompt KV that reaches the DE buffer for the handoff: all of it, less a hit its decode engine holds in HBM
-// already (pe-pull-from-de).
-inline double de_buffer_bytes(const Request& r) {
-  return r.read.side() == ReadSide::DeHbm ? r.prompt_bytes - r.hit_bytes : r.prompt_bytes;
-}
+// The prompt KV that reaches the DE buffer for the handoff: all of it, or none when its decode engine holds the hit
+// and takes the new KV straight into HBM (pe-pull-from-de; vLLM's NIXL moves KV GPU to GPU). Such a request needs
+// no DE buffer room: it holds decode HBM from its placement, and one that waited for buffer room while holding it
+// could hold up the handoffs that hold that room.
+inline double de_buffer_bytes(const Request& r) { return r.read.side() == ReadSide::DeHbm ? 0.0 : r.prompt_bytes; }
 
 }  // namespace dualpath

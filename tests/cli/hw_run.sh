@@ -83,6 +83,29 @@ if "$py" -c "import matplotlib, pandas" 2>/dev/null; then
   echo "ok   dualpath report draws the hw runs, link utilisation included"
 fi
 
+# The same pull of a prefix kept in decode HBM runs on the hardware backend (docs/baselines.md): the hit moves GPU to
+# GPU over the transport, and storage serves only what no decode engine kept. GPUDirect Storage is refused by name.
+"$bin" hw run "$sc" "${common[@]}" --set policy.name=pe-pull-from-de --out "$tmp/hw-pull" \
+  --storage-dir "$tmp/store-pull" > /dev/null 2> "$tmp/hw-pull.err" || { echo "FAIL pe-pull-from-de on hw:"; cat "$tmp/hw-pull.err"; exit 1; }
+"$py" - "$tmp" <<'PY'
+import json, sys
+from checks import check, done
+s = json.load(open(f"{sys.argv[1]}/hw-pull/summary.json"))
+r, k = s["results"], s["de_residency"]
+check(s["complete"] and r["rounds"] == s["rounds_total"], f"pe-pull-from-de on hw: all {s['rounds_total']} rounds complete")
+check(k["pulled_share"] > 0.8 and k["hit_bytes_pulled_from_de_hbm"] > 0,
+      f"pe-pull-from-de on hw: {100 * k['pulled_share']:.0f}% of hit bytes pulled from decode HBM")
+done()
+PY
+set +e
+"$bin" hw run "$sc" "${common[@]}" --set topology.storage.gdr=true --out "$tmp/hw-gdr" --storage-dir "$tmp/store-gdr" \
+  > /dev/null 2> "$tmp/hw-gdr.err"
+rc=$?
+set -e
+{ [ "$rc" -eq 2 ] && grep -q "topology.storage.gdr" "$tmp/hw-gdr.err"; } \
+  || { echo "FAIL gdr on hw: exit $rc, expected 2 naming topology.storage.gdr: $(cat "$tmp/hw-gdr.err")"; exit 1; }
+echo "ok   gdr on hw: refused by name (exit 2)"
+
 # A missing block file: a clear error naming the file, exit 1, and a summary that says what failed.
 set +e
 timeout 60 "$bin" hw run "$sc" "${common[@]}" --out "$tmp/fault" --storage-dir "$tmp/store-fault" \

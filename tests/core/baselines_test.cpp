@@ -130,7 +130,7 @@ INSTANTIATE_TEST_SUITE_P(Minimums, LayerwiseMinTokens, ::testing::Values(0, 102,
 
 // pe-pull-from-de: round 1's context stays in its decode engine's HBM; round 2 is placed on that engine and its
 // prefill pulls the 4096-token hit from there, GPU to GPU: nothing is read from storage, and decode takes only the
-// new tokens' KV (round 1 sent its whole prompt).
+// new tokens' KV (round 1 sent its whole prompt), straight into its HBM.
 TEST(PePullFromDe, TheNextRoundPullsItsHitFromDecodeHbm) {
   Scenario s = test::small_scenario();
   s.policy.name = "pe-pull-from-de";
@@ -146,6 +146,8 @@ TEST(PePullFromDe, TheNextRoundPullsItsHitFromDecodeHbm) {
   EXPECT_NEAR(c.totals().storage_read, 0, 1);  // [no_resident_pull] reads the hit from storage
   EXPECT_NEAR(c.totals().de_hbm_to_pe, 4096 * kv, 1);
   EXPECT_NEAR(c.totals().pe_to_de, (4096 + 102) * kv, 1);
+  // Round 2's KV moves GPU to GPU both ways: the only H2D is round 1's handoff (no DE buffer for round 2).
+  EXPECT_NEAR(c.totals().h2d, 4096 * kv, 1);
   // The last round's context is still pinned at the end: the retention's HBM cost.
   ASSERT_NE(c.residency(), nullptr);
   EXPECT_NEAR(c.residency()->held_bytes(), (4198 + 2) * kv, 1);

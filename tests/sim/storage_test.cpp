@@ -98,6 +98,7 @@ TEST_P(SimStorage, WriteUsesSnicUpAndSsdWrite) {
 TEST_P(SimStorage, ReadIntoHbmCrossesTheSnicAndTheGpusPcie) {
   Topology t = small_topology();
   t.pcie_bw = 20e9;
+  t.storage.gdr = true;
   auto bp = make(t, deployment(1, 1), qos_on(), SimSpec{});
   Simulator& b = *bp;
   double done_at = -1;
