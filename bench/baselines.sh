@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The study of docs/baselines.md: DualPath against the storage-read paths vLLM and SGLang ship (de-prefetch,
 # pe-pull-from-de, GPUDirect Storage, layer groups and a minimum length for layerwise loading), with Basic and Oracle,
-# on DS 660B 2P4D and DS 27B 1P1D, offline (JCT) and online (capacity within the SLO).
+# on DS 660B 2P4D, DS 27B 1P1D and Qwen 32B 1P2D offline (JCT), the first two online (capacity within the SLO).
 #   bench/baselines.sh [BIN] [OUT]   (OUT defaults to results/baselines; about 12 minutes on 2 cores, release build)
 # Prints each run's table as the docs quote it. The offline tables are also checked by the docs test (they are quoted
 # with "(prints the lines below)"); the capacity searches run there shrunk, so their figures are reproduced here.
@@ -15,7 +15,7 @@ cd "$root"
 policies=basic,dualpath,oracle,de-prefetch,pe-pull-from-de
 table() { grep -v -e '^running ' -e '^  .* done (' -e '^KV hit rate' "$1"; }
 
-for sc in ds660b-2p4d ds27b-1p1d; do
+for sc in ds660b-2p4d ds27b-1p1d qwen32b-1p2d; do
   echo "== offline: $sc, every policy"
   "$bin" run "scenarios/$sc.json" --policy "$policies" --out "$out/$sc" > "$out/$sc.txt" 2>&1
   table "$out/$sc.txt"
