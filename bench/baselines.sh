@@ -2,7 +2,7 @@
 # The study of docs/baselines.md: DualPath against the storage-read paths vLLM and SGLang ship (de-prefetch,
 # pe-pull-from-de, GPUDirect Storage, layer groups and a minimum length for layerwise loading), with Basic and Oracle,
 # on DS 660B 2P4D, DS 27B 1P1D and Qwen 32B 1P2D offline (JCT), the first two online (capacity within the SLO).
-#   bench/baselines.sh [BIN] [OUT]   (OUT defaults to results/baselines; about 12 minutes on 2 cores, release build)
+#   bench/baselines.sh [BIN] [OUT]   (OUT defaults to results/baselines; about 25 minutes on 2 cores, release build)
 # Prints each run's table as the docs quote it. The offline tables are also checked by the docs test (they are quoted
 # with "(prints the lines below)"); the capacity searches run there shrunk, so their figures are reproduced here.
 set -euo pipefail
@@ -41,3 +41,12 @@ echo "== online: DS 27B 1P1D capacity"
 echo "== online: DS 660B 2P4D capacity"
 "$bin" capacity scenarios/ds660b-2p4d-online.json --set workload.aps=0.45 --set workload.duration=7200s \
   --resolution 0.05 --policy "$policies" --out "$out/capacity-ds660b" --jobs 2 --no-plot 2>/dev/null
+echo "== online: each knob's capacity (one job each)"
+for sc in ds27b ds660b; do
+  if [ "$sc" = ds27b ]; then args=(scenarios/ds27b-1p1d.json --set workload.mode=online --set workload.aps=1)
+  else args=(scenarios/ds660b-2p4d-online.json --set workload.aps=0.45 --resolution 0.05); fi
+  "$bin" capacity "${args[@]}" --set workload.duration=7200s --policy dualpath --set policy.layerwise_min_tokens=2048 \
+    --out "$out/capacity-$sc-min-2048" --jobs 1 --no-plot 2>/dev/null
+  "$bin" capacity "${args[@]}" --set workload.duration=7200s --policy basic,dualpath --set topology.storage.gdr=true \
+    --out "$out/capacity-$sc-gdr" --jobs 1 --no-plot 2>/dev/null
+done
