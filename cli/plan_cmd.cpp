@@ -64,6 +64,7 @@ struct PlanArgs {
   std::optional<long long> budget;  // GPUs
   unsigned jobs = 0;
   double resolution = 0.02;
+  bool resolution_given = false;  // --resolution on the command line (a JCT plan refuses it: it has no search)
   std::string slo_ttft, slo_tpot;  // capacity objective: passed to each split's search (default: the scenario's)
   bool no_plot = false;
   std::vector<std::string> overrides, overlays, vary;
@@ -119,6 +120,9 @@ void plan(const PlanArgs& a) {
   if (a.budget && *a.budget <= 0) throw InputError("--budget " + std::to_string(*a.budget), "expected a GPU count > 0");
   if (!(a.resolution > 0 && a.resolution < 1))
     throw InputError("--resolution", "expected a fraction in (0, 1), e.g. 0.02, found " + std::to_string(a.resolution));
+  if (a.resolution_given && objective != PlanObjective::Capacity)
+    throw InputError("--resolution", "a search resolution applies to --objective capacity (a JCT plan runs each "
+                                     "split once and searches nothing)");
   for (const auto& [flag, text] : {std::pair<const char*, const std::string&>{"--slo-ttft", a.slo_ttft},
                                     {"--slo-tpot", a.slo_tpot}}) {
     if (text.empty()) continue;
@@ -383,7 +387,8 @@ void register_plan_command(CLI::App& app) {
   cmd->add_option("--policy", args->policy, "Policy (default: the scenario's)");
   cmd->add_option("--vary", args->vary,
                   "KEY=V1,V2,...: also try each value of a --set path (repeatable; every combination is evaluated)");
-  cmd->add_option("--resolution", args->resolution, "Capacity objective: the searches' resolution (default 0.02)");
+  auto* resolution =
+      cmd->add_option("--resolution", args->resolution, "Capacity objective: the searches' resolution (default 0.02)");
   cmd->add_option("--slo-ttft", args->slo_ttft, "Capacity objective: TTFT limit, e.g. \"4 s\" (default: the scenario's slo.ttft)");
   cmd->add_option("--slo-tpot", args->slo_tpot, "Capacity objective: TPOT limit, e.g. \"50 ms\" (default: the scenario's slo.tpot)");
   add_scenario_options(cmd, args->overrides, args->overlays, "Override a field for every split: path=value");
@@ -391,7 +396,10 @@ void register_plan_command(CLI::App& app) {
   cmd->add_option("--jobs", args->jobs, "Runs at once (default: the core count)")->check(CLI::Range(1u, 1024u));
   cmd->add_flag("--no-plot", args->no_plot, "Do not draw plan.png");
   add_shard_options(cmd, args->shard, args->slurm);
-  cmd->callback([args] { plan(*args); });
+  cmd->callback([args, resolution] {
+    args->resolution_given = resolution->count() > 0;
+    plan(*args);
+  });
 }
 
 }  // namespace dualpath::cli

@@ -174,6 +174,8 @@ PY
 bad "no cluster size" "expected the cluster size: --nodes N or --budget GPUS" "$sc27" --out "$tmp/b7"
 bad "an SLO on a JCT plan" "--slo-ttft: an SLO limit applies to --objective capacity" "$sc27" --nodes 3 --slo-ttft 4s \
   --out "$tmp/b8"
+bad "a resolution on a JCT plan" "--resolution: a search resolution applies to --objective capacity" "$sc27" --nodes 3 \
+  --resolution 0.05 --out "$tmp/b8r"
 bad "an SLO without a unit" 'write e.g. "4 s"' "$root/scenarios/ds660b-2p4d-online.json" --nodes 6 \
   --objective capacity --slo-ttft 4 --out "$tmp/b9"
 bad "a budget under two nodes" "--budget 12: expected at least 2 nodes' worth of GPUs" "$sc27" --budget 12 --out "$tmp/b8"
