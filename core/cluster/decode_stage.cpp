@@ -296,7 +296,6 @@ int DecodeStage::claim(Request& r) {
   const DeResidency::Entry held = residency_->take(r.agent);
   eng.hbm.touch(be_.now());
   eng.hbm.try_reserve(rest);
-  r.decode.resident_tokens_ = r.hit;
   r.decode.resident_bytes_ = held.bytes + rest;
   return held.engine;
 }

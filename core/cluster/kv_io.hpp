@@ -131,6 +131,9 @@ class StorageKvIo final : public KvIo, private StageBase {
   void de_room_back() override { signals_.de_room_back(); }
 
  private:
+  void move_stage_kv(PrefillForward& f, int stage, bool load, Hop hop, Place src, Place dst, double bytes,
+                     ForwardIoListener& to);
+
   BlockIndex& blocks_;
   TransferTotals& totals_;
   const BufferPorts& ports_;

@@ -44,27 +44,29 @@ int StorageKvIo::load_stage(PrefillForward& f, int stage, ForwardIoListener& to)
       const bool local = src == engines[i];
       (local ? totals_.h2d : totals_.de_to_pe) += bytes;
       ++count;
-      PrefillForward* fp = &f;
-      const int rec = obs_->transfer_started({f.log_forward, stage, true, src, engines[i], bytes, be_.now(), -1});
-      be_.transfer(local ? Hop::H2D : Hop::RemoteDramToHbm, Place{Loc::Dram, src}, Place{Loc::Hbm, engines[i]},
-                     bytes, TrafficClass::Kv, [this, fp, stage, rec, listener = &to] {
-                       obs_->transfer_ended(rec, be_.now());
-                       listener->load_ended(*fp, stage);
-                     });
+      move_stage_kv(f, stage, true, local ? Hop::H2D : Hop::RemoteDramToHbm, {Loc::Dram, src}, {Loc::Hbm, engines[i]},
+                    bytes, to);
     }
     for (const auto& [src, bytes] : from_hbm) {  // GPU to GPU, on the low-priority KV lane like every KV move
       totals_.de_hbm_to_pe += bytes;
       ++count;
-      PrefillForward* fp = &f;
-      const int rec = obs_->transfer_started({f.log_forward, stage, true, src, engines[i], bytes, be_.now(), -1});
-      be_.transfer(Hop::RemoteHbmToHbm, Place{Loc::Hbm, src}, Place{Loc::Hbm, engines[i]}, bytes, TrafficClass::Kv,
-                   [this, fp, stage, rec, listener = &to] {
-                     obs_->transfer_ended(rec, be_.now());
-                     listener->load_ended(*fp, stage);
-                   });
+      move_stage_kv(f, stage, true, Hop::RemoteHbmToHbm, {Loc::Hbm, src}, {Loc::Hbm, engines[i]}, bytes, to);
     }
   }
   return count;
+}
+
+// One transfer of a forward stage's KV, reported to the activity observer and, when it ends, to `to` as a load (into
+// the PE's HBM) or a send (out of it).
+void StorageKvIo::move_stage_kv(PrefillForward& f, int stage, bool load, Hop hop, Place src, Place dst, double bytes,
+                                ForwardIoListener& to) {
+  PrefillForward* fp = &f;
+  const int rec = obs_->transfer_started({f.log_forward, stage, load, src.gpu, dst.gpu, bytes, be_.now(), -1});
+  be_.transfer(hop, src, dst, bytes, TrafficClass::Kv, [this, fp, stage, rec, load, listener = &to] {
+    obs_->transfer_ended(rec, be_.now());
+    if (load) listener->load_ended(*fp, stage);
+    else listener->send_ended(*fp, stage);
+  });
 }
 
 // One transfer per (PE engine, DE buffer port): the stage's KV of the engine's requests bound for that DE node.
@@ -83,30 +85,14 @@ int StorageKvIo::send_stage(PrefillForward& f, int stage, ForwardIoListener& to)
       if (r.read.side() == ReadSide::DeHbm) to_hbm[r.de] += bytes;
       else by_dest[ports_.port(r.de, engines[i])] += bytes;
     }
-    for (const auto& [de, bytes] : to_hbm) {
-      if (bytes <= 0) continue;
-      totals_.pe_to_de += bytes;
-      ++count;
-      PrefillForward* fp = &f;
-      const int rec = obs_->transfer_started({f.log_forward, stage, false, engines[i], de, bytes, be_.now(), -1});
-      be_.transfer(Hop::RemoteHbmToHbm, Place{Loc::Hbm, engines[i]}, Place{Loc::Hbm, de}, bytes, TrafficClass::Kv,
-                   [this, fp, stage, rec, listener = &to] {
-                     obs_->transfer_ended(rec, be_.now());
-                     listener->send_ended(*fp, stage);
-                   });
-    }
-    for (const auto& [de, bytes] : by_dest) {
-      if (bytes <= 0) continue;
-      totals_.pe_to_de += bytes;
-      ++count;
-      PrefillForward* fp = &f;
-      const int rec = obs_->transfer_started({f.log_forward, stage, false, engines[i], de, bytes, be_.now(), -1});
-      be_.transfer(Hop::HbmToRemoteDram, Place{Loc::Hbm, engines[i]}, Place{Loc::Dram, de}, bytes,
-                     TrafficClass::Kv, [this, fp, stage, rec, listener = &to] {
-                       obs_->transfer_ended(rec, be_.now());
-                       listener->send_ended(*fp, stage);
-                     });
-    }
+    for (const auto& [dests, hbm] : {std::pair{&to_hbm, true}, std::pair{&by_dest, false}})
+      for (const auto& [de, bytes] : *dests) {
+        if (bytes <= 0) continue;
+        totals_.pe_to_de += bytes;
+        ++count;
+        move_stage_kv(f, stage, false, hbm ? Hop::RemoteHbmToHbm : Hop::HbmToRemoteDram, {Loc::Hbm, engines[i]},
+                      {hbm ? Loc::Hbm : Loc::Dram, de}, bytes, to);
+      }
   }
   return count;
 }

@@ -20,9 +20,8 @@ inline void set_read_path(Request& r, ReadSide side, int64_t pe_hit, const Block
   pe_hit = blocks.aligned(std::clamp<int64_t>(pe_hit, 0, r.hit));  // whole blocks on each side
   if (side == ReadSide::Split && pe_hit <= 0) side = ReadSide::De;
   if (side == ReadSide::Split && pe_hit >= r.hit) side = ReadSide::Pe;
-  const bool none = side == ReadSide::De || side == ReadSide::DeHbm;  // nothing through the PE node
-  r.read.set_path(side, side == ReadSide::Pe ? r.hit : none ? 0 : pe_hit,
-                  side == ReadSide::Pe ? r.hit_bytes : none ? 0.0 : layout.kv_bytes(pe_hit));
+  r.read.set_path(side, side == ReadSide::Pe ? r.hit : hit_from_de(side) ? 0 : pe_hit,
+                  side == ReadSide::Pe ? r.hit_bytes : hit_from_de(side) ? 0.0 : layout.kv_bytes(pe_hit));
 }
 
 // The prompt KV that reaches the DE buffer for the handoff: all of it, or none when its decode engine holds the hit

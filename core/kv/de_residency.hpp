@@ -41,14 +41,13 @@ class DeResidency {
 
   // Agent `agent`'s round ended on `engine` at `now`: its context (`tokens`, `bytes` of HBM the caller leaves
   // reserved) stays there.
-  uint64_t keep(int agent, int engine, int64_t tokens, double bytes, double now) {
+  void keep(int agent, int engine, int64_t tokens, double bytes, double now) {
     Entry e{engine, tokens, bytes, now, ++serial_};
     by_engine_[engine].emplace(std::make_pair(now, e.serial), agent);
     agents_[agent] = e;
     held_ += bytes;
     peak_held_ = std::max(peak_held_, held_);
     ++figures_.kept, figures_.kept_bytes += bytes;
-    return e.serial;
   }
   const Entry* find(int agent) const {
     const auto it = agents_.find(agent);

@@ -88,10 +88,8 @@ class TraceBuilder {
     return s;
   }
 
-  // The GPU whose buffer holds a request's hit KV (a DE-side read lands in the DE node's DRAM).
-  static int source_gpu(const Request& r) {
-    return r.read.side() == ReadSide::De || r.read.side() == ReadSide::DeHbm ? r.de : r.pe;
-  }
+  // The GPU whose memory holds a request's hit KV (a DE-side read's DE node DRAM; a de-hbm hit's decode GPU HBM).
+  static int source_gpu(const Request& r) { return hit_from_de(r.read.side()) ? r.de : r.pe; }
   // A KV transfer by (forward, load, source, destination) with the buffer side as a node: loads come from a
   // node's buffer into a PE GPU, sends go from a PE GPU to a node's buffer.
   std::tuple<int, bool, int, int> pair_key(const KvTransferRecord& t) const {
@@ -305,17 +303,16 @@ class TraceBuilder {
   void reads() {
     std::vector<int64_t> ids;
     for (const auto& r : *reqs_)
-      if (r.hit_bytes > 0 && r.t.read_start >= 0) ids.push_back(r.id);
+      if (r.hit_bytes > 0 && r.t.read_start >= 0 && r.read.side() != ReadSide::DeHbm) ids.push_back(r.id);
     st_.reads = static_cast<int64_t>(ids.size());
     const bool all = reads_full_;
     std::stable_sort(ids.begin(), ids.end(), [&](int64_t a, int64_t b) { return req(a).t.read_start < req(b).t.read_start; });
     for (int64_t id : ids) {
       if (!all && !traced(id)) continue;
       const Request& r = req(id);
-      if (r.read.side() == ReadSide::DeHbm) continue;  // pulled from decode HBM: no storage read
       SlicePos at;  // (a split read has a slice on each node's SNIC, with the request's read times)
       for (int h = 0; h < 2; ++h) {
-        const double pe = r.read.side() == ReadSide::Split ? r.read.pe_hit_bytes() : r.read.side() == ReadSide::De || r.read.side() == ReadSide::DeHbm ? 0 : r.hit_bytes;
+        const double pe = r.read.pe_hit_bytes();  // (Pe: the hit, De: none, Split: the PE half)
         const double gb = (h == 0 ? pe : r.hit_bytes - pe) / 1e9;
         if (gb <= 0) continue;
         const int node = node_of(h == 0 ? r.pe : r.de);

@@ -25,6 +25,8 @@ inline const char* side_name(ReadSide s) {
          : s == ReadSide::DeHbm ? "de-hbm"
                                 : "-";
 }
+// Whether a request's hit comes from its DE node (read there, or kept in its decode engine's HBM), not the PE's.
+inline bool hit_from_de(ReadSide s) { return s == ReadSide::De || s == ReadSide::DeHbm; }
 // The two nodes of the pair, and the label a report gives each ("PE", "DE").
 inline constexpr ReadSide kNodeSides[] = {ReadSide::Pe, ReadSide::De};
 inline constexpr ReadSide other_side(ReadSide s) { return s == ReadSide::Pe ? ReadSide::De : ReadSide::Pe; }
@@ -157,17 +159,14 @@ struct Request {
     // In a decode group's batch (joining, boarded or active) until the chunk it finished in ends: the chunk's end
     // still reads it (a round that finished inside a chunk stays in the batch until then).
     bool in_batch() const { return in_batch_; }
-    // pe-pull-from-de: the prefix its decode engine held in HBM from the agent's last round when the request was
-    // placed there (tokens of the hit it covers), and the decode HBM it holds from then on (the kept context and the
-    // rest of its prompt and generation). 0: none.
-    int64_t resident_tokens() const { return resident_tokens_; }
+    // pe-pull-from-de: the decode HBM it holds since it was placed on the engine that kept its agent's last context,
+    // which covers its hit (that context and the rest of its prompt and generation). 0: not placed so.
     double resident_bytes() const { return resident_bytes_; }
 
    private:
     friend class dualpath::DecodeStage;
     friend class dualpath::PrefillStage;  // the first token
     int64_t generated_ = 0;
-    int64_t resident_tokens_ = 0;
     double resident_bytes_ = 0;
     int64_t persisted_upto_ = 0;
     bool in_batch_ = false;

@@ -5,10 +5,12 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <functional>
 #include <string>
 
 #include "core/cluster/cluster.hpp"
 #include "fake_backend.hpp"
+#include "layer_times.hpp"
 #include "test_scenario.hpp"
 
 using namespace dualpath;
@@ -19,6 +21,20 @@ using dualpath::test::FakeRates;
 namespace {
 // Round 1 prefills 4096 new tokens; round 2 (4096 + 2 + 100 tokens) hits the 4096 persisted ones: 102 fresh.
 std::vector<Agent> two_rounds() { return {agent(0, {{4096, 2, 0}, {100, 2, 0}})}; }
+
+// A scenario's agents run to their end on the closed-form backend (`setup` prepares the backend first, e.g. the
+// reads it fails).
+struct Ran {
+  FakeBackend be;
+  Cluster c;
+  Ran(const Scenario& s, std::vector<Agent> agents, FakeRates rates,
+      const std::function<void(FakeBackend&)>& setup = {})
+      : be(rates), c(s, std::move(agents), be) {
+    if (setup) setup(be);
+    c.start();
+    be.run();
+  }
+};
 }  // namespace
 
 // de-prefetch: round 2's hit is read through both nodes' SNICs (the PE's for its prefill, the DE's into the decode
@@ -26,10 +42,8 @@ std::vector<Agent> two_rounds() { return {agent(0, {{4096, 2, 0}, {100, 2, 0}})}
 TEST(DePrefetch, ReadsTheHitOnBothNodesAndSendsOnlyTheDelta) {
   Scenario s = test::small_scenario();
   s.policy.name = "de-prefetch";
-  FakeBackend be(FakeRates{50e9, 50e9, 1});
-  Cluster c(s, two_rounds(), be);
-  c.start();
-  be.run();
+  Ran run(s, two_rounds(), FakeRates{50e9, 50e9, 1});
+  const Cluster& c = run.c;
   ASSERT_TRUE(c.finished()) << c.stall_report();
   const Request& r = c.requests().at(1);
   ASSERT_EQ(r.hit, 4096);
@@ -39,17 +53,15 @@ TEST(DePrefetch, ReadsTheHitOnBothNodesAndSendsOnlyTheDelta) {
   EXPECT_NEAR(c.totals().storage_read_pe, 4096 * kv, 1);
   EXPECT_NEAR(c.totals().storage_read_de, 4096 * kv, 1);
   EXPECT_NEAR(c.totals().pe_to_de, (4096 + 102) * kv, 1);  // [prefetch_sends_whole] adds 4096 * kv
-  EXPECT_EQ(be.unpersisted_reads, 0);
+  EXPECT_EQ(run.be.unpersisted_reads, 0);
 }
 
 // Basic's PE-path read of the same rounds sends the hit too, and reads it once.
 TEST(DePrefetch, BasicSendsTheWholePromptAndReadsOnce) {
   Scenario s = test::small_scenario();
   s.policy.name = "basic";
-  FakeBackend be(FakeRates{50e9, 50e9, 1});
-  Cluster c(s, two_rounds(), be);
-  c.start();
-  be.run();
+  Ran run(s, two_rounds(), FakeRates{50e9, 50e9, 1});
+  const Cluster& c = run.c;
   ASSERT_TRUE(c.finished()) << c.stall_report();
   const double kv = s.model.kv_bytes_per_token();
   EXPECT_NEAR(c.totals().storage_read_de, 0, 1);
@@ -62,14 +74,13 @@ TEST(DePrefetch, BasicSendsTheWholePromptAndReadsOnce) {
 TEST(DePrefetch, DecodeWaitsForThePrefetch) {
   Scenario s = test::small_scenario();
   s.policy.name = "de-prefetch";
-  FakeBackend be(FakeRates{0.5e9, 50e9, 1});  // reads of 43 ms, longer than the prefill's compute
   int de_reads = 0;
-  be.fail_read = [&de_reads](int node, int) {
-    return node == 1 && de_reads++ == 0 ? std::string("flaky") : std::string();
-  };
-  Cluster c(s, two_rounds(), be);
-  c.start();
-  be.run();
+  Ran run(s, two_rounds(), FakeRates{0.5e9, 50e9, 1}, [&de_reads](FakeBackend& be) {  // reads of 43 ms
+    be.fail_read = [&de_reads](int node, int) {
+      return node == 1 && de_reads++ == 0 ? std::string("flaky") : std::string();
+    };
+  });
+  const Cluster& c = run.c;
   ASSERT_TRUE(c.finished()) << c.stall_report();
   const Request& r = c.requests().at(1);
   const double read = 4096 * s.model.kv_bytes_per_token() / 0.5e9;
@@ -84,12 +95,10 @@ TEST(DePrefetch, DecodeWaitsForThePrefetch) {
 TEST(DePrefetch, BuffersAreGivenBack) {
   Scenario s = test::small_scenario(1, 1, 2);
   s.policy.name = "de-prefetch";
-  FakeBackend be(FakeRates{50e9, 50e9, 2});
   std::vector<Agent> agents;
   for (int a = 0; a < 6; ++a) agents.push_back(agent(a, {{2048 + 64 * a, 3, 0.5}, {100, 3, 0}, {50, 2, 0}}));
-  Cluster c(s, agents, be);
-  c.start();
-  be.run();
+  Ran run(s, agents, FakeRates{50e9, 50e9, 2});
+  const Cluster& c = run.c;
   ASSERT_TRUE(c.finished()) << c.stall_report();
   for (const auto& n : c.view().nodes) EXPECT_NEAR(n.buffer.used(), 0, 1e-3);
   EXPECT_NEAR(c.totals().storage_read_pe, c.totals().storage_read_de, 1);
@@ -108,16 +117,12 @@ TEST_P(LayerwiseMinTokens, ShortRequestsLoadWholeBeforeComputing) {
   s.policy.dual_path = false;  // PE path: the load is an H2D on the PE's own CNIC
   s.policy.layerwise_min_tokens = min_tokens;
   const double cnic_bw = 0.5e9;  // load-bound: a pipelined forward hides all but one layer's compute
-  FakeBackend be(FakeRates{50e9, cnic_bw, 1});
-  Cluster c(s, two_rounds(), be);
-  c.start();
-  be.run();
+  Ran run(s, two_rounds(), FakeRates{50e9, cnic_bw, 1});
+  const Cluster& c = run.c;
   ASSERT_TRUE(c.finished()) << c.stall_report();
   const Request& r = c.requests().at(1);
   ASSERT_EQ(r.fresh, 102);
-  const double l = 4096.0 * s.model.kv_bytes_per_token_one_layer() / cnic_bw;
-  const double cl = c.cost().attention_layer_time(4096, 102) +
-                    c.cost().linear_layer_time(102, c.cost().weight_bytes_per_gpu(1));
+  const auto [l, cl] = test::round_two_layer(c, s, cnic_bw);
   const int L = s.model.n_layers;
   const double expected = r.fresh >= min_tokens ? std::min(l, cl) + L * std::max(l, cl) : L * l + L * cl;
   EXPECT_NEAR(r.t.first_token - r.t.prefill_start, expected, 1e-9 * expected);  // [min_tokens_ignored]
@@ -134,15 +139,13 @@ INSTANTIATE_TEST_SUITE_P(Minimums, LayerwiseMinTokens, ::testing::Values(0, 102,
 TEST(PePullFromDe, TheNextRoundPullsItsHitFromDecodeHbm) {
   Scenario s = test::small_scenario();
   s.policy.name = "pe-pull-from-de";
-  FakeBackend be(FakeRates{50e9, 50e9, 1});
-  Cluster c(s, two_rounds(), be);
-  c.start();
-  be.run();
+  Ran run(s, two_rounds(), FakeRates{50e9, 50e9, 1});
+  const Cluster& c = run.c;
   ASSERT_TRUE(c.finished()) << c.stall_report();
   const Request& r = c.requests().at(1);
   EXPECT_EQ(r.read.side(), ReadSide::DeHbm);
-  EXPECT_EQ(r.decode.resident_tokens(), 4096);
   const double kv = s.model.kv_bytes_per_token();
+  EXPECT_NEAR(r.decode.resident_bytes(), (4198 + 2) * kv, 1);  // its whole decode HBM, held since its placement
   EXPECT_NEAR(c.totals().storage_read, 0, 1);  // [no_resident_pull] reads the hit from storage
   EXPECT_NEAR(c.totals().de_hbm_to_pe, 4096 * kv, 1);
   EXPECT_NEAR(c.totals().pe_to_de, (4096 + 102) * kv, 1);
@@ -161,10 +164,8 @@ TEST(PePullFromDe, TheNextRoundGoesToTheEngineThatKeptItsContext) {
   for (const std::string policy : {"pe-pull-from-de", "basic"}) {
     Scenario s = test::small_scenario(1, 1, 2);
     s.policy.name = policy;
-    FakeBackend be(FakeRates{50e9, 50e9, 2});
-    Cluster c(s, two_rounds(), be);
-    c.start();
-    be.run();
+    Ran run(s, two_rounds(), FakeRates{50e9, 50e9, 2});
+    const Cluster& c = run.c;
     ASSERT_TRUE(c.finished()) << c.stall_report();
     const bool same = c.requests().at(1).de == c.requests().at(0).de;
     EXPECT_EQ(same, policy == "pe-pull-from-de") << policy;
@@ -178,10 +179,8 @@ TEST(PePullFromDe, AContextKeptPastTheRetentionIsReadFromStorage) {
     Scenario s = test::small_scenario();
     s.policy.name = "pe-pull-from-de";
     s.policy.de_retention = retention;
-    FakeBackend be(FakeRates{50e9, 50e9, 1});
-    Cluster c(s, {agent(0, {{4096, 2, 10}, {100, 2, 0}})}, be);
-    c.start();
-    be.run();
+    Ran run(s, {agent(0, {{4096, 2, 10}, {100, 2, 0}})}, FakeRates{50e9, 50e9, 1});
+    const Cluster& c = run.c;
     ASSERT_TRUE(c.finished()) << c.stall_report();
     const double kv = s.model.kv_bytes_per_token();
     const bool pulled = retention > 10;
@@ -200,13 +199,11 @@ TEST(Gdr, PePathReadsLandInHbmWithoutAnH2d) {
     Scenario s = test::small_scenario();
     s.policy.name = "basic";
     s.topology.storage.gdr = gdr;
-    FakeBackend be(FakeRates{50e9, 50e9, 1});
-    Cluster c(s, two_rounds(), be);
-    c.start();
-    be.run();
+    Ran run(s, two_rounds(), FakeRates{50e9, 50e9, 1});
+    const Cluster& c = run.c;
     ASSERT_TRUE(c.finished()) << c.stall_report();
     h2d[gdr] = c.totals().h2d;
-    EXPECT_EQ(be.hbm_reads, gdr ? std::vector<int>{0} : std::vector<int>{}) << gdr;
+    EXPECT_EQ(run.be.hbm_reads, gdr ? std::vector<int>{0} : std::vector<int>{}) << gdr;
     if (gdr) {
       EXPECT_EQ(c.view().nodes[0].buffer.peak(), 0);
     }
@@ -224,10 +221,8 @@ TEST(Gdr, ReadsWaitForPeHbmAndNeverDeadlock) {
   s.topology.storage.gdr = true;
   const double weights = 40e9;  // small_scenario's weight_bytes on one GPU
   s.topology.gpu.hbm_bytes = weights + 1.5 * 4300 * s.model.kv_bytes_per_token();
-  FakeBackend be(FakeRates{50e9, 50e9, 1});
-  Cluster c(s, {agent(0, {{4096, 2, 0}, {100, 2, 0}}), agent(1, {{4096, 2, 0}, {100, 2, 0}})}, be);
-  c.start();
-  be.run();
+  Ran run(s, {agent(0, {{4096, 2, 0}, {100, 2, 0}}), agent(1, {{4096, 2, 0}, {100, 2, 0}})}, FakeRates{50e9, 50e9, 1});
+  const Cluster& c = run.c;
   ASSERT_TRUE(c.finished()) << c.stall_report();
   const Request& a = c.requests().at(2), &b = c.requests().at(3);  // the two round-2 requests
   ASSERT_EQ(a.round, 1);

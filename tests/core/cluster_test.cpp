@@ -10,6 +10,7 @@
 #include "core/cluster/dram_pool_source.hpp"
 #include "core/cluster/cluster.hpp"
 #include "fake_backend.hpp"
+#include "layer_times.hpp"
 #include "test_scenario.hpp"
 
 using namespace dualpath;
@@ -25,9 +26,7 @@ class LayerPipeline : public ::testing::TestWithParam<double> {};
 namespace {
 // The closed form above for the second round of agent(0, {{4096, 2, 0}, {100, 2, 0}}): a 4096-token hit, 102 fresh.
 double pipelined_forward(const Cluster& c, const Scenario& s, double cnic_bw) {
-  const double l = 4096.0 * s.model.kv_bytes_per_token_one_layer() / cnic_bw;
-  const double cl = c.cost().attention_layer_time(4096, 102) +
-                    c.cost().linear_layer_time(102, c.cost().weight_bytes_per_gpu(1));
+  const auto [l, cl] = test::round_two_layer(c, s, cnic_bw);
   return std::min(l, cl) + s.model.n_layers * std::max(l, cl);
 }
 }  // namespace
@@ -89,8 +88,7 @@ TEST(LayerPipeline, WithoutLayerwiseTheLoadPrecedesTheWholeForward) {
   ASSERT_TRUE(c.finished());
   const Request& r = c.requests().at(1);
   const double load = 4096.0 * s.model.kv_bytes_per_token() / 1e9;
-  const double cl = c.cost().attention_layer_time(4096, 102) +
-                    c.cost().linear_layer_time(102, c.cost().weight_bytes_per_gpu(1));
+  const double cl = test::round_two_layer(c, s, 1e9).compute;
   EXPECT_NEAR(r.t.first_token - r.t.prefill_start, load + s.model.n_layers * cl, 1e-9);
 }
 

@@ -4,25 +4,13 @@
 // mechanisms (PE-side reads, round-robin placement, no layerwise prefill: SGLang keeps a batch's whole KV in HBM)
 // plus the pool: the cluster reads a hit's blocks that the pool holds from the holding node's DRAM over the
 // compute network and the rest from storage (core/kv/dram_pool.hpp, core/cluster/read_stage.cpp); docs/dram-pool.md.
-#include <memory>
-
 #include "core/sched/policies/placed_policy.hpp"
 #include "core/sched/policy_registry.hpp"
 
 namespace dualpath {
-namespace {
-
-class DramPoolPolicy final : public PlacedPolicy {
- public:
-  using PlacedPolicy::PlacedPolicy;
-  ReadSide choose_read_side(const ClusterView&, const Request&) override { return ReadSide::Pe; }
-};
-
-}  // namespace
 
 void register_dram_pool_policy() {
-  register_policy("dram-pool", PolicyFeatures{.dram_pool = true},
-                  [](const PolicyFeatures& f) { return std::make_unique<DramPoolPolicy>(f); });
+  register_policy("dram-pool", PolicyFeatures{.dram_pool = true}, make_pe_reads_policy);
 }
 
 }  // namespace dualpath

@@ -7,25 +7,13 @@
 // core/kv/de_residency.hpp (the pinned contexts), core/cluster/decode_stage.cpp (claim, end_round, expiry),
 // core/cluster/placement_stage.cpp (accept), core/cluster/read_stage.cpp (the de-hbm read path),
 // core/cluster/kv_io_storage.cpp (the pull); docs/baselines.md gives the sources, the assumptions and the study.
-#include <memory>
-
 #include "core/sched/policies/placed_policy.hpp"
 #include "core/sched/policy_registry.hpp"
 
 namespace dualpath {
-namespace {
-
-class PePullPolicy final : public PlacedPolicy {
- public:
-  using PlacedPolicy::PlacedPolicy;
-  ReadSide choose_read_side(const ClusterView&, const Request&) override { return ReadSide::Pe; }
-};
-
-}  // namespace
 
 void register_pe_pull_policy() {
-  register_policy("pe-pull-from-de", PolicyFeatures{.de_resident = true},
-                  [](const PolicyFeatures& f) { return std::make_unique<PePullPolicy>(f); });
+  register_policy("pe-pull-from-de", PolicyFeatures{.de_resident = true}, make_pe_reads_policy);
 }
 
 }  // namespace dualpath

@@ -27,4 +27,16 @@ class PlacedPolicy : public Policy {
   std::unique_ptr<EnginePlacement> placement_;
 };
 
+// A policy whose hits are read through the PE node only (dram-pool and the shipped baselines de-prefetch and
+// pe-pull-from-de): everything it adds is a mechanism its features switch on.
+class PeReadsPolicy final : public PlacedPolicy {
+ public:
+  using PlacedPolicy::PlacedPolicy;
+  ReadSide choose_read_side(const ClusterView&, const Request&) override { return ReadSide::Pe; }
+};
+
+inline std::unique_ptr<Policy> make_pe_reads_policy(const PolicyFeatures& f) {
+  return std::make_unique<PeReadsPolicy>(f);
+}
+
 }  // namespace dualpath
