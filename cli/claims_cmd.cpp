@@ -14,9 +14,11 @@
 // The claims themselves (points, checks, tolerances) live in core/analysis/claims.cpp; this file runs the
 // simulations and prints the table.
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <iomanip>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <set>
 #include <string>
@@ -38,9 +40,11 @@ namespace fs = std::filesystem;
 using analysis::ClaimPoint;
 using analysis::ClaimRow;
 
-// Runs every point's simulation as a child process into OUT/<point id>, `jobs` at a time.
-void run_points(const std::vector<ClaimPoint>& pts, const std::string& scen_dir, const std::string& out,
-                const std::vector<std::string>& sim_sets, unsigned jobs) {
+// Runs every point's simulation as a child process into OUT/<point id>, `jobs` at a time; returns each point's
+// wall seconds (from its start to its end, by point id), which the JUnit report charges to the claims using it.
+std::map<std::string, double> run_points(const std::vector<ClaimPoint>& pts, const std::string& scen_dir,
+                                         const std::string& out, const std::vector<std::string>& sim_sets,
+                                         unsigned jobs) {
   std::vector<ChildJob> cj;
   for (const auto& p : pts) {
     const std::string dir = out + "/" + p.id;
@@ -54,7 +58,11 @@ void run_points(const std::vector<ClaimPoint>& pts, const std::string& scen_dir,
   }
   std::cerr << "claims: " << pts.size() << " simulations, " << jobs << " at a time, in " << out << "\n";
   size_t done = 0;
-  const auto codes = run_child_jobs(cj, jobs, nullptr, [&](size_t i, int code) {
+  using Clock = std::chrono::steady_clock;
+  std::vector<Clock::time_point> started(pts.size());
+  std::map<std::string, double> wall;
+  const auto codes = run_child_jobs(cj, jobs, [&](size_t i) { started[i] = Clock::now(); }, [&](size_t i, int code) {
+    wall[pts[i].id] = std::chrono::duration<double>(Clock::now() - started[i]).count();
     ++done;
     std::cerr << "  [" << done << "/" << pts.size() << "] " << pts[i].label << " ("
               << pts[i].id << ")" << (code ? " FAILED, exit code " + std::to_string(code) : "") << "\n";
@@ -63,6 +71,7 @@ void run_points(const std::vector<ClaimPoint>& pts, const std::string& scen_dir,
     if (codes[i] != 0)
       throw std::runtime_error("simulation " + pts[i].id + " failed (exit code " + std::to_string(codes[i]) +
                                "): " + log_tail(cj[i].log_path));
+  return wall;
 }
 
 // The table (claim, check, expected, measured, PASS/FAIL), the per-link detail and a last line; true if all pass.
@@ -103,9 +112,31 @@ struct ClaimsArgs {
   std::string junit;  // JUnit XML report path ("" = none)
 };
 
+// What each claim cost in wall seconds: its own checks' evaluation, plus its simulations, a simulation that several
+// claims use being shared evenly among them (so the report's total is the work done, counted once).
+std::map<std::string, double> claim_seconds(const std::set<int>& which, const std::map<std::string, double>& wall,
+                                            const std::map<int, double>& check_s) {
+  std::map<std::string, int> users;
+  for (int c : which)
+    for (const auto& p : analysis::claim_points(c)) ++users[p.id];
+  std::map<std::string, double> out;
+  for (int c : which) {
+    double t = check_s.at(c);
+    std::set<std::string> counted;  // a point listed twice by one claim is charged once
+    for (const auto& p : analysis::claim_points(c))
+      if (counted.insert(p.id).second && wall.count(p.id)) t += wall.at(p.id) / users.at(p.id);
+    out[std::to_string(c)] = t;
+  }
+  return out;
+}
+
 // One JUnit test case per check, grouped by claim: the claim and check as its name, expected and measured in its
-// message.
-void write_claims_junit(const std::string& path, const std::vector<ClaimRow>& rows) {
+// message. A check's time is its claim's cost (claim_seconds) shared evenly among the claim's checks, since they
+// read the same simulations.
+void write_claims_junit(const std::string& path, const std::vector<ClaimRow>& rows,
+                        const std::map<std::string, double>& claim_s) {
+  std::map<std::string, size_t> checks;
+  for (const auto& r : rows) ++checks[r.claim];
   std::vector<JunitSuite> suites;
   for (const auto& r : rows) {
     const std::string suite = "claims.claim" + r.claim;
@@ -115,6 +146,8 @@ void write_claims_junit(const std::string& path, const std::vector<ClaimRow>& ro
     c.name = r.check;
     c.failed = !r.pass;
     c.message = "measured " + r.measured + ", expected " + r.expected;
+    if (const auto it = claim_s.find(r.claim); it != claim_s.end())
+      c.time_s = it->second / static_cast<double>(checks.at(r.claim));
     suites.back().cases.push_back(std::move(c));
   }
   write_junit(path, suites);
@@ -146,15 +179,20 @@ void claims(const ClaimsArgs& a) {
   // Before any simulation, and before anything is made: the report's path (the output rule), then the folder.
   if (!a.junit.empty()) check_output_file(a.junit, "--junit", {}, /*folder_may_be_made=*/true);
   make_output_folder(a.out, "--out");  // a file in the way is refused
-  run_points(pts, a.scenarios, a.out, a.sim_sets, a.jobs ? a.jobs : default_parallelism());
+  const auto wall = run_points(pts, a.scenarios, a.out, a.sim_sets, a.jobs ? a.jobs : default_parallelism());
   analysis::ClaimChecks c(a.scenarios, a.out, a.verbose);
-  for (int claim : which) c.check(claim);
+  std::map<int, double> check_s;
+  for (int claim : which) {
+    const auto t0 = std::chrono::steady_clock::now();
+    c.check(claim);
+    check_s[claim] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  }
   if (!a.sim_sets.empty()) {
     std::cout << "simulations run with --sim-set";
     for (const auto& s : a.sim_sets) std::cout << " " << s;
     std::cout << " (the analytic model without)\n";
   }
-  if (!a.junit.empty()) write_claims_junit(a.junit, c.rows());
+  if (!a.junit.empty()) write_claims_junit(a.junit, c.rows(), claim_seconds(which, wall, check_s));
   if (!print(c.rows(), c.details())) throw CLI::RuntimeError(kExitFailure);
 }
 

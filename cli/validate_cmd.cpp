@@ -7,6 +7,7 @@
 // --allow-other-scenario; the versions that produced both runs (perf.json) are printed. Prints one table per policy
 // (with --gate, one line per metric that moved beyond its tolerance); --json and --junit write the comparison.
 // Exit code 0 when every checked metric is within tolerance, 1 when any is beyond, 2 on bad input.
+#include <chrono>
 #include <cmath>
 #include <fstream>
 #include <iomanip>
@@ -72,6 +73,7 @@ std::string identity_difference(const nlohmann::json& a, const nlohmann::json& b
 struct PairResult {
   RunPair pair;
   Comparison comparison;
+  double seconds = 0;  // wall time to read and compare the pair, which its JUnit cases share evenly
 };
 
 std::string short_num(double v) {
@@ -130,6 +132,7 @@ void validate(const ValidateArgs& a) {
   std::vector<PairResult> results;
   std::vector<std::string> identity_notes;
   for (const auto& p : pairing.pairs) {
+    const auto t0 = std::chrono::steady_clock::now();
     const auto sim = read_json_file(p.sim_summary, "summary");
     const auto measured = read_json_file(p.measured_summary, "summary");
     const auto ia = scenario_identity(sim), ib = scenario_identity(measured);
@@ -143,7 +146,8 @@ void validate(const ValidateArgs& a) {
                                             "--allow-other-scenario");
       identity_notes.push_back("comparing runs of different scenarios (" + d + "), as --allow-other-scenario asks");
     }
-    results.push_back({p, compare_summaries(sim, p.sim_summary, measured, p.measured_summary, options)});
+    results.push_back({p, compare_summaries(sim, p.sim_summary, measured, p.measured_summary, options),
+                       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()});
   }
 
   for (const auto& n : pairing.notes) std::cerr << "validate: note: " << n << "\n";
@@ -194,6 +198,7 @@ void validate(const ValidateArgs& a) {
         c.classname = suite.name;
         c.name = m.metric;
         c.failed = !m.ok;
+        c.time_s = r.seconds / static_cast<double>(r.comparison.metrics.size());
         c.message = m.metric + ": " + short_num(m.sim) + " " + m.unit + " against " + short_num(m.measured) + " " +
                     m.unit + (m.rel_error ? ", relative error " + percent(*m.rel_error) : ", absolute error " +
                     short_num(m.abs_error)) + ", tolerance " + percent(m.tolerance).substr(1) +

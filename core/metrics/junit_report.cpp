@@ -34,7 +34,8 @@ std::string xml_escape(const std::string& s) {
 
 std::string seconds(double t) {
   char buf[32];
-  std::snprintf(buf, sizeof buf, "%.3f", t < 0 ? 0.0 : t);
+  // Microseconds: a validate case takes a few of them, and "0.000" would read as "not measured".
+  std::snprintf(buf, sizeof buf, "%.6f", t < 0 ? 0.0 : t);
   return buf;
 }
 

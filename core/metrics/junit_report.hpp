@@ -17,7 +17,7 @@ struct JunitCase {
   bool failed = false;
   std::string message;    // one line: the value, the bound, the tolerance
   std::string detail;     // the failure's body text (may be empty)
-  double time_s = 0;
+  double time_s = 0;      // measured wall seconds this case cost (its share of the work it checks; see the callers)
 };
 
 struct JunitSuite {

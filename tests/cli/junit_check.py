@@ -1,5 +1,6 @@
 """Checks a JUnit report that `dualpath claims --junit` or `validate --junit` wrote: it validates against
-tests/cli/junit.xsd, its counts agree with its cases, and every case's message carries numbers.
+tests/cli/junit.xsd, its counts agree with its cases, its times are measured (positive, suites summing their cases),
+and every case's message carries numbers.
 Usage: junit_check.py REPORT XSD TESTS FAILURES [NEEDLE...]  (TESTS or FAILURES may be '-' for any; each NEEDLE
 must appear in a failing case's message)."""
 import re
@@ -26,6 +27,14 @@ if want_tests != "-" and len(cases) != int(want_tests):
     problems.append(f"{len(cases)} cases, expected {want_tests}")
 if want_failures != "-" and len(failing) != int(want_failures):
     problems.append(f"{len(failing)} failing, expected {want_failures}")
+# Times are measured (issue 68: they were always 0.000): every case's is positive, and a suite's is its cases' sum.
+for c in cases:
+    if float(c.get("time")) <= 0:
+        problems.append(f"case {c.get('name')}: time {c.get('time')} is not a measured duration")
+for s in root.findall("testsuite"):
+    total = sum(float(c.get("time")) for c in s.findall("testcase"))
+    if abs(float(s.get("time")) - total) > 1e-5 * max(1, len(s.findall("testcase"))):
+        problems.append(f"suite {s.get('name')}: time {s.get('time')} is not its cases' sum {total:.6f}")
 for c in cases:
     text = c.find("failure").get("message") if c.find("failure") is not None else c.findtext("system-out", "")
     if not re.search(r"\d", text):

@@ -20,7 +20,7 @@ TEST(JunitReport, CountsCasesAndFailuresPerSuiteAndInTotal) {
   const std::string x = junit_xml({{"claims.claim1", {{"claims.claim1", "a", false, "ok 1", "", 0},
                                                       {"claims.claim1", "b", true, "measured 0.1, expected >= 0.9", "", 0}}},
                                    {"claims.claim2", {{"claims.claim2", "c", true, "m", "detail", 1.5}}}});
-  EXPECT_NE(x.find("<testsuites tests=\"3\" failures=\"2\" errors=\"0\" time=\"1.500\">"), std::string::npos) << x;
+  EXPECT_NE(x.find("<testsuites tests=\"3\" failures=\"2\" errors=\"0\" time=\"1.500000\">"), std::string::npos) << x;
   EXPECT_NE(x.find("<testsuite name=\"claims.claim1\" tests=\"2\" failures=\"1\""), std::string::npos) << x;
   EXPECT_NE(x.find("<testsuite name=\"claims.claim2\" tests=\"1\" failures=\"1\""), std::string::npos) << x;
   EXPECT_EQ(count(x, "<testcase "), 3u);
