@@ -40,14 +40,21 @@ std::vector<double> read_axis(const json& j, const std::string& where, const std
   return out;
 }
 
+// The longest step time a profile may hold: an hour. A layer's or a decode step's time beyond it is a unit mistake
+// (milliseconds written as seconds), and times near the double's range would overflow the sums a forward makes
+// (61 layers, thousands of steps) into an infinite timer (issue 68: 1e308-s steps failed mid-run, naming no file).
+constexpr double kMaxStepSeconds = 3600;
+
 std::vector<double> read_values(const json& v, const std::string& p, size_t n) {
   if (!v.is_array() || v.size() != n)
     throw InputError(p, "expected an array of " + std::to_string(n) + " seconds (one per axis point), found " +
                             describe_found(v));
   std::vector<double> out;
   for (size_t i = 0; i < n; ++i) {
-    if (!v[i].is_number() || !std::isfinite(v[i].get<double>()) || v[i].get<double>() <= 0)
-      throw InputError(p + "/" + std::to_string(i), "expected a time in seconds > 0, found " + describe_found(v[i]));
+    if (!v[i].is_number() || !std::isfinite(v[i].get<double>()) || v[i].get<double>() <= 0 ||
+        v[i].get<double>() > kMaxStepSeconds)
+      throw InputError(p + "/" + std::to_string(i), "expected a time in seconds in (0, " + num(kMaxStepSeconds) +
+                                                        "], found " + describe_found(v[i]));
     out.push_back(v[i].get<double>());
   }
   return out;

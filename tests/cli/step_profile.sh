@@ -68,6 +68,10 @@ o=$("$BIN" run "$ROOT/scenarios/default.json" --quiet --out "$tmp/bad" --set mod
 check "the refusal is one line naming the range" "[ \$(wc -l <<<\"\$o\") -eq 1 ] && grep -q 'outside the measured range 1..2' <<<\"\$o\""
 bad_input "a profile without the scenario's groups" "no prefill table for the scenario's prefill groups of 16 GPUs" \
   "$BIN" check "$ROOT/scenarios/ds660b-2p4d.json" --set model.timing=profile --set model.profile="$tmp/small.json"
+# Steps of 1e308 s used to overflow a forward's sums mid-run ("timer delay must be a finite number"), naming no file.
+sed 's/0.010\]/1e308]/' "$tmp/small.json" > "$tmp/huge.json"
+bad_input "a step time beyond an hour (file and key named)" "huge.json: /decode/0/token_s/1/1: expected a time in seconds in (0, 3600]" \
+  "$BIN" check "$ROOT/scenarios/default.json" --set model.timing=profile --set model.profile="$tmp/huge.json"
 bad_input "timing = profile without a profile" "missing required key \"profile\"" \
   "$BIN" check "$ROOT/scenarios/default.json" --set model.timing=profile
 bad_input "a missing profile file" "does not exist" \
