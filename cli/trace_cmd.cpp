@@ -224,6 +224,12 @@ Source read_source(const std::string& from, const std::string& file, ReuseForm r
     src.lines = {"requests:        " + std::to_string(c.requests) + " (" + std::to_string(c.dropped) +
                      " failed ones dropped; " + std::to_string(c.clamped) + " with a zero count replayed with 1 token)",
                  "reuse:           none recorded (one single-round trajectory per request)"};
+    if (from == "burstgpt") {  // FORMAT.md promises the per-model counts in the text report too (issue 68)
+      std::string model_text;
+      for (const auto& [m, n] : c.models) model_text += (model_text.empty() ? "" : ", ") + m + " " + std::to_string(n);
+      src.lines.insert(src.lines.begin() + 1, "models:          " + (model_text.empty() ? "none" : model_text) +
+                                                  " (requests kept, per Model)");
+    }
     src.summary = std::to_string(c.requests) + " requests into " + std::to_string(c.trace.trajectories.size()) +
                   " single-round trajectories (" + std::to_string(c.dropped) + " failed ones dropped; no reuse recorded)";
     src.trace = std::move(c.trace);

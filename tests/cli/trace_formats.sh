@@ -43,6 +43,9 @@ grep -qF "4 requests into 3 single-round trajectories (1 failed ones dropped" "$
 "$bin" trace stats --from bailian --json --block-tokens 16 "$s/bailian_sample.jsonl" > "$tmp/bl_stats.json"
 "$bin" trace stats --from burstgpt --json "$s/burstgpt_sample.csv" > "$tmp/bg_stats.json"
 "$bin" trace stats --json --block-tokens 4 "$s/cross_conversation.jsonl" > "$tmp/cc_stats.json"
+# The text report names the per-model counts too, as FORMAT.md says (issue 68: only --json had them).
+"$bin" trace stats --from burstgpt "$s/burstgpt_sample.csv" | grep -qxF "  models:          ChatGPT 1, GPT-4 2 (requests kept, per Model)" \
+  || fail "trace stats --from burstgpt prints no per-model counts"
 python3 - "$tmp" <<'PY' || fail "stats"
 import json, sys
 t = sys.argv[1]
