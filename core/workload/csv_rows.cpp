@@ -31,14 +31,12 @@ CsvRows::CsvRows(const std::string& path, const std::string& what, const std::ve
                                   shown(joined(header)) + "'");
 }
 
-std::vector<std::string> CsvRows::split(const std::string& line) const {
-  std::vector<std::string> out(1);
-  bool quoted = false;
+bool CsvRows::split(const std::string& line, std::vector<std::string>& out, bool quoted) const {
   for (size_t i = 0; i < line.size(); ++i) {
     const char c = line[i];
     if (static_cast<unsigned char>(c) < 0x20 && c != '\t')
-      throw InputError(where() + ":" + std::to_string(i + 1), "expected text, found the control byte " +
-                                                                 std::to_string(static_cast<unsigned char>(c)));
+      throw InputError(path_ + ":" + std::to_string(line_) + ":" + std::to_string(i + 1),
+                       "expected text, found the control byte " + std::to_string(static_cast<unsigned char>(c)));
     if (quoted) {
       if (c != '"') out.back() += c;
       else if (i + 1 < line.size() && line[i + 1] == '"') out.back() += '"', ++i;
@@ -51,19 +49,34 @@ std::vector<std::string> CsvRows::split(const std::string& line) const {
       out.back() += c;
     }
   }
-  if (quoted) throw InputError(where(), "expected a closing quote, found the end of the line");
-  return out;
+  return quoted;
+}
+
+bool CsvRows::read_line(std::string& line) {
+  if (!std::getline(in_, line)) return false;
+  ++line_;
+  progress_.line();
+  if (!line.empty() && line.back() == '\r') line.pop_back();
+  return true;
 }
 
 bool CsvRows::next(std::vector<std::string>& fields) {
   std::string line;
-  while (std::getline(in_, line)) {
-    ++line_;
-    progress_.line();
-    if (!line.empty() && line.back() == '\r') line.pop_back();
+  while (read_line(line)) {
     if (line.find_first_not_of(" \t") == std::string::npos) continue;
-    fields = split(line);
-    if (!columns_.empty() && line_ > 1 && fields.size() != columns_.size())
+    row_line_ = line_;
+    fields.assign(1, std::string());
+    // RFC 4180: a quoted field may hold line breaks; the record goes on over the next lines until its quote closes
+    // (a line break inside a field is kept as LF). A quote left open is bounded, so one stray quote cannot make the
+    // rest of a multi-gigabyte file one record.
+    for (bool quoted = split(line, fields, false); quoted; quoted = split(line, fields, true)) {
+      if (!read_line(line)) throw InputError(where(), "expected a closing quote, found the end of the file");
+      if (line_ - row_line_ >= kMaxRecordLines)
+        throw InputError(where(), "expected a closing quote within " + std::to_string(kMaxRecordLines) +
+                                      " lines, found a quoted field still open at line " + std::to_string(line_));
+      fields.back() += '\n';
+    }
+    if (!columns_.empty() && row_line_ > 1 && fields.size() != columns_.size())
       throw InputError(where(), "expected " + std::to_string(columns_.size()) + " fields (" + joined(columns_) +
                                     "), found " + std::to_string(fields.size()));
     return true;

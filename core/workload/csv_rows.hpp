@@ -1,6 +1,6 @@
 // Reading CSV request logs (the Azure LLM inference traces, BurstGPT): a header that must name the expected columns,
-// then one row per line, RFC 4180 quoting ("a,b" and "" inside quotes), CRLF tolerated. Every error names
-// file:line and what was expected.
+// then one record per line, RFC 4180 quoting ("a,b", "" and line breaks inside quotes, a record then spanning
+// lines), CRLF tolerated. Every error names file:line (a record's first line) and what was expected.
 #pragma once
 
 #include <cstdint>
@@ -19,8 +19,10 @@ class CsvRows {
 
   // The next non-blank row's fields (as many as the header has), or false at the end of the file.
   bool next(std::vector<std::string>& fields);
-  // "file:line" of the row next() returned last.
-  std::string where() const { return path_ + ":" + std::to_string(line_); }
+  // "file:line" of the row next() returned last (its first line, when a quoted field spans lines).
+  std::string where() const { return path_ + ":" + std::to_string(row_line_); }
+  // The most lines one record may span (a quoted field with line breaks).
+  static constexpr int64_t kMaxRecordLines = 1000;
   const std::string& path() const { return path_; }
 
   // Field readers: the value, or InputError(where(), "<column>: expected ..., found '<text>'").
@@ -28,12 +30,16 @@ class CsvRows {
   double number(const std::string& text, const std::string& column, double lo, double hi) const;
 
  private:
-  std::vector<std::string> split(const std::string& line) const;
+  // Appends one physical line's fields to `out` (whose last field goes on when `quoted`); true if a quoted field
+  // is still open at the line's end.
+  bool split(const std::string& line, std::vector<std::string>& out, bool quoted) const;
+  bool read_line(std::string& line);
   std::ifstream in_;
   std::string path_;
   workload::ReadProgress progress_{in_, path_};
   std::vector<std::string> columns_;
-  int64_t line_ = 0;
+  int64_t line_ = 0;      // the physical line last read
+  int64_t row_line_ = 0;  // the first line of the record next() returned last
 };
 
 }  // namespace dualpath

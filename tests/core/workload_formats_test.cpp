@@ -12,6 +12,7 @@
 #include "core/workload/agents.hpp"
 #include "core/workload/bailian.hpp"
 #include "core/workload/block_hashes.hpp"
+#include "core/workload/csv_rows.hpp"
 #include "core/workload/mooncake.hpp"
 #include "core/workload/request_logs.hpp"
 #include "core/workload/trace_io.hpp"
@@ -189,6 +190,27 @@ TEST(RequestLogs, BadRowsNameTheLine) {
   EXPECT_NE(err("5,ChatGPT,10,0,10,API log\n").find("expected at least one BurstGPT request"), std::string::npos);
   EXPECT_NE(error_of([&] { convert_burstgpt(write_temp("bg2.csv", "Timestamp,Model\n1,x\n")); }).find("bg2.csv:1: expected the header 'Timestamp,Model,Request tokens"), std::string::npos);
   EXPECT_NE(error_of([&] { convert_azure(write_temp("az.csv", "TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:15,1,1\n")); }).find("az.csv:2: TIMESTAMP: expected a time like"), std::string::npos);
+}
+
+// RFC 4180, as traces/FORMAT.md promises: a quoted field may hold line breaks (issue 68: it was refused), the record
+// then spans lines; errors name the record's first line; a quote left open is bounded.
+TEST(RequestLogs, QuotedFieldsMayHoldLineBreaks) {
+  const std::string header = "Timestamp,Model,Request tokens,Response tokens,Total tokens,Log Type\r\n";
+  const RequestLogConversion c = convert_burstgpt(write_temp(
+      "bgq.csv", header + "5,\"GPT\r\n-4\",10,2,12,\"API\nlog\"\r\n6,ChatGPT,20,3,23,API log\n"));
+  ASSERT_EQ(c.trace.trajectories.size(), 2u);
+  EXPECT_EQ(c.models.at("GPT\n-4"), 1);  // the break is kept, as LF
+  EXPECT_EQ(c.trace.trajectories[0].id, "bg-2");  // the record's first line
+  EXPECT_EQ(c.trace.trajectories[1].id, "bg-5");
+  EXPECT_EQ(c.trace.trajectories[1].rounds[0].append, 20);
+  auto err = [&](const std::string& rows) {
+    return error_of([&] { convert_burstgpt(write_temp("bgq2.csv", header + rows)); });
+  };
+  EXPECT_NE(err("5,\"x\ny\",ten,2,12,API log\n").find("bgq2.csv:2: Request tokens: expected an integer"),
+            std::string::npos);
+  std::string open = "5,\"x";
+  for (int i = 0; i < CsvRows::kMaxRecordLines + 5; ++i) open += "\nmore";
+  EXPECT_NE(err(open).find("bgq2.csv:2: expected a closing quote within 1000 lines"), std::string::npos) << err(open);
 }
 
 // The key of a simulator block names its whole prefix: equal exactly when every trace block up to its end is.
