@@ -1,7 +1,9 @@
 // Fuzz target: the Mooncake reader and the turn-chain conversion (traces/FORMAT.md): every accepted file converts
-// without error and every request lands in exactly one trajectory round. Seeds: a few lines of the format.
+// without error, every request lands in exactly one trajectory round, and the conversion reads back as a native
+// trace with its statistics (fuzz/read_back.hpp), in both reuse forms. Seeds: a few lines of the format.
 #include "core/workload/mooncake.hpp"
 #include "fuzz/fuzz_input_file.hpp"
+#include "fuzz/read_back.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string path = dualpath::fuzz::write_input(data, size, "mooncake.jsonl");
@@ -15,6 +17,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                    static_cast<long long>(rounds));
       std::abort();
     }
+    dualpath::fuzz::expect_reads_back(c.trace);
+    dualpath::fuzz::expect_reads_back(dualpath::convert_mooncake(requests, dualpath::ReuseForm::Hashes).trace);
   });
   return 0;
 }

@@ -1,12 +1,11 @@
 // Fuzz target: the Bailian, Azure and BurstGPT readers and converters (traces/FORMAT.md). The first byte picks the
-// format (mod 3), the rest is the file. Every accepted Bailian file converts with each request in exactly one round
-// and its trajectories' hashes readable back; every accepted CSV log gives one trajectory per request kept.
-#include <sstream>
-
+// format (mod 3), the rest is the file. Every accepted Bailian file converts with each request in exactly one round;
+// every accepted CSV log gives one trajectory per request kept; every conversion reads back as a native trace with
+// its statistics (fuzz/read_back.hpp).
 #include "core/workload/bailian.hpp"
 #include "core/workload/request_logs.hpp"
-#include "core/workload/trace_io.hpp"
 #include "fuzz/fuzz_input_file.hpp"
+#include "fuzz/read_back.hpp"
 
 namespace {
 
@@ -28,18 +27,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       long long rounds = 0;
       for (const auto& t : c.trace.trajectories) rounds += static_cast<long long>(t.rounds.size());
       if (rounds != static_cast<long long>(requests.size())) fail("requests and rounds differ", rounds, static_cast<long long>(requests.size()));
-      std::ostringstream out;
-      dualpath::write_trace(out, c.trace);
-      std::istringstream in(out.str());
-      const auto back = dualpath::parse_trace(in, "converted");  // a converted trace is a valid native trace
-      if (back.trajectories.size() != c.trace.trajectories.size())
-        fail("converted trace reads back with another count", static_cast<long long>(back.trajectories.size()),
-             static_cast<long long>(c.trace.trajectories.size()));
+      dualpath::fuzz::expect_reads_back(c.trace);
       return;
     }
     const auto c = format == 1 ? dualpath::convert_azure(path) : dualpath::convert_burstgpt(path);
     if (static_cast<long long>(c.trace.trajectories.size()) != c.requests - c.dropped)
       fail("rows kept and trajectories differ", static_cast<long long>(c.trace.trajectories.size()), c.requests - c.dropped);
+    dualpath::fuzz::expect_reads_back(c.trace);
   });
   return 0;
 }

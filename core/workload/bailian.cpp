@@ -30,7 +30,7 @@ std::vector<BailianRequest> read_bailian(const std::string& path) {
     if (r.parent_chat_id == r.chat_id)
       throw InputError(where, "parent_chat_id: expected another request's chat_id or -1, found its own " +
                                   std::to_string(r.chat_id));
-    r.timestamp = workload::get_number(j["timestamp"], where, "timestamp (seconds)", 0, 365.0 * 24 * 3600);
+    r.timestamp = workload::get_number(j["timestamp"], where, "timestamp (seconds)", 0, workload::kMaxTraceSeconds);
     r.input_length = get_int(j["input_length"], where, "input_length", 1, kMaxTokens);
     r.output_length = get_int(j["output_length"], where, "output_length", 0, kMaxTokens);
     if (!j["type"].is_string() || j["type"].get<std::string>().empty())

@@ -41,4 +41,9 @@ std::vector<int64_t> get_ids(const nlohmann::json& v, const std::string& where, 
 // Largest token count accepted anywhere (keeps every sum far from int64 overflow).
 inline constexpr int64_t kMaxTokens = 1'000'000'000;
 
+// Longest time a trace spans (an arrival, a pause): a year of simulated time, far beyond any run, small enough that
+// sums of arrivals and pauses stay exact. The native reader and every converter check it, so a converter never
+// writes a trace the reader refuses (issue 68).
+inline constexpr double kMaxTraceSeconds = 365.0 * 24 * 3600;
+
 }  // namespace dualpath::workload

@@ -22,7 +22,8 @@ std::vector<MooncakeRequest> read_mooncake(const std::string& path) {
                             [&](const nlohmann::json& j, const std::string& where, int64_t lineno) {
     MooncakeRequest r;
     r.line = lineno;
-    r.timestamp_ms = workload::get_number(j["timestamp"], where, "timestamp", 0, 1e15);
+    r.timestamp_ms = workload::get_number(j["timestamp"], where, "timestamp (milliseconds)", 0,
+                                         1000 * workload::kMaxTraceSeconds);
     r.input_length = get_int(j["input_length"], where, "input_length", 1, kMaxTokens);
     r.output_length = get_int(j["output_length"], where, "output_length", 0, kMaxTokens);
     const int64_t blocks = (r.input_length + kMooncakeBlockTokens - 1) / kMooncakeBlockTokens;

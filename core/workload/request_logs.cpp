@@ -101,6 +101,9 @@ RequestLogConversion convert_azure(const std::string& path) {
       throw InputError(csv.where(), "TIMESTAMP: expected a time like 2023-11-16 18:15:46.6805900, found '" + f[0] + "'");
     if (first < 0) first = at;
     check_order(csv, at - first, previous, "TIMESTAMP");
+    if (at - first > workload::kMaxTraceSeconds)
+      throw InputError(csv.where(), "TIMESTAMP: expected a time within a year (" + format_decimal(workload::kMaxTraceSeconds) +
+                                        " s) of the first row's, found " + format_decimal(at - first) + " s after it");
     previous = at - first;
     const int64_t context = csv.integer(f[1], "ContextTokens", 0, workload::kMaxTokens);
     const int64_t generated = csv.integer(f[2], "GeneratedTokens", 0, workload::kMaxTokens);
@@ -118,7 +121,7 @@ RequestLogConversion convert_burstgpt(const std::string& path) {
   double previous = 0;
   while (csv.next(f)) {
     ++out.requests;
-    const double at = csv.number(f[0], "Timestamp", 0, 1e10);
+    const double at = csv.number(f[0], "Timestamp", 0, workload::kMaxTraceSeconds);
     check_order(csv, at, previous, "Timestamp");
     previous = at;
     if (f[1].empty()) throw InputError(csv.where(), "Model: expected a model name (e.g. ChatGPT, GPT-4), found none");

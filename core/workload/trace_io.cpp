@@ -22,8 +22,7 @@ using workload::kMaxTokens;
 
 namespace {
 
-// A year of simulated time: far beyond any run, small enough that sums of arrivals and pauses stay exact.
-constexpr double kMaxSeconds = 365.0 * 24 * 3600;
+constexpr double kMaxSeconds = workload::kMaxTraceSeconds;
 
 Round parse_round(const nlohmann::json& r, const std::string& where, size_t index) {
   const std::string name = "rounds[" + std::to_string(index) + "]";

@@ -213,6 +213,36 @@ TEST(RequestLogs, QuotedFieldsMayHoldLineBreaks) {
   EXPECT_NE(err(open).find("bgq2.csv:2: expected a closing quote within 1000 lines"), std::string::npos) << err(open);
 }
 
+// Every converter's output reads back (issue 68): a conversion never writes what the native reader refuses. Each
+// converter refuses a time beyond the reader's year at the source line, and each bundled sample's conversion reads
+// back with as many trajectories. (The fuzz targets check the same over generated inputs: fuzz/read_back.hpp.)
+TEST(Converters, RefuseWhatTheNativeReaderWouldRefuse) {
+  const std::string az = "TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:15:46,374,44\n";
+  EXPECT_NE(error_of([&] { convert_azure(write_temp("far.csv", az + "5023-11-16 18:15:46,1,1\n")); })
+                .find("far.csv:3: TIMESTAMP: expected a time within a year (31536000 s) of the first row's"),
+            std::string::npos);
+  EXPECT_NO_THROW(convert_azure(write_temp("near.csv", az + "2024-11-15 18:15:46,1,1\n")));  // 365 days on
+  const std::string bg = "Timestamp,Model,Request tokens,Response tokens,Total tokens,Log Type\n";
+  EXPECT_NE(error_of([&] { convert_burstgpt(write_temp("far.csv", bg + "31536001,x,1,1,2,API log\n")); })
+                .find("far.csv:2: Timestamp: expected a number in [0, 31536000]"),
+            std::string::npos);
+  const std::string mc = R"({"timestamp": 63072000000, "input_length": 100, "output_length": 5, "hash_ids": [1]})";
+  EXPECT_NE(error_of([&] { read_mooncake(write_temp("far.jsonl", mc + "\n")); })
+                .find("far.jsonl:1: timestamp (milliseconds): expected a number in [0.0, 31536000000.0]"),
+            std::string::npos);
+  auto reads_back = [](const Trace& t) {
+    std::ostringstream out;
+    write_trace(out, t);
+    std::istringstream in(out.str());
+    return parse_trace(in, "converted").trajectories.size() == t.trajectories.size();
+  };
+  EXPECT_TRUE(reads_back(convert_azure(kSamples + "azure_sample.csv").trace));
+  EXPECT_TRUE(reads_back(convert_burstgpt(kSamples + "burstgpt_sample.csv").trace));
+  EXPECT_TRUE(reads_back(convert_bailian(read_bailian(kSamples + "bailian_sample.jsonl")).trace));
+  for (const ReuseForm form : {ReuseForm::Hashes, ReuseForm::Prefix})
+    EXPECT_TRUE(reads_back(convert_mooncake(read_mooncake(kSamples + "mooncake_sample.jsonl"), form).trace));
+}
+
 // The key of a simulator block names its whole prefix: equal exactly when every trace block up to its end is.
 TEST(BlockHashes, KeysNameWholePrefixesAtAnyBlockSize) {
   const BlockHashes a{4, 16, {1, 2, 3, 4}}, b{4, 16, {1, 2, 3, 9}}, c{4, 16, {7, 2, 3, 4}};
