@@ -69,8 +69,9 @@ std::string ratio_text(double r) {
 void capacity(const CapacityArgs& a) {
   const double ttft = positive_duration("--slo-ttft", a.slo_ttft);
   const double tpot = positive_duration("--slo-tpot", a.slo_tpot);
-  if (!(a.resolution > 0 && a.resolution < 1))
-    throw InputError("--resolution", "expected a fraction in (0, 1), e.g. 0.02, found " + std::to_string(a.resolution));
+  if (!(a.resolution >= analysis::kMinResolution && a.resolution < 1))
+    throw InputError("--resolution", "expected a fraction in [" + analysis::load_text(analysis::kMinResolution) +
+                                         ", 1), e.g. 0.02, found " + analysis::load_text(a.resolution));
   const Scenario sc = load_scenario(a.scenario, a.overrides, a.overlays);
   std::vector<std::string> policies;
   {

@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/analysis/capacity_search.hpp"
 #include "core/config/input_error.hpp"
 #include "core/config/units.hpp"
 #include "core/metrics/stop_rule.hpp"
@@ -63,11 +64,7 @@ Probe probe_from_json(const nlohmann::json& j) {
   return p;
 }
 
-std::string aps_text(double aps) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.6g", aps);
-  return buf;
-}
+std::string aps_text(double aps) { return analysis::load_text(aps); }
 
 std::string probe_dir(const std::string& dir, const std::string& policy, double aps) {
   return dir + "/probes/" + policy + "/aps=" + aps_text(aps);

@@ -44,7 +44,8 @@ std::string verdict(const Probe& p, double ttft_limit, double tpot_limit);
 nlohmann::json probe_json(const Probe& p);
 Probe probe_from_json(const nlohmann::json& j);
 
-// "%.6g": the APS text in probe folder names and messages.
+// The APS text in probe folder names, probe runs and messages: analysis::load_text (kLoadDigits significant digits),
+// the text the capacity search proposes its loads in.
 std::string aps_text(double aps);
 
 // The probe's folder under a search folder: DIR/probes/<policy>/aps=<A>.

@@ -118,8 +118,9 @@ void plan(const PlanArgs& a) {
   if (a.nodes && *a.nodes < 2)
     throw InputError("--nodes " + std::to_string(*a.nodes), "expected at least 2 nodes (one P, one D)");
   if (a.budget && *a.budget <= 0) throw InputError("--budget " + std::to_string(*a.budget), "expected a GPU count > 0");
-  if (!(a.resolution > 0 && a.resolution < 1))
-    throw InputError("--resolution", "expected a fraction in (0, 1), e.g. 0.02, found " + std::to_string(a.resolution));
+  if (!(a.resolution >= analysis::kMinResolution && a.resolution < 1))
+    throw InputError("--resolution", "expected a fraction in [" + analysis::load_text(analysis::kMinResolution) +
+                                         ", 1), e.g. 0.02, found " + analysis::load_text(a.resolution));
   if (a.resolution_given && objective != PlanObjective::Capacity)
     throw InputError("--resolution", "a search resolution applies to --objective capacity (a JCT plan runs each "
                                      "split once and searches nothing)");

@@ -2,9 +2,19 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <utility>
 
 namespace dualpath::analysis {
+
+std::string load_text(double load) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.*g", kLoadDigits, load);
+  return buf;
+}
+
+double named_load(double load) { return std::strtod(load_text(load).c_str(), nullptr); }
 
 CapacitySearch::CapacitySearch(CapacitySearchSpec spec) : spec_(std::move(spec)) {
   spec_.parallel = std::max(1, spec_.parallel);
@@ -33,7 +43,12 @@ double CapacitySearch::capacity() const { return pass().value_or(0.0); }
 bool CapacitySearch::gave_up() const {
   if (static_cast<int>(probes_.size()) >= spec_.max_probes) return true;
   const auto fail = lowest_failing();
-  return !pass() && fail && *fail <= spec_.min_load;
+  const auto lo = pass();
+  if (lo && fail && (*fail - *lo) / *lo > spec_.resolution) {  // wider than asked: is a named load left inside?
+    const double mid = named_load(*lo * std::sqrt(*fail / *lo));
+    if (mid <= *lo || mid >= *fail) return true;
+  }
+  return !lo && fail && *fail <= spec_.min_load;
 }
 
 std::vector<double> CapacitySearch::next(int k_wanted) const {
@@ -45,7 +60,8 @@ std::vector<double> CapacitySearch::next(int k_wanted) const {
   const double step = std::min(std::max(spec_.growth, 2.0),
                                std::pow(spec_.growth, std::pow(2.0, std::max<double>(0, probes_.size() - 1.0))));
   std::vector<double> out;
-  auto add = [&](double load) {
+  auto add = [&](double wanted) {  // proposes the named load (kLoadDigits), once
+    const double load = named_load(wanted);
     if (load > 0 && !probes_.count(load) && std::find(out.begin(), out.end(), load) == out.end()) out.push_back(load);
   };
   if (!lo && !hi) {  // nothing known: the seeds, or the start and, with spare probes, its one-sided steps
@@ -64,7 +80,10 @@ std::vector<double> CapacitySearch::next(int k_wanted) const {
       add(std::max(spec_.min_load, *hi / std::pow(step, i)));
   } else {  // bracketed: k points spread geometrically inside (lo, hi) until it is narrow enough
     if ((*hi - *lo) / *lo <= spec_.resolution) return {};
-    for (int i = 1; i <= k; ++i) add(*lo * std::pow(*hi / *lo, static_cast<double>(i) / (k + 1)));
+    for (int i = 1; i <= k; ++i) {
+      const double load = named_load(*lo * std::pow(*hi / *lo, static_cast<double>(i) / (k + 1)));
+      if (load > *lo && load < *hi) add(load);  // a point that names an end is no new probe
+    }
   }
   return out;
 }

@@ -7,9 +7,23 @@
 
 #include <map>
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace dualpath::analysis {
+
+// Probe loads are named, run and recorded to this many significant digits (the folder probes/<policy>/aps=<text>
+// and the run's workload.aps are the same text), so a verdict is always the verdict of the rate that was simulated
+// and no two probed rates share a folder (issue 68: at --resolution 1e-7 the search reused verdicts of rates it
+// never ran). The search proposes only loads with this text.
+inline constexpr int kLoadDigits = 6;
+// The load's text to kLoadDigits significant digits ("0.4625", "1.23457e-05").
+std::string load_text(double load);
+// The load as its text reads back: what a probe of `load` simulates.
+double named_load(double load);
+// The finest --resolution a search accepts: well above the naming's relative precision (at most 1e-5), so each
+// bisection point is a new named load, and far below run-to-run noise.
+inline constexpr double kMinResolution = 1e-4;
 
 struct CapacitySearchSpec {
   double start = 1;          // first load probed (the scenario's workload.aps)
@@ -39,7 +53,8 @@ class CapacitySearch {
   double capacity() const;
   std::optional<double> lowest_failing() const;
   const std::map<double, bool>& probes() const { return probes_; }
-  // True when the search stopped without bracketing to the resolution (max_probes, or nothing meets min_load).
+  // True when the search stopped without bracketing to the resolution (max_probes, or nothing meets min_load, or
+  // no named load lies strictly inside the bracket).
   bool gave_up() const;
   // True once a load has met the SLO and a higher one has not: the answer lies in [capacity, lowest failing).
   bool bracketed() const;

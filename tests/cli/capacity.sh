@@ -65,7 +65,10 @@ bad "TTFT SLO of 0" "--slo-ttft 0s: expected a duration > 0" "$sc" "${base[@]}" 
 bad "negative TPOT SLO" "--slo-tpot -5ms" "$sc" "${base[@]}" --slo-tpot -5ms --out "$tmp/b2"
 bad "offline scenario" "/workload/mode" "$sc" --out "$tmp/b3"
 bad "unknown policy" "--policy" "$sc" "${online[@]}" --policy basic,nope --out "$tmp/b4"
-bad "resolution out of range" "--resolution: expected a fraction in (0, 1)" "$sc" "${base[@]}" --resolution 1.5 \
+bad "resolution out of range" "--resolution: expected a fraction in [0.0001, 1)" "$sc" "${base[@]}" --resolution 1.5 \
   --out "$tmp/b5"
+# Finer than the probes' naming (issue 68: 1e-7 reused verdicts of rates it never ran; 1e-9 collided in a folder)
+bad "resolution below the floor" "--resolution: expected a fraction in [0.0001, 1), e.g. 0.02, found 1e-07" "$sc" "${base[@]}" --resolution 1e-7 \
+  --out "$tmp/b6"
 bad "another search in the same folder" "Use another --out" "$sc" "${base[@]}" --slo-ttft 1s --out "$tmp/c"
 exit $fail

@@ -2,6 +2,9 @@
 // probes; the answer never exceeds the true capacity and is within the resolution of it.
 #include <gtest/gtest.h>
 
+#include <set>
+#include <string>
+
 #include "core/analysis/capacity_search.hpp"
 
 using namespace dualpath::analysis;
@@ -64,4 +67,36 @@ TEST(CapacitySearch, NonMonotoneVerdictsKeepTheCapacityBelowTheLowestFailure) {
   s.record(4, true);  // noise above a failure does not raise the capacity
   EXPECT_EQ(s.capacity(), 1);
   EXPECT_EQ(*s.lowest_failing(), 2);
+}
+
+// Probe identity is exact (issue 68): every load the search proposes is its own kLoadDigits-digit name, so the
+// verdict recorded is the named (simulated) rate's, and at the finest resolution each probe is a new name. A
+// bracket that no named load can split ends the search as given up, not in a loop.
+TEST(CapacitySearch, ProposesOnlyNamedLoadsAndEachOnce) {
+  for (const int parallel : {1, 3}) {
+    CapacitySearchSpec spec;
+    spec.start = 0.123456789, spec.resolution = kMinResolution, spec.parallel = parallel;
+    spec.seeds = {0.3141592653};
+    CapacitySearch s(spec);
+    std::set<std::string> names;
+    for (auto loads = s.next(); !loads.empty(); loads = s.next())
+      for (double l : loads) {
+        EXPECT_EQ(l, named_load(l)) << load_text(l);
+        EXPECT_TRUE(names.insert(load_text(l)).second) << "two probes named " << load_text(l);
+        s.record(l, l <= 0.7777777777);
+      }
+    EXPECT_FALSE(s.gave_up());
+    EXPECT_LE((*s.lowest_failing() - s.capacity()) / s.capacity(), kMinResolution);
+    EXPECT_LE(s.capacity(), 0.7777777777);
+  }
+  EXPECT_EQ(load_text(0.3141592653), "0.314159");
+  EXPECT_EQ(named_load(1.0000004), 1.0);
+  // Below the naming's precision (a resolution the CLI refuses): the search stops as given up.
+  CapacitySearchSpec fine;
+  fine.start = 1, fine.resolution = 1e-9;
+  CapacitySearch f(fine);
+  f.record(1.0, true);
+  f.record(1.00001, false);
+  EXPECT_TRUE(f.next().empty());
+  EXPECT_TRUE(f.gave_up());
 }
