@@ -45,6 +45,7 @@
 #include "cli/shard.hpp"
 #include "cli/slurm_jobs.hpp"
 #include "core/analysis/bandwidth_model.hpp"
+#include "core/analysis/capacity_search.hpp"
 #include "core/analysis/plan_splits.hpp"
 #include "core/analysis/vary_grid.hpp"
 #include "core/config/input_error.hpp"
@@ -58,6 +59,11 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// The most candidates (feasible splits of every variant) a plan evaluates unless --max-candidates raises it: each is
+// at least one simulation, and --nodes 10000 once started 9,999 of them with no word of the cost. 500 covers every
+// split of the paper's 1,152-GPU cluster (144 nodes) three times over.
+constexpr size_t kDefaultMaxCandidates = 500;
+
 struct PlanArgs {
   std::string scenario, out, objective = "jct", policy;
   std::optional<int> nodes;
@@ -70,6 +76,7 @@ struct PlanArgs {
   std::vector<std::string> overrides, overlays, vary;
   std::string shard;  // "I/N": evaluate only this slice of the candidates (cli/shard.hpp)
   SlurmArgs slurm;
+  size_t max_candidates = kDefaultMaxCandidates;  // refused beyond, before anything is made (issue 68)
 };
 
 
@@ -115,8 +122,9 @@ void check_objective(const Scenario& sc, PlanObjective objective, const std::str
 void plan(const PlanArgs& a) {
   const PlanObjective objective = choice_value(kPlanObjectives, a.objective);  // the option's check took only these
   if (!a.nodes && !a.budget) throw InputError("plan", "expected the cluster size: --nodes N or --budget GPUS");
-  if (a.nodes && *a.nodes < 2)
-    throw InputError("--nodes " + std::to_string(*a.nodes), "expected at least 2 nodes (one P, one D)");
+  if (a.nodes && (*a.nodes < 2 || *a.nodes > analysis::kMaxPlanNodes))
+    throw InputError("--nodes " + std::to_string(*a.nodes), "expected 2 (one P, one D) to " +
+                                                                 std::to_string(analysis::kMaxPlanNodes) + " nodes");
   if (a.budget && *a.budget <= 0) throw InputError("--budget " + std::to_string(*a.budget), "expected a GPU count > 0");
   if (!(a.resolution >= analysis::kMinResolution && a.resolution < 1))
     throw InputError("--resolution", "expected a fraction in [" + analysis::load_text(analysis::kMinResolution) +
@@ -191,6 +199,25 @@ void plan(const PlanArgs& a) {
     }
     plans.push_back(std::move(vp));
   }
+
+  // What the plan will cost, before anything is made: its candidates and the simulations they take.
+  size_t candidates = 0;
+  for (const auto& vp : plans)
+    for (const auto& s : vp.splits) candidates += s.feasible ? 1 : 0;
+  const std::string size_text = std::to_string(candidates) + " candidate split(s) in " + std::to_string(plans.size()) +
+                                " variant(s)";
+  if (candidates > a.max_candidates)
+    throw InputError("--max-candidates " + std::to_string(a.max_candidates),
+                     "this plan has " + size_text + ", each at least one simulation; narrow --nodes, --budget or "
+                     "--vary, or raise --max-candidates to run them all");
+  std::cerr << "plan: " << size_text << ": "
+            << (objective == PlanObjective::Capacity
+                    ? "each split's search takes 1 to " + std::to_string(analysis::CapacitySearchSpec{}.max_probes) +
+                          " probes (splits that cannot win are dropped after a few): " + std::to_string(candidates) +
+                          " to " + std::to_string(candidates * analysis::CapacitySearchSpec{}.max_probes) +
+                          " simulations"
+                    : std::to_string(candidates) + " simulations, one per split")
+            << "\n";
 
   nlohmann::json identity = {{"scenario", fs::absolute(a.scenario).lexically_normal().string()},
                              {"overlays", a.overlays},
@@ -396,6 +423,10 @@ void register_plan_command(CLI::App& app) {
   cmd->add_option("--out", args->out, "Output folder (plan.json, plan.png, splits/)")->required();
   cmd->add_option("--jobs", args->jobs, "Runs at once (default: the core count)")->check(CLI::Range(1u, 1024u));
   cmd->add_flag("--no-plot", args->no_plot, "Do not draw plan.png");
+  cmd->add_option("--max-candidates", args->max_candidates,
+                  "Refuse a plan of more candidate splits than this, before running any (default " +
+                      std::to_string(kDefaultMaxCandidates) + ")")
+      ->check(CLI::Range(size_t{1}, size_t{1000000}));
   add_shard_options(cmd, args->shard, args->slurm);
   cmd->callback([args, resolution] {
     args->resolution_given = resolution->count() > 0;

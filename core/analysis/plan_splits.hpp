@@ -20,6 +20,10 @@ struct PdSplit {
 // Group size for a side of `nodes` nodes: `wanted` if it divides the side's GPUs, else the whole side.
 int fitting_group(int wanted, int nodes, int gpus_per_node);
 
+// The largest cluster a plan splits (--nodes, or --budget's nodes): far beyond any deployment (the paper's largest
+// is 144 nodes), and small enough that enumerating its splits costs nothing before the candidate limit refuses it.
+inline constexpr int kMaxPlanNodes = 100000;
+
 std::vector<PdSplit> enumerate_splits(const Scenario& sc, int nodes);
 
 }  // namespace dualpath::analysis

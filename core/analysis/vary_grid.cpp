@@ -3,6 +3,7 @@
 #include <cmath>
 #include <set>
 
+#include "core/analysis/plan_splits.hpp"
 #include "core/config/command_values.hpp"
 #include "core/config/input_error.hpp"
 #include "core/config/loader.hpp"
@@ -83,6 +84,10 @@ int budget_nodes(long long gpus, int gpus_per_node) {
   if (nodes < 2)
     throw InputError("--budget " + std::to_string(gpus),
                      "expected at least 2 nodes' worth of GPUs (2 x " + std::to_string(gpus_per_node) + ")");
+  if (nodes > kMaxPlanNodes)
+    throw InputError("--budget " + std::to_string(gpus), "expected at most " + std::to_string(kMaxPlanNodes) +
+                                                             " nodes' worth of GPUs, found " + std::to_string(nodes) +
+                                                             " nodes of " + std::to_string(gpus_per_node));
   return static_cast<int>(nodes);
 }
 

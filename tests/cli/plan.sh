@@ -57,6 +57,9 @@ check("evaluating" not in open(f"{t}/again.out").read() and json.load(open(f"{t}
 po = open(f"{t}/p.out").read()
 check("(1 of 2) started" in po and "1 of 2 done, about" in po and "2 of 2 done)" in po,
       "progress: each candidate as it starts and ends, with the time left")
+check("plan: 2 candidate split(s) in 1 variant(s): 2 simulations, one per split" in po,
+      "the plan states its size and cost before it runs")
+check("each split's search takes 1 to 60 probes" in open(f"{t}/cap.out").read(), "a capacity plan states its bounds")
 check(p["analytic_pd_range"]["lower"] is not None and all("in_analytic_range" in s for s in p["splits"]),
       "each split is placed against the §4.2 range")
 import os
@@ -130,7 +133,18 @@ PY
 fail=0
 source "$root/tests/cli/bad_input.bash"
 bad() { local name="$1" want="$2"; shift 2; bad_input "$name" "$want" "$bin" plan "$@"; }
-bad "one node" "--nodes 1: expected at least 2 nodes" "$sc27" --nodes 1 --out "$tmp/b1"
+bad "one node" "--nodes 1: expected 2 (one P, one D) to 100000 nodes" "$sc27" --nodes 1 --out "$tmp/b1"
+# Bounded work (issue 68): --nodes 10000 started 9,999 candidates and thousands of folders with no estimate. Now the
+# plan names its size and refuses beyond --max-candidates, before making anything; huge sizes are refused outright.
+bad "more candidates than the limit" "--max-candidates 500: this plan has 9999 candidate split(s) in 1 variant(s)" \
+  "$sc27" --nodes 10000 --out "$tmp/b1m"
+[ ! -e "$tmp/b1m" ] || { echo "FAIL a refused plan made its folder"; fail=1; }
+bad "a lower limit" "--max-candidates 2: this plan has 4 candidate split(s) in 2 variant(s)" "$sc27" --nodes 3 \
+  --vary policy.name=basic,dualpath --max-candidates 2 --out "$tmp/b1m"
+bad "nodes beyond the largest plan" "--nodes 2000000: expected 2 (one P, one D) to 100000 nodes" "$sc27" \
+  --nodes 2000000 --out "$tmp/b1m"
+bad "a budget beyond the largest plan" "--budget 8000000000: expected at most 100000 nodes' worth of GPUs" "$sc27" \
+  --budget 8000000000 --out "$tmp/b1m"
 bad "unknown objective" "--objective" "$sc27" --nodes 3 --objective cost --out "$tmp/b2"
 bad "capacity on an offline scenario" "objective capacity needs an online scenario" "$sc27" --nodes 3 \
   --objective capacity --out "$tmp/b3"
