@@ -35,6 +35,26 @@ std::string input_file_problem(const std::string& path, const std::string& what)
   return p.empty() ? p : what + " file \"" + path + "\" " + p + suggestion(path, p);
 }
 
+bool read_bounded_line(std::istream& in, std::string& line, const std::string& path, std::int64_t lineno) {
+  line.clear();
+  std::istream::sentry ok(in, /*noskipws=*/true);
+  if (!ok) return false;
+  std::streambuf* sb = in.rdbuf();
+  for (;;) {
+    const int c = sb->sbumpc();
+    if (c == std::char_traits<char>::eof()) {
+      in.setstate(line.empty() ? std::ios::eofbit | std::ios::failbit : std::ios::eofbit);
+      return !line.empty();
+    }
+    if (c == '\n') return true;
+    if (line.size() >= kMaxLineBytes)
+      throw InputError(path + ":" + std::to_string(lineno),
+                       "a line longer than " + std::to_string(kMaxLineBytes >> 20) +
+                           " MiB: expected one record per line (is the file binary, or missing its line breaks?)");
+    line.push_back(static_cast<char>(c));
+  }
+}
+
 std::ifstream open_input_file(const std::string& path, const std::string& what, std::ios::openmode mode) {
   if (const std::string p = problem(path); !p.empty()) throw InputError(path, what + " file " + p + suggestion(path, p));
   std::ifstream in(path, mode);

@@ -90,9 +90,21 @@ nlohmann::json parse_json_strict(const std::string& text) {
 
 nlohmann::json read_json_file(const std::string& path, const std::string& what) {
   std::ifstream in = open_input_file(path, what, std::ios::binary);
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  const std::string text = buffer.str();
+  // Bounded before and while reading: a file's size is checked first, and the read stops one byte past the bound
+  // (a file that grows, or a device that reports no size).
+  auto too_large = [&] {
+    return InputError(path, what + " file is larger than " + std::to_string(kMaxJsonFileBytes >> 20) +
+                                " MiB, expected a JSON document of at most that (is it the right file?)");
+  };
+  std::error_code ec;
+  if (const auto size = std::filesystem::file_size(path, ec); !ec && size > kMaxJsonFileBytes) throw too_large();
+  std::string text;
+  char chunk[1 << 16];
+  while (in.read(chunk, sizeof chunk) || in.gcount() > 0) {
+    text.append(chunk, static_cast<size_t>(in.gcount()));
+    if (text.size() > kMaxJsonFileBytes) throw too_large();
+  }
+  if (in.bad()) throw InputError(path, "read error (the " + what + " file could not be read to its end)");
   if (text.find_first_not_of(" \t\r\n") == std::string::npos) {
     throw InputError(path, what + " file is empty, expected a JSON object");
   }

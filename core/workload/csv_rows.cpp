@@ -53,7 +53,7 @@ bool CsvRows::split(const std::string& line, std::vector<std::string>& out, bool
 }
 
 bool CsvRows::read_line(std::string& line) {
-  if (!std::getline(in_, line)) return false;
+  if (!read_bounded_line(in_, line, path_, line_ + 1)) return false;
   ++line_;
   progress_.line();
   if (!line.empty() && line.back() == '\r') line.pop_back();
@@ -75,6 +75,11 @@ bool CsvRows::next(std::vector<std::string>& fields) {
         throw InputError(where(), "expected a closing quote within " + std::to_string(kMaxRecordLines) +
                                       " lines, found a quoted field still open at line " + std::to_string(line_));
       fields.back() += '\n';
+      size_t bytes = 0;
+      for (const auto& f : fields) bytes += f.size();
+      if (bytes + line.size() > kMaxLineBytes)
+        throw InputError(where(), "a record longer than " + std::to_string(kMaxLineBytes >> 20) +
+                                      " MiB: expected a closing quote (is a quote left open?)");
     }
     if (!columns_.empty() && row_line_ > 1 && fields.size() != columns_.size())
       throw InputError(where(), "expected " + std::to_string(columns_.size()) + " fields (" + joined(columns_) +

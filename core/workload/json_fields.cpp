@@ -4,6 +4,7 @@
 #include <cstdint>
 
 #include "core/config/input_error.hpp"
+#include "core/config/input_file.hpp"
 #include "core/config/json_file.hpp"
 #include "core/workload/read_progress.hpp"
 
@@ -82,7 +83,7 @@ void for_each_record(std::istream& in, const std::string& path, const std::strin
   std::string line;
   int64_t records = 0;
   ReadProgress progress(in, path);
-  for (int64_t lineno = 1; std::getline(in, line); ++lineno) {
+  for (int64_t lineno = 1; read_bounded_line(in, line, path, lineno); ++lineno) {
     progress.line();
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (line.find_first_not_of(" \t") == std::string::npos) continue;

@@ -160,7 +160,7 @@ Trace parse_trace(std::istream& in, const std::string& name) {
   std::vector<std::string> wheres;
   std::string line;
   workload::ReadProgress progress(in, name);
-  for (int64_t lineno = 1; std::getline(in, line); ++lineno) {
+  for (int64_t lineno = 1; read_bounded_line(in, line, name, lineno); ++lineno) {
     progress.line();
     if (!line.empty() && line.back() == '\r') line.pop_back();  // tolerate CRLF files
     if (line.find_first_not_of(" \t") == std::string::npos) continue;

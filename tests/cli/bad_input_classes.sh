@@ -11,7 +11,9 @@
 #      finding: a stray byte in --fault ended the run with a JSON library error, exit 1);
 #   6. issue 68's exit-1-or-silence cases, refused at load: a key repeated in a --fault string or inside a --set JSON
 #      value (the file readers refuse repeats), a fault factor of 1 (the message says the open range it checks), `claims --out` onto a file
-#      (before any simulation), an SLO no run could miss (`capacity --slo-tpot "1e300 s"`).
+#      (before any simulation), an SLO no run could miss (`capacity --slo-tpot "1e300 s"`);
+#   7. issue 68's unbounded reads: a JSON file above 64 MiB is refused before it is read (a 2 GB file of NULs took
+#      4.3 GB), a line above 64 MiB after that much of it, in every line-based reader, in bounded memory.
 # Usage: bad_input_classes.sh <dualpath-binary> <repo-root>
 set -u
 bin="$1"; root="$2"
@@ -99,4 +101,27 @@ bad_input "a key repeated inside a --set JSON value" 'the value duplicate key "e
   "$bin" check "$sc" --set 'policy.qos={"enabled":true,"enabled":false}'
 bad_input "an SLO above a day" "at most a day" \
   "$bin" capacity "$root/scenarios/ds660b-2p4d-online.json" --slo-tpot "1e300 s" --out "$tmp/cap"
+
+# 7. Bounded reads: each refusal names the file (and line), and takes about the bound's memory, not the file's.
+truncate -s 65M "$tmp/huge.json"   # sparse: NULs, no line break
+bad_input "a scenario above 64 MiB" "huge.json: scenario file is larger than 64 MiB" "$bin" check "$tmp/huge.json"
+bad_input "an overlay above 64 MiB" "huge.json: overlay file is larger than 64 MiB" "$bin" check "$sc" --overlay "$tmp/huge.json"
+bad_input "a trace line above 64 MiB" "huge.json:1: a line longer than 64 MiB" "$bin" trace stats "$tmp/huge.json"
+bad_input "a Mooncake line above 64 MiB" "huge.json:1: a line longer than 64 MiB" \
+  "$bin" trace convert --from mooncake "$tmp/huge.json" -o "$tmp/out.jsonl"
+bad_input "a CSV line above 64 MiB" "huge.json:1: a line longer than 64 MiB" \
+  "$bin" trace stats --from azure "$tmp/huge.json"
+if [ -x /usr/bin/time ]; then
+  # The start-up's own memory (the libraries) plus about the bound: not the file's size, however large it is.
+  truncate -s 3G "$tmp/huge3.json"
+  /usr/bin/time -o "$tmp/base.kb" -f "%M" "$bin" --version > /dev/null
+  for args in "check $tmp/huge3.json" "trace stats $tmp/huge3.json"; do
+    /usr/bin/time -o "$tmp/run.kb" -f "%M" "$bin" $args > /dev/null 2>&1
+    kb=$(( $(tail -1 "$tmp/run.kb") - $(tail -1 "$tmp/base.kb") ))
+    if [ "$kb" -le $((200 * 1024)) ]; then echo "ok   $args on a 3 GiB file: $kb KB above start-up"
+    else echo "FAIL $args on a 3 GiB file takes $kb KB above start-up"; fail=1; fi
+  done
+else
+  echo "FAIL /usr/bin/time is missing (apt-get install time)"; fail=1
+fi
 exit $fail
