@@ -34,6 +34,14 @@ bool built_with_cuda() {
 #endif
 }
 
+std::string cublas_unusable_reason() {
+#ifdef DUALPATH_HAVE_CUDA
+  return cuda::cublas_problem();
+#else
+  return "built without CUDA";
+#endif
+}
+
 int cuda_device_count() {
 #ifdef DUALPATH_HAVE_CUDA
   return cuda::device_count();

@@ -48,6 +48,10 @@ std::string cuda_unusable_reason(int device);
 // CUDA devices the runtime sees (0 when none, no driver, or built without CUDA).
 int cuda_device_count();
 
+// "" when cuBLAS loads, else why not ("built without CUDA", or the loader's error). The CUDA device loads it on first
+// use rather than at start-up (hw/gpu/cublas_library.hpp), so that commands without a GPU do not pay its ~210 MB.
+std::string cublas_unusable_reason();
+
 // True when this build has the CUDA device (DUALPATH_WITH_CUDA).
 bool built_with_cuda();
 

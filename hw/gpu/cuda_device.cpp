@@ -13,6 +13,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "hw/gpu/cublas_library.hpp"
 #include "hw/gpu/cuda_internal.hpp"
 
 namespace dualpath::hw::cuda {
@@ -31,7 +32,8 @@ void check(cudaError_t e, const char* what) {
 
 void check(cublasStatus_t s, const char* what) {
   if (s != CUBLAS_STATUS_SUCCESS)
-    throw std::runtime_error(std::string(what) + ": " + cublasGetStatusName(s) + ": " + cublasGetStatusString(s));
+    throw std::runtime_error(std::string(what) + ": " + cublas_library().status_name(s) + ": " +
+                             cublas_library().status_string(s));
 }
 
 // Operand buffers shared by every stream on one device. Their contents are never read back (only the time
@@ -79,15 +81,15 @@ class Runner {
   explicit Runner(int device) : device_(device), buffers_(buffers_of(device)) {
     check(cudaSetDevice(device), "cudaSetDevice");
     check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
-    check(cublasCreate(&blas_), "cublasCreate");
-    check(cublasSetStream(blas_, stream_), "cublasSetStream");
+    check(cublas_library().create(&blas_), "cublasCreate");
+    check(cublas_library().set_stream(blas_, stream_), "cublasSetStream");
     check(cudaEventCreate(&start_), "cudaEventCreate");
     check(cudaEventCreate(&stop_), "cudaEventCreate");
   }
   ~Runner() {
     cudaEventDestroy(start_);
     cudaEventDestroy(stop_);
-    cublasDestroy(blas_);
+    if (blas_) cublas_library().destroy(blas_);
     cudaStreamDestroy(stream_);
   }
   Runner(const Runner&) = delete;
@@ -128,11 +130,11 @@ class Runner {
     void* b = buffers_.ptr[1];
     void* c = buffers_.ptr[2];
     if (g.batch == 1) {
-      check(cublasGemmEx(blas_, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &alpha, b, CUDA_R_16BF, n, a, CUDA_R_16BF, k,
+      check(cublas_library().gemm_ex(blas_, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &alpha, b, CUDA_R_16BF, n, a, CUDA_R_16BF, k,
                          &beta, c, CUDA_R_16BF, n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
             "cublasGemmEx");
     } else {
-      check(cublasGemmStridedBatchedEx(blas_, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &alpha, b, CUDA_R_16BF, n,
+      check(cublas_library().gemm_strided_batched_ex(blas_, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &alpha, b, CUDA_R_16BF, n,
                                        static_cast<long long>(k) * n, a, CUDA_R_16BF, k,
                                        static_cast<long long>(m) * k, &beta, c, CUDA_R_16BF, n,
                                        static_cast<long long>(m) * n, static_cast<int>(g.batch),
@@ -306,7 +308,16 @@ std::string probe(int device) {
     return "device ordinal " + std::to_string(device) + " out of range (" + std::to_string(n) + " devices)";
   if (const cudaError_t e = cudaSetDevice(device); e != cudaSuccess) return cuda_error(e);
   if (const cudaError_t e = cudaFree(nullptr); e != cudaSuccess) return cuda_error(e);  // creates the context
-  return "";
+  return cublas_problem();  // the device is usable only if its GEMMs can run
+}
+
+std::string cublas_problem() {
+  try {
+    (void)cublas_library();
+    return "";
+  } catch (const std::exception& e) {
+    return e.what();
+  }
 }
 
 std::unique_ptr<ComputeDevice> make_device(const ModelSpec& model, int device) {

@@ -13,6 +13,8 @@ namespace dualpath::hw::cuda {
 
 // "" when `device` can be selected and a stream created, else the CUDA error's name and text.
 std::string probe(int device);
+// "" when cuBLAS loads (hw/gpu/cublas_library.hpp: on first use, not at start-up), else why not.
+std::string cublas_problem();
 // Devices the runtime sees (0 when none or no driver).
 int device_count();
 // Throws std::runtime_error naming the CUDA/cuBLAS call that failed.

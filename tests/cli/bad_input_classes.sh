@@ -13,7 +13,8 @@
 #      value (the file readers refuse repeats), a fault factor of 1 (the message says the open range it checks), `claims --out` onto a file
 #      (before any simulation), an SLO no run could miss (`capacity --slo-tpot "1e300 s"`);
 #   7. issue 68's unbounded reads: a JSON file above 64 MiB is refused before it is read (a 2 GB file of NULs took
-#      4.3 GB), a line above 64 MiB after that much of it, in every line-based reader, in bounded memory.
+#      4.3 GB), a line above 64 MiB after that much of it, in every line-based reader, in bounded memory; and the
+#      start-up itself stays light (--version, check, a converter under 100 MB: cuBLAS is loaded on demand).
 # Usage: bad_input_classes.sh <dualpath-binary> <repo-root>
 set -u
 bin="$1"; root="$2"
@@ -120,6 +121,14 @@ if [ -x /usr/bin/time ]; then
     kb=$(( $(tail -1 "$tmp/run.kb") - $(tail -1 "$tmp/base.kb") ))
     if [ "$kb" -le $((200 * 1024)) ]; then echo "ok   $args on a 3 GiB file: $kb KB above start-up"
     else echo "FAIL $args on a 3 GiB file takes $kb KB above start-up"; fail=1; fi
+  done
+  # A light start (issue 68: every invocation took ~246 MB, cuBLAS being linked): the commands without a GPU stay
+  # under 100 MB of resident memory (about 36 MB here: SimGrid and its ns-3 libraries).
+  for args in "--version" "check $sc" "trace stats $root/tests/traces/burstgpt_sample.csv --from burstgpt"; do
+    /usr/bin/time -o "$tmp/run.kb" -f "%M" "$bin" $args > /dev/null 2>&1
+    kb=$(tail -1 "$tmp/run.kb")
+    if [ "$kb" -le $((100 * 1024)) ]; then echo "ok   dualpath $args starts in $kb KB"
+    else echo "FAIL dualpath $args takes $kb KB (over 100 MB)"; fail=1; fi
   done
 else
   echo "FAIL /usr/bin/time is missing (apt-get install time)"; fail=1

@@ -138,6 +138,16 @@ TEST(ComputeDevice, AutoFallsBackToEmulatedWithReason) {
   EXPECT_FALSE(cuda_unusable_reason(0).empty());
 }
 
+// cuBLAS is loaded on first use, not linked (issue 68: linked, it cost every command ~210 MB at start-up): a CUDA
+// build finds the toolkit's library and binds every entry point it calls, GPU or not.
+TEST(ComputeDevice, CublasLoadsOnDemand) {
+  if (!built_with_cuda()) {
+    EXPECT_EQ(cublas_unusable_reason(), "built without CUDA");
+    return;
+  }
+  EXPECT_EQ(cublas_unusable_reason(), "");
+}
+
 TEST(ComputeDevice, CudaModeThrowsWithoutDevice) {
   const ModelSpec m = model("ds-27b.json");
   if (cuda_unusable_reason(0).empty()) GTEST_SKIP() << "a CUDA device is usable here";
