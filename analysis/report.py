@@ -374,6 +374,53 @@ def fig_sweep(rep, path, index):
 
 # --- html ---------------------------------------------------------------------------------------------------------
 
+def rate(bits_per_s_bytes):
+    """Bytes/s as the network's units (Gbps), as docs/configuration.md writes link rates."""
+    return f"{8 * bits_per_s_bytes / 1e9:,.0f} Gbps"
+
+
+def simulated_table(runs):
+    """What was simulated, one row per distinct question (backend and scenario): the model, the cluster's split and
+    its links, the workload. A reader sees what the figures are of before reading them (issue 68)."""
+    rows, seen = [], set()
+    for r in runs:
+        c = r.summary.get("config", {})
+        key = (r.backend, r.scenario, json.dumps({k: c.get(k) for k in ("model", "deployment", "topology", "workload")},
+                                                  sort_keys=True))
+        if key in seen:
+            continue
+        seen.add(key)
+        m, d, t, w = c.get("model", {}), c.get("deployment", {}), c.get("topology", {}), c.get("workload", {})
+        gpn = t.get("gpus_per_node", "?")
+        if w.get("mode") == "online":
+            load = f"online, {w.get('aps', 0):g} agents/s" + (f" for {w.get('duration', 0):g} s" if w.get("duration") else "")
+        else:
+            load = f"offline, {w.get('agents', '?')} agents at t = 0"
+        source = w.get("file", "") if w.get("source") == "file" else f"{w.get('profile', '?')} profile, seed {w.get('seed', '?')}"
+        storage = t.get("storage", {})
+        rows.append({
+            "backend": r.backend, "scenario": r.scenario,
+            "model": m.get("name", "?") + (" (profile)" if m.get("timing") == "profile" else ""),
+            "prefill": f"{d.get('prefill_nodes', '?')} nodes x {gpn} GPUs, EP{d.get('pe_group_gpus', '?')}",
+            "decode": f"{d.get('decode_nodes', '?')} nodes x {gpn} GPUs, EP{d.get('de_group_gpus', '?')}",
+            "GPU": t.get("name", "?"),
+            "SNIC / CNIC per node": f"{rate(t.get('snic_bw', 0))} / {rate(t.get('cnic_bw', 0))}",
+            "storage": (f"{storage.get('servers')} servers" if storage.get("servers") else "no server limit")
+                       + (", GDR" if storage.get("gdr") else ""),
+            "workload": f"{load}; {source}",
+        })
+    return pd.DataFrame(rows)
+
+
+def binds_text(section):
+    """'snic 62%': the resource with the largest share of a wait section (summary.json waits.ttft or waits.round)."""
+    b = section.get("binds", "")
+    if not b or b == "none":
+        return b or "-"
+    share = section.get("by_resource", {}).get(b)
+    return f"{b} {100 * share:.0f}%" if share is not None else b
+
+
 def run_table(runs):
     base = {}
     for r in runs:
@@ -394,6 +441,8 @@ def run_table(runs):
             "prompt tok/s": f"{res.get('prompt_tokens_per_s', 0):,.0f}",
             "PE SNIC": f"{100 * links.get('pe_snic_read_utilisation', 0):.0f}%",
             "DE SNIC": f"{100 * links.get('de_snic_read_utilisation', 0):.0f}%",
+            "TTFT binds": binds_text(r.summary.get("waits", {}).get("ttft", {})),
+            "round binds": binds_text(r.summary.get("waits", {}).get("round", {})),
             "folder": r.path,
         })
     return pd.DataFrame(rows)
@@ -422,7 +471,10 @@ def write_html(rep, runs, sweeps, inputs):
              ".side{display:flex;flex-wrap:wrap} figcaption{font-size:13px;color:#444}</style></head><body>",
              "<h1>dualpath report</h1><p>Inputs: " + ", ".join(f"<code>{html.escape(i)}</code>" for i in inputs) + "</p>"]
     if runs:
-        parts.append("<h2>Runs</h2>" + run_table(runs).to_html(index=False, escape=True))
+        parts.append("<h2>What was simulated</h2>" + simulated_table(runs).to_html(index=False, escape=True))
+        parts.append("<h2>Runs</h2><p>TTFT binds and round binds: the resource with the largest share of the time "
+                     "before the first token and of a whole round (docs/glossary.md).</p>"
+                     + run_table(runs).to_html(index=False, escape=True))
         parts.append("<h2>TTFT breakdown (mean)</h2>" + breakdown_table(runs).to_html(index=False, escape=True))
         parts.append("<h2>Overview</h2>")
         parts += [img(f) for f in rep.figures if f["section"] == "overview"]

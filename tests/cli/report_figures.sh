@@ -78,6 +78,27 @@ check(snic and [int(x) for x in snic.groups()] == got, f"the quoted SNIC shares 
 done()
 PY
 
+# The report's header says what was simulated and what binds (issue 68), from the runs' own summaries.
+"$py" - "$tmp/res" "$tmp/rep/index.html" <<'PY'
+import html, json, re, sys
+from checks import check, done
+res, page = sys.argv[1], open(sys.argv[2]).read()
+text = re.sub(r"\s+", " ", html.unescape(re.sub(r"<[^>]+>", " ", page)))
+s = {p: json.load(open(f"{res}/{p}/summary.json")) for p in ("basic", "dualpath", "oracle")}
+c = s["dualpath"]["config"]
+check(text.index("What was simulated") < text.index("Runs"), "the header comes before the run table")
+for want in (c["model"]["name"], f"{c['deployment']['prefill_nodes']} nodes x {c['topology']['gpus_per_node']} GPUs, "
+             f"EP{c['deployment']['pe_group_gpus']}", f"{8 * c['topology']['snic_bw'] / 1e9:,.0f} Gbps",
+             c["topology"]["name"], f"offline, {c['workload']['agents']} agents at t = 0"):
+    check(want in text, f"the header names {want!r}")
+for p in ("basic", "dualpath"):
+    for part in ("ttft", "round"):
+        w = s[p]["waits"][part]
+        want = f"{w['binds']} {100 * w['by_resource'][w['binds']]:.0f}%"
+        check(want in text, f"{p}'s {part} binds shown as {want!r}")
+done()
+PY
+
 # sim and hw side by side: the same results relabelled as a hardware run.
 cp -r "$tmp/res" "$tmp/hw"
 for p in basic dualpath oracle; do
