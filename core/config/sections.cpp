@@ -57,12 +57,14 @@ ModelSpec parse_model(const ObjectReader& parent, const std::string& key) {
     const std::string file = non_empty_string(r, "profile");
     const std::filesystem::path resolved =
         (std::filesystem::path(r.origins().base_dir(pointer_join(r.pointer(), "profile"))) / file).lexically_normal();
-    if (m.timing == StepTiming::Profile) {
-      if (const std::string why = input_file_problem(resolved.string(), "step profile"); !why.empty())
-        r.fail("profile", why);
-      m.profile_file = resolved.string();
-      m.profile = std::make_shared<const StepProfile>(read_step_profile(m.profile_file));
-    }
+    // A profile the timing would not use is a mistake, not a default (issue 68: it was ignored silently).
+    if (m.timing != StepTiming::Profile)
+      r.fail("profile", std::string("a step profile is used only with timing = \"profile\" (this model's timing is \"") +
+                            name_of(m.timing) + "\"); set model.timing=profile too, or drop model.profile");
+    if (const std::string why = input_file_problem(resolved.string(), "step profile"); !why.empty())
+      r.fail("profile", why);
+    m.profile_file = resolved.string();
+    m.profile = std::make_shared<const StepProfile>(read_step_profile(m.profile_file));
   }
   r.string_or("description", "");
   r.string_map("sources");

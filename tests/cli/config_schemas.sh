@@ -73,6 +73,10 @@ t = copy.deepcopy(topo); t["snic_bw"] = "80 GiB"; bad.append(("topologies", "ban
 t = copy.deepcopy(topo); t["snic_bw"] = 400; bad.append(("topologies", "bandwidth without unit", t))
 t = copy.deepcopy(topo); t["gpu"]["flops"] = "989 TiFLOPS"; bad.append(("topologies", "binary FLOP prefix", t))
 t = copy.deepcopy(topo); t["snic"] = "400 Gbps"; bad.append(("topologies", "unknown key", t))
+with open(os.path.join(root, "models", "ds-27b.json"), encoding="utf-8") as f:
+    model = json.load(f)
+m = copy.deepcopy(model); m["profile"] = "p.json"; bad.append(("models", "a profile without timing = profile", m))
+m = copy.deepcopy(model); m["timing"] = "profile"; bad.append(("models", "timing = profile without a profile", m))
 s = copy.deepcopy(scen); s["workload"]["mode"] = "batch"; bad.append(("scenarios", "bad mode", s))
 s = copy.deepcopy(scen); del s["workload"]["agents"]; bad.append(("scenarios", "offline without agents", s))
 s = copy.deepcopy(scen); s["deployment"]["fetch_period"] = "50 GB"; bad.append(("scenarios", "duration as bytes", s))

@@ -72,6 +72,9 @@ bad_input "a profile without the scenario's groups" "no prefill table for the sc
 sed 's/0.010\]/1e308]/' "$tmp/small.json" > "$tmp/huge.json"
 bad_input "a step time beyond an hour (file and key named)" "huge.json: /decode/0/token_s/1/1: expected a time in seconds in (0, 3600]" \
   "$BIN" check "$ROOT/scenarios/default.json" --set model.timing=profile --set model.profile="$tmp/huge.json"
+bad_input "a profile without timing = profile (issue 68: ignored silently)" \
+  "/model/profile: a step profile is used only with timing = \"profile\" (this model's timing is \"roofline\")" \
+  "$BIN" check "$ROOT/scenarios/default.json" --set model.profile="$tmp/small.json"
 bad_input "timing = profile without a profile" "missing required key \"profile\"" \
   "$BIN" check "$ROOT/scenarios/default.json" --set model.timing=profile
 bad_input "a missing profile file" "does not exist" \
