@@ -73,8 +73,9 @@ std::string fixed(double x, int decimals) {
 
 void run_gen(const GenOptions& o) {
   const SynthParams params = synth_profile(o.profile, table2_reading(o.reading, "--reading"), "--profile");
-  if (o.trajectories < 1)
-    throw InputError("--trajectories", "expected at least 1, found " + std::to_string(o.trajectories));
+  // The scenario's own bound on workload.trajectories (core/config/sections.cpp): 2e9 ended in std::bad_alloc.
+  if (o.trajectories < 1 || o.trajectories > 10000000)
+    throw InputError("--trajectories", "expected an integer in [1, 10000000], found " + std::to_string(o.trajectories));
   if (o.out != "-") check_output_file(o.out, "-o");  // before any work (the output rule)
   const Trace trace = generate_trace(params, o.trajectories, static_cast<uint64_t>(o.seed));
   write_trace_file(o.out, trace);

@@ -102,6 +102,8 @@ bad_input "a key repeated inside a --set JSON value" 'the value duplicate key "e
   "$bin" check "$sc" --set 'policy.qos={"enabled":true,"enabled":false}'
 bad_input "an SLO above a day" "at most a day" \
   "$bin" capacity "$root/scenarios/ds660b-2p4d-online.json" --slo-tpot "1e300 s" --out "$tmp/cap"
+bad_input "a trace of more trajectories than a scenario takes" "--trajectories: expected an integer in [1, 10000000]" \
+  "$bin" trace gen --profile 64k -n 2000000000 -o "$tmp/big.jsonl"
 
 # 7. Bounded reads: each refusal names the file (and line), and takes about the bound's memory, not the file's.
 truncate -s 65M "$tmp/huge.json"   # sparse: NULs, no line break
