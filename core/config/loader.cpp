@@ -53,15 +53,16 @@ Spec load_section(const std::string& path, const std::string& key, Parse parse) 
 
 }  // namespace
 
-Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides,
-                       const std::vector<std::string>& overlay_files) {
-  Origins origins;
-  origins.set("", path, /*is_file=*/true);
-  json tree = read_json_file(path, "scenario");
+namespace {
+
+// The body of both loaders: `tree` is the scenario document, `origins` already names where it came from, and
+// `base_dir` is the folder its model and topology references resolve against.
+Scenario load_tree(json tree, Origins origins, const std::string& source, const std::string& base_dir,
+                   const std::vector<std::string>& overrides, const std::vector<std::string>& overlay_files) {
   if (!tree.is_object()) throw InputError(origins.where(""), "expected a scenario object, found " + describe_found(tree));
 
-  resolve_reference(tree, "model", scenario_dir(path), "model", origins);
-  resolve_reference(tree, "topology", scenario_dir(path), "topology", origins);
+  resolve_reference(tree, "model", base_dir, "model", origins);
+  resolve_reference(tree, "topology", base_dir, "topology", origins);
 
   // One code path for both kinds of edit: every overlay's "set" entries, then the command line's --set.
   std::vector<Override> edits;
@@ -82,7 +83,7 @@ Scenario load_scenario(const std::string& path, const std::vector<std::string>& 
                           {"name", "description", "sources", "model", "topology", "deployment", "workload", "policy",
                            "slo", "outputs", "sim", "faults"});
   Scenario s;
-  s.source_file = path;
+  s.source_file = source;
   s.overlays = overlay_files;
   s.name = root.string("name");
   // The name becomes a results folder (results/<name>/), so it must be one safe path component.
@@ -106,6 +107,24 @@ Scenario load_scenario(const std::string& path, const std::vector<std::string>& 
   s.sim = parse_sim(root, "sim", s.model);
   s.faults = parse_faults(tree, origins, s.deployment, s.topology);
   return s;
+}
+
+}  // namespace
+
+Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides,
+                       const std::vector<std::string>& overlay_files) {
+  Origins origins;
+  origins.set("", path, /*is_file=*/true);
+  return load_tree(read_json_file(path, "scenario"), std::move(origins), path, scenario_dir(path), overrides,
+                   overlay_files);
+}
+
+Scenario load_scenario_document(const nlohmann::json& document, const std::string& name, const std::string& base_dir,
+                                const std::vector<std::string>& overrides,
+                                const std::vector<std::string>& overlay_files) {
+  Origins origins;
+  origins.set_with_base("", name, base_dir);
+  return load_tree(document, std::move(origins), name, base_dir, overrides, overlay_files);
 }
 
 ModelSpec load_model(const std::string& path) { return load_section<ModelSpec>(path, "model", parse_model); }

@@ -25,6 +25,13 @@ namespace dualpath {
 Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides = {},
                        const std::vector<std::string>& overlay_files = {});
 
+// The same, for a scenario document held in memory (the Python module's dict): `name` stands for its file in
+// messages ("<dict>: /workload/agents: ...") and in Scenario::source_file, and its relative paths (model, topology,
+// a trace, a profile) resolve against `base_dir` ("" = the working directory).
+Scenario load_scenario_document(const nlohmann::json& document, const std::string& name, const std::string& base_dir,
+                                const std::vector<std::string>& overrides = {},
+                                const std::vector<std::string>& overlay_files = {});
+
 // A model or topology file on its own (e.g. for tools that only need the hardware).
 ModelSpec load_model(const std::string& path);
 Topology load_topology(const std::string& path);

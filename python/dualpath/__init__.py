@@ -1,0 +1,313 @@
+"""dualpath from Python (docs/python.md): scenarios loaded and checked by the simulator's own loader, runs whose
+results come back as a dict and pandas DataFrames, policies written in Python, and the command line's verbs
+(traces, capacity, plan, analyze) returning data.
+
+    import dualpath as dp
+    sc = dp.Scenario("scenarios/default.json", set={"workload.agents": 64})
+    runs = dp.compare(sc, ["basic", "dualpath"])
+    runs["dualpath"].summary["results"]["jct_s"], runs["dualpath"].requests.head()
+
+Bad input raises dp.InputError (a ValueError) with the CLI's one line; a run that cannot finish raises
+dp.NoProgressError, a Python policy's mistake dp.PolicyError, a failed command dp.RunError (RuntimeErrors).
+"""
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Mapping
+
+import pandas as pd
+
+from . import _dualpath
+from ._cli import RunError, run_cli
+from ._dualpath import ClusterView, EngineState, InputError, NodeState, NoProgressError, PolicyError, QueuedRequest, Request
+
+__all__ = ["Scenario", "Run", "run", "compare", "Policy", "register_policy", "policy_names", "capacity", "plan",
+           "analyze_bandwidth", "analyze_cost", "trace", "InputError", "NoProgressError", "PolicyError", "RunError",
+           "ClusterView", "EngineState", "NodeState", "Request", "QueuedRequest", "version", "DATA_DIR"]
+
+version = _dualpath.version()
+DATA_DIR = _dualpath.data_dir()  # the bundled scenarios/, models/, topologies/ and traces/ live here
+
+
+def _value_text(v):
+    """A --set value as the CLI reads it: strings as they are ("400 Gbps"), everything else as JSON."""
+    return v if isinstance(v, str) else json.dumps(v)
+
+
+def _override_list(overrides):
+    if overrides is None:
+        return []
+    if isinstance(overrides, Mapping):
+        return [f"{k}={_value_text(v)}" for k, v in overrides.items()]
+    if isinstance(overrides, str):
+        raise InputError("set: expected a dict {key: value} or a list of \"key=value\" texts, found a string")
+    return [str(o) for o in overrides]
+
+
+class Scenario:
+    """A scenario, validated at construction exactly as `dualpath check` validates it.
+
+    source: a scenario file's path, or a dict of the same document (its relative paths resolve against base_dir,
+    default the working directory). set: overrides, {"workload.agents": 64} or ["workload.agents=64"], applied
+    after the overlay files in order, as --set is."""
+
+    def __init__(self, source, set=None, overlays=(), base_dir=None):
+        self._overrides = _override_list(set)
+        self._overlays = [os.fspath(o) for o in overlays]
+        if isinstance(source, Mapping):
+            self._path = None
+            self._document = json.loads(json.dumps(source))  # a copy, and a check that it is JSON
+            self._base_dir = os.fspath(base_dir) if base_dir is not None else os.getcwd()
+        else:
+            if base_dir is not None:
+                raise InputError("base_dir: applies to a scenario given as a dict (a file's paths resolve against "
+                                 "its own folder)")
+            self._path = os.fspath(source)
+            self._document = None
+        self._loaded = self._load()
+
+    def _load(self):
+        if self._path is not None:
+            return _dualpath.load_scenario(self._path, self._overrides, self._overlays)
+        return _dualpath.load_scenario_document(json.dumps(self._document), "<dict>", self._base_dir,
+                                                self._overrides, self._overlays)
+
+    @property
+    def name(self):
+        return self._loaded.name
+
+    @property
+    def policy(self):
+        """The scenario's policy (policy.name), the one run() uses by default."""
+        return self._loaded.policy
+
+    @property
+    def path(self):
+        return self._path
+
+    def with_set(self, set):
+        """A copy with more overrides after this one's."""
+        source = self._path if self._path is not None else self._document
+        return Scenario(source, self._overrides + _override_list(set), self._overlays,
+                        None if self._path is not None else self._base_dir)
+
+    def check(self):
+        """The effective configuration as a dict: what `dualpath check` prints (every quantity in SI units)."""
+        return json.loads(self._loaded.to_json())
+
+    def _for_policy(self, policy):
+        if policy is None or policy == self.policy:
+            loaded = self._loaded
+        else:
+            loaded = self.with_set({"policy.name": policy})._loaded
+        _dualpath.check_policy(loaded)
+        return loaded
+
+    def _cli_args(self, tmp):
+        """The CLI's arguments for this scenario: its file (a dict is written into `tmp`, its relative paths made
+        absolute), --overlay and --set. A Python policy lives in this process only, so the CLI cannot run it."""
+        if self.policy in _python_policies or any(o.split("=", 1) == ["policy.name", p] for o in self._overrides
+                                                   for p in _python_policies):
+            raise InputError(f"policy.name: {self.policy} is a Python policy, which runs in this process only "
+                             "(dualpath.run and dualpath.compare); capacity and plan run the dualpath command line")
+        path = self._path
+        if path is None:
+            doc = json.loads(json.dumps(self._document))
+            absolute = lambda p: p if os.path.isabs(p) else os.path.normpath(os.path.join(self._base_dir, p))
+            for key in ("model", "topology"):
+                if isinstance(doc.get(key), str):
+                    doc[key] = absolute(doc[key])
+            if isinstance(doc.get("model"), dict) and isinstance(doc["model"].get("profile"), str):
+                doc["model"]["profile"] = absolute(doc["model"]["profile"])
+            if isinstance(doc.get("workload"), dict) and isinstance(doc["workload"].get("file"), str):
+                doc["workload"]["file"] = absolute(doc["workload"]["file"])
+            path = os.path.join(tmp, "scenario.json")
+            with open(path, "w") as f:
+                json.dump(doc, f)
+        args = [path]
+        for o in self._overlays:
+            args += ["--overlay", o]
+        for o in self._overrides:
+            args += ["--set", o]
+        return args
+
+    def __repr__(self):
+        return f"Scenario({self._path or '<dict>'!r}, name={self.name!r}, policy={self.policy!r})"
+
+
+def _read_table(folder, name):
+    path = os.path.join(folder, name)
+    return pd.read_csv(path) if os.path.exists(path) else pd.DataFrame()
+
+
+class Run:
+    """One simulated run: summary (summary.json as a dict), and requests, waits and links (requests.csv,
+    waits.csv, links.csv as DataFrames). folder is where its files are, or None when they were not kept."""
+
+    def __init__(self, policy, summary, folder, tables):
+        self.policy = policy
+        self.summary = summary
+        self.folder = folder
+        self.requests, self.waits, self.links = tables
+
+    @property
+    def results(self):
+        return self.summary["results"]
+
+    @property
+    def jct(self):
+        """The job completion time, seconds (results.jct_s)."""
+        return self.summary["results"]["jct_s"]
+
+    def __repr__(self):
+        return f"Run(policy={self.policy!r}, jct={self.jct:.1f} s, rounds={self.results.get('rounds')})"
+
+
+def run(scenario, policy=None, out=None, threads=1):
+    """Simulates `scenario` under `policy` (default: its own) and returns a Run. With out=FOLDER the run's files
+    are written there, as `dualpath run SCENARIO --out FOLDER` writes them; without, into a temporary folder that is
+    removed once the tables are read. The GIL is released while the simulation runs."""
+    if not isinstance(scenario, Scenario):
+        scenario = Scenario(scenario)
+    loaded = scenario._for_policy(policy)
+    keep = out is not None
+    folder = os.fspath(out) if keep else tempfile.mkdtemp(prefix="dualpath-run-")
+    try:
+        summary = json.loads(_dualpath.run(loaded, folder, threads))
+        tables = tuple(_read_table(folder, n) for n in ("requests.csv", "waits.csv", "links.csv"))
+    finally:
+        if not keep:
+            shutil.rmtree(folder, ignore_errors=True)
+    return Run(loaded.policy, summary, folder if keep else None, tables)
+
+
+def compare(scenario, policies, out=None, threads=1):
+    """Runs `scenario` under each policy, one after the other; returns {policy: Run}. With out=FOLDER each run's
+    files go to FOLDER/<policy>/, as `dualpath run --policy a,b --out FOLDER` lays them out."""
+    if not isinstance(scenario, Scenario):
+        scenario = Scenario(scenario)
+    if isinstance(policies, str):
+        policies = [p for p in policies.split(",") if p]
+    for p in policies:  # every name is checked before the first run
+        scenario._for_policy(p)
+    return {p: run(scenario, p, None if out is None else os.path.join(os.fspath(out), p), threads) for p in policies}
+
+
+# --- policies written in Python ---------------------------------------------------------------------------------
+
+_python_policies = set()
+
+
+class Policy:
+    """Base of a policy written in Python. A subclass sets `features` (a dict of layerwise, dual_path, scheduler,
+    bypass_io: the mechanisms the engines apply, default all off) and overrides choose_read_side. It may also define
+
+        place_prefill(self, view, group, waiting) -> [(queue index, engine), ...]
+        route_decode(self, view, queue) -> [decode group, ...]        # one per queued request
+        place_decode(self, view, group, queue) -> [(queue index, engine), ...]
+
+    which otherwise are the built-in placement's (the paper's scheduler with features["scheduler"], else round
+    robin). `view` (ClusterView) and `request` (Request) are valid only during the call. Register it with
+    register_policy(name, cls); a scenario then names it in policy.name. One instance is made per run."""
+
+    features = {}
+
+    def choose_read_side(self, view, request):
+        """"pe" (read the hit through the PE node), "de" (through the DE node and the compute network; needs
+        dual_path), or an int: a split read's hit tokens through the PE node, the rest through the DE node."""
+        return "pe"
+
+
+def register_policy(name, cls):
+    """Makes `cls` (a Policy subclass) the policy `name`, for runs in this process."""
+    if not (isinstance(cls, type) and issubclass(cls, Policy)):
+        raise InputError(f"policy {name}: expected a subclass of dualpath.Policy, found {cls!r}")
+    _dualpath.register_policy(name, cls, dict(getattr(cls, "features", {})))
+    _python_policies.add(name)
+
+
+def policy_names():
+    """Every policy a scenario may name: the built-in ones and those registered from Python."""
+    return list(_dualpath.policy_names())
+
+
+# --- the command line's verbs, returning data ---------------------------------------------------------------------
+
+def _in_folder(out, prefix, body):
+    """Runs body(folder) in `out` (made, kept) or in a temporary folder (removed)."""
+    if out is not None:
+        os.makedirs(os.fspath(out), exist_ok=True)
+        return body(os.fspath(out))
+    with tempfile.TemporaryDirectory(prefix=prefix) as tmp:
+        return body(os.path.join(tmp, "out"))
+
+
+def capacity(scenario, policies=None, slo_ttft=None, slo_tpot=None, resolution=None, jobs=None, out=None):
+    """The SLO capacity search of `dualpath capacity` (docs/capacity.md) on an online scenario: returns
+    capacity.json as a dict ({"policies": {name: {"capacity_aps", "lowest_failing_aps", "probes", ...}}}). Each
+    probe is a `dualpath run` child process, as on the command line."""
+    if not isinstance(scenario, Scenario):
+        scenario = Scenario(scenario)
+    with tempfile.TemporaryDirectory(prefix="dualpath-capacity-") as tmp:
+        args = ["capacity", *scenario._cli_args(tmp), "--no-plot"]
+        if policies:
+            args += ["--policy", policies if isinstance(policies, str) else ",".join(policies)]
+        for flag, v in (("--slo-ttft", slo_ttft), ("--slo-tpot", slo_tpot), ("--resolution", resolution),
+                        ("--jobs", jobs)):
+            if v is not None:
+                args += [flag, str(v)]
+
+        def body(folder):
+            run_cli(args + ["--out", folder])
+            with open(os.path.join(folder, "capacity.json")) as f:
+                return json.load(f)
+        return _in_folder(out, "dualpath-capacity-", body)
+
+
+def plan(scenario, nodes=None, budget=None, objective="jct", policy=None, vary=None, resolution=None, slo_ttft=None,
+         slo_tpot=None, jobs=None, max_candidates=None, out=None):
+    """The best P/D split of `dualpath plan` (docs/capacity.md): returns plan.json as a dict (its "splits" and its
+    "recommendation"). vary: {key: [values]} as --vary KEY=V1,V2."""
+    if not isinstance(scenario, Scenario):
+        scenario = Scenario(scenario)
+    with tempfile.TemporaryDirectory(prefix="dualpath-plan-") as tmp:
+        args = ["plan", *scenario._cli_args(tmp), "--objective", objective, "--no-plot"]
+        for flag, v in (("--nodes", nodes), ("--budget", budget), ("--policy", policy), ("--resolution", resolution),
+                        ("--slo-ttft", slo_ttft), ("--slo-tpot", slo_tpot), ("--jobs", jobs),
+                        ("--max-candidates", max_candidates)):
+            if v is not None:
+                args += [flag, str(v)]
+        for key, values in (vary or {}).items():
+            args += ["--vary", f"{key}=" + ",".join(_value_text(v) for v in values)]
+
+        def body(folder):
+            run_cli(args + ["--out", folder])
+            with open(os.path.join(folder, "plan.json")) as f:
+                return json.load(f)
+        return _in_folder(out, "dualpath-plan-", body)
+
+
+def analyze_bandwidth(topology, pd_ratios=None, basic=False):
+    """The §4.2 bandwidth model of `dualpath analyze bandwidth --json` for a topology file: its parameters, the
+    bottleneck-free P/D range and, per P:D ("1:2" or (1, 2)), each link's load and what saturates first."""
+    args = ["analyze", "bandwidth", "--topology", os.fspath(topology), "--json"]
+    for r in pd_ratios or []:
+        args += ["--pd", r if isinstance(r, str) else f"{r[0]}:{r[1]}"]
+    if basic:
+        args.append("--basic")
+    return json.loads(run_cli(args))
+
+
+def analyze_cost(model, topology, **options):
+    """The cost model's decode step by part and a prefill forward of `dualpath analyze cost --json`. options: batch
+    (a list), context, de_group, pe_group, prefill_tokens, cached, fresh, profile."""
+    args = ["analyze", "cost", "--model", os.fspath(model), "--topology", os.fspath(topology), "--json"]
+    for key, v in options.items():
+        flag = "--" + key.replace("_", "-")
+        for item in (v if isinstance(v, (list, tuple)) else [v]):
+            args += [flag, str(item)]
+    return json.loads(run_cli(args))
+
+
+from . import trace  # noqa: E402  (the trace verbs use the names above)

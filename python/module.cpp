@@ -1,0 +1,136 @@
+// The `dualpath._dualpath` extension (pybind11): the thin C++ layer under the `dualpath` Python package
+// (python/dualpath/__init__.py holds the API a researcher uses; docs/python.md). It loads and checks scenarios with
+// the CLI's loader, runs them on the simulator with the GIL released, reads native traces into columns, and
+// registers policies written in Python (python_policy.hpp). Errors keep the CLI's one line: InputError becomes
+// dualpath.InputError (a ValueError), a run that can never finish dualpath.NoProgressError, a Python policy's
+// mistake dualpath.PolicyError (both RuntimeErrors).
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/backend/run_errors.hpp"
+#include "core/config/input_error.hpp"
+#include "core/config/loader.hpp"
+#include "core/run/build_info.hpp"
+#include "core/sched/policy_registry.hpp"
+#include "core/workload/trace_io.hpp"
+#include "python/python_policy.hpp"
+#include "sim/run_scenario.hpp"
+
+namespace py = pybind11;
+using namespace dualpath;
+
+namespace {
+
+// SimGrid's engine is one per process (docs/architecture.md): a second SimGrid run would abort the interpreter.
+bool simgrid_used = false;
+
+// Runs a loaded scenario into `out_dir` (made) and returns summary.json's text. The GIL is released for the
+// whole run; a Python policy takes it back for each decision.
+std::string run(const Scenario& sc, const std::string& out_dir, int threads) {
+  if (sc.sim.engine == NetworkEngine::Simgrid) {
+    if (simgrid_used)
+      throw InputError("sim.engine", "SimGrid runs once per process (its engine is a singleton); run the second "
+                                     "SimGrid simulation in a fresh Python process or with the dualpath CLI");
+    simgrid_used = true;
+  }
+  if (threads > 1 && sc.sim.engine != NetworkEngine::Native)
+    throw InputError("threads", "more than one thread needs the native engine (sim.engine = \"native\")");
+  sim::RunOutcome outcome;
+  {
+    py::gil_scoped_release free;
+    sim::RunOptions options;
+    options.threads = threads;
+    outcome = sim::run_scenario(sc, "", out_dir, options);
+  }
+  return outcome.summary.dump();
+}
+
+// A native trace as columns (one row per round): what pandas.DataFrame(...) takes.
+py::dict trace_columns(const std::string& path) {
+  Trace t;
+  {
+    py::gil_scoped_release free;
+    t = read_trace(path);
+  }
+  std::vector<std::string> id, parent;
+  std::vector<double> arrival, think;
+  std::vector<long long> round, append, gen, shared;
+  for (const auto& tr : t.trajectories)
+    for (size_t k = 0; k < tr.rounds.size(); ++k) {
+      id.push_back(tr.id);
+      arrival.push_back(tr.arrival);
+      round.push_back(static_cast<long long>(k));
+      append.push_back(tr.rounds[k].append);
+      gen.push_back(tr.rounds[k].gen);
+      think.push_back(tr.rounds[k].think);
+      parent.push_back(tr.parent);
+      shared.push_back(tr.shared);
+    }
+  py::dict d;
+  d["id"] = id, d["arrival"] = arrival, d["round"] = round, d["append"] = append, d["gen"] = gen,
+  d["think"] = think, d["parent"] = parent, d["shared"] = shared;
+  return d;
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_dualpath, m) {
+  m.doc() = "dualpath's C++ core (use the dualpath package, not this module)";
+  static py::exception<InputError> input_error(m, "InputError", PyExc_ValueError);
+  static py::exception<NoProgressError> no_progress(m, "NoProgressError", PyExc_RuntimeError);
+  static py::exception<python::PolicyError> policy_error(m, "PolicyError", PyExc_RuntimeError);
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const InputError& e) {
+      input_error(e.what());
+    } catch (const NoProgressError& e) {
+      no_progress(e.what());
+    } catch (const python::PolicyError& e) {
+      policy_error(e.what());
+    }
+  });
+
+  m.def("version", [] { return std::string(build_version()); });
+  m.def("data_dir", [] { return std::string(DUALPATH_DATA_DIR); });
+  m.def("policy_names", &policy_names);
+
+  py::class_<Scenario>(m, "LoadedScenario", "A validated scenario (core/config/scenario.hpp)")
+      .def_readonly("name", &Scenario::name)
+      .def_property_readonly("policy", [](const Scenario& s) { return s.policy.name; })
+      .def_property_readonly("engine", [](const Scenario& s) {
+        return std::string(s.sim.engine == NetworkEngine::Simgrid ? "simgrid" : "native");
+      })
+      .def("to_json", [](const Scenario& s) { return scenario_to_json(s).dump(); },
+           "The effective configuration, as `dualpath check` prints it");
+
+  m.def("load_scenario",
+        [](const std::string& path, const std::vector<std::string>& overrides,
+           const std::vector<std::string>& overlays) { return load_scenario(path, overrides, overlays); },
+        py::arg("path"), py::arg("overrides"), py::arg("overlays"));
+  m.def("load_scenario_document",
+        [](const std::string& text, const std::string& name, const std::string& base_dir,
+           const std::vector<std::string>& overrides, const std::vector<std::string>& overlays) {
+          nlohmann::json doc;
+          try {
+            doc = nlohmann::json::parse(text);
+          } catch (const nlohmann::json::exception& e) {
+            throw InputError(name, std::string("expected a JSON-serialisable scenario: ") + e.what());
+          }
+          return load_scenario_document(doc, name, base_dir, overrides, overlays);
+        },
+        py::arg("text"), py::arg("name"), py::arg("base_dir"), py::arg("overrides"), py::arg("overlays"));
+  m.def("check_policy",
+        [](const Scenario& s) {
+          (void)effective_features(s.policy);  // unknown names and refused combinations, as the CLI says them
+        });
+  m.def("run", &run, py::arg("scenario"), py::arg("out_dir"), py::arg("threads") = 1);
+  m.def("trace_columns", &trace_columns, py::arg("path"));
+  m.def("register_policy", &python::register_python_policy, py::arg("name"), py::arg("cls"), py::arg("features"));
+  python::bind_policy_types(m);
+}
