@@ -48,7 +48,9 @@ nlohmann::json probe_json(const Probe& p) {
           {"ttft_window_mean_s", p.ttft_window_mean},
           {"ttft_p50_s", p.ttft_p50},
           {"tpot_mean_s", p.tpot_mean},
-          {"binds", p.binds}};
+          {"binds", p.binds},
+          {"prompt_tokens_per_s", p.prompt_tokens_per_s},
+          {"generated_tokens_per_s", p.generated_tokens_per_s}};
 }
 
 Probe probe_from_json(const nlohmann::json& j) {
@@ -61,6 +63,8 @@ Probe probe_from_json(const nlohmann::json& j) {
   p.ttft_p50 = j.at("ttft_p50_s").get<double>();
   p.tpot_mean = j.at("tpot_mean_s").get<double>();
   p.binds = j.at("binds").get<std::string>();
+  p.prompt_tokens_per_s = j.value("prompt_tokens_per_s", -1.0);  // absent before the plan's cost existed
+  p.generated_tokens_per_s = j.value("generated_tokens_per_s", -1.0);
   return p;
 }
 
@@ -82,6 +86,8 @@ Probe read_probe(const std::string& dir, double aps, double tpot_limit) {
   p.tpot_mean = f.results.tpot.mean;
   p.ttft_p50 = f.results.ttft.p50;
   p.binds = f.ttft_binds;
+  p.prompt_tokens_per_s = f.results.prompt_tokens_per_s;
+  p.generated_tokens_per_s = f.results.generated_tokens_per_s;
   const bool within = p.ended_by != RunEnd::SloViolated && p.tpot_mean <= tpot_limit;
   // Under workload.stop = slo a pass needs the rule's steady state (TTFT and load); the TTFT-only reading
   // (slo-ttft) also counts a run every agent finished within the SLO, as it did before issue 62.

@@ -22,6 +22,9 @@ struct Probe {
   double ttft_window_mean = 0, tpot_mean = 0, ttft_p50 = 0;
   double at = 0;      // when the stop rule ended the run, seconds
   double wall_s = 0;  // the child's wall time (perf.json; 0 if absent)
+  // Prompt and generated tokens per second over the probe's run (summary.json results; -1 if absent: a
+  // capacity.json written before the plan's cost existed), what a plan's cost per token divides by.
+  double prompt_tokens_per_s = -1, generated_tokens_per_s = -1;
   // Within the SLO until the run ended, but the rule (workload.stop = slo) saw no steady state of TTFT and load before
   // the arrivals stopped: a transient, which does not show that the rate holds, so the search counts it as a miss
   // (issue 62: 2,400-s probes of DS 660B 2P4D Basic "met" 0.584 APS, 22% above its SNIC bound).

@@ -156,6 +156,8 @@ std::vector<CapacityResult> search_capacities(const CapacityPlanSpec& spec, cons
     if (const auto it = probes[k].find(r.capacity); it != probes[k].end()) {
       r.binds = it->second.binds;
       r.lower_bound = it->second.lower_bound();
+      r.prompt_tokens_per_s = it->second.prompt_tokens_per_s;
+      r.generated_tokens_per_s = it->second.generated_tokens_per_s;
     }
     if (!r.ok) continue;
     nlohmann::json pj = {{"capacity_aps", r.capacity},

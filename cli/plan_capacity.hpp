@@ -43,6 +43,7 @@ struct CapacityResult {
   std::optional<size_t> dropped_below;  // the candidate whose capacity is at or above this one's lowest failing
   bool lower_bound = false;             // the probe at the capacity ended with every agent finished
   std::string binds;                    // the binding resource at the capacity
+  double prompt_tokens_per_s = -1, generated_tokens_per_s = -1;  // the probe at the capacity's (-1: unknown)
   size_t probes = 0, reused = 0;
 };
 

@@ -77,6 +77,7 @@ struct PlanArgs {
   std::string shard;  // "I/N": evaluate only this slice of the candidates (cli/shard.hpp)
   SlurmArgs slurm;
   size_t max_candidates = kDefaultMaxCandidates;  // refused beyond, before anything is made (issue 68)
+  std::optional<double> node_hour_cost, gpu_hour_cost;  // dollars: the answer's cost (core/analysis/plan_cost.hpp)
 };
 
 
@@ -98,6 +99,9 @@ Outcome read_outcome(const std::string& dir) {
     if (!f.complete) return o;
     o.value = f.results.jct;
     o.binds = f.ttft_binds;
+    o.agents = static_cast<double>(f.results.agents);
+    o.prompt_tokens_per_s = f.results.prompt_tokens_per_s;
+    o.generated_tokens_per_s = f.results.generated_tokens_per_s;
     o.ok = true;
   } catch (const std::exception&) {
     o.ok = false;
@@ -126,6 +130,11 @@ void plan(const PlanArgs& a) {
     throw InputError("--nodes " + std::to_string(*a.nodes), "expected 2 (one P, one D) to " +
                                                                  std::to_string(analysis::kMaxPlanNodes) + " nodes");
   if (a.budget && *a.budget <= 0) throw InputError("--budget " + std::to_string(*a.budget), "expected a GPU count > 0");
+  for (const auto& [flag, v] : {std::pair<const char*, std::optional<double>>{"--node-hour-cost", a.node_hour_cost},
+                                {"--gpu-hour-cost", a.gpu_hour_cost}})
+    if (v && !(std::isfinite(*v) && *v > 0 && *v <= 1e6))
+      throw InputError(std::string(flag) + " " + analysis::load_text(*v),
+                       "expected dollars per hour in (0, 1000000], e.g. 98.32 (an 8-GPU node) or 12.29 (one GPU)");
   if (!(a.resolution >= analysis::kMinResolution && a.resolution < 1))
     throw InputError("--resolution", "expected a fraction in [" + analysis::load_text(analysis::kMinResolution) +
                                          ", 1), e.g. 0.02, found " + analysis::load_text(a.resolution));
@@ -300,6 +309,8 @@ void plan(const PlanArgs& a) {
       o.probes = r.probes;
       o.lower_bound = r.lower_bound;
       o.binds = r.binds;
+      o.prompt_tokens_per_s = r.prompt_tokens_per_s;
+      o.generated_tokens_per_s = r.generated_tokens_per_s;
       o.value = r.capacity > 0 || r.state != "dropped" ? r.capacity : NAN;
       o.lowest_failing = r.lowest_failing ? *r.lowest_failing : NAN;
       if (r.dropped_below) {  // always of the same variant
@@ -391,7 +402,8 @@ void plan(const PlanArgs& a) {
   title << "plan for " << (a.budget ? std::to_string(*a.budget) + " GPUs" : std::to_string(*a.nodes) + " nodes") << " of "
         << base.name << ", policy " << (policy_varied ? "per variant" : policy) << ", objective " << name_of(objective);
   bool has_best = false;
-  const nlohmann::json out = report_plan({objective, title.str(), !axes.empty(), a.resolution, identity, a.budget},
+  const nlohmann::json out = report_plan({objective, title.str(), !axes.empty(), a.resolution, identity, a.budget,
+                                          a.node_hour_cost, a.gpu_hour_cost},
                                          plans, has_best);
   write_json_atomically(plan_path, out);  // whole or absent, whatever kills the process
   std::cout << "results in " << plan_path << "\n";
@@ -423,6 +435,11 @@ void register_plan_command(CLI::App& app) {
   cmd->add_option("--out", args->out, "Output folder (plan.json, plan.png, splits/)")->required();
   cmd->add_option("--jobs", args->jobs, "Runs at once (default: the core count)")->check(CLI::Range(1u, 1024u));
   cmd->add_flag("--no-plot", args->no_plot, "Do not draw plan.png");
+  auto* node_cost = cmd->add_option("--node-hour-cost", args->node_hour_cost,
+                                    "Dollars per node-hour: the answer's cost per agent and per million tokens");
+  cmd->add_option("--gpu-hour-cost", args->gpu_hour_cost,
+                  "Dollars per GPU-hour instead (times each variant's GPUs per node)")
+      ->excludes(node_cost);
   cmd->add_option("--max-candidates", args->max_candidates,
                   "Refuse a plan of more candidate splits than this, before running any (default " +
                       std::to_string(kDefaultMaxCandidates) + ")")

@@ -5,6 +5,8 @@
 #include <sstream>
 #include <utility>
 
+#include "core/analysis/plan_cost.hpp"
+
 namespace dualpath::cli {
 
 std::string split_name(const analysis::PdSplit& s) { return std::to_string(s.P) + "P" + std::to_string(s.D) + "D"; }
@@ -35,6 +37,29 @@ std::vector<Index> ties_of(const std::vector<VariantPlan>& plans, Index best, co
   return tied;
 }
 
+// The split's cost at its answer, when the plan was given a price (core/analysis/plan_cost.hpp).
+std::optional<analysis::SplitCost> cost_of(const PlanReport& r, const VariantPlan& vp, const Outcome& o) {
+  if ((!r.node_hour_cost && !r.gpu_hour_cost) || !o.ok || !std::isfinite(o.value) || o.value <= 0) return std::nullopt;
+  const double node_hour = r.node_hour_cost ? *r.node_hour_cost : *r.gpu_hour_cost * vp.bandwidth.g;
+  const double agents_per_s = r.objective == PlanObjective::Jct ? o.agents / o.value : o.value;
+  return analysis::split_cost(vp.nodes * node_hour, agents_per_s, o.prompt_tokens_per_s, o.generated_tokens_per_s);
+}
+
+nlohmann::json cost_json(const analysis::SplitCost& c) {
+  auto num = [](double x) { return std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(); };
+  return {{"per_hour", num(c.per_hour)},
+          {"per_agent", num(c.per_agent)},
+          {"per_million_input_tokens", num(c.per_million_input_tokens)},
+          {"per_million_output_tokens", num(c.per_million_output_tokens)}};
+}
+
+std::string dollars(double x) {
+  if (!std::isfinite(x)) return "-";
+  std::ostringstream o;
+  o << "$" << std::fixed << std::setprecision(x < 10 ? 4 : 2) << x;
+  return o.str();
+}
+
 }  // namespace
 
 nlohmann::json report_plan(const PlanReport& r, const std::vector<VariantPlan>& plans, bool& has_best) {
@@ -46,6 +71,9 @@ nlohmann::json report_plan(const PlanReport& r, const std::vector<VariantPlan>& 
   auto margin_of = [&](double best, double next) { return lower_better ? next / best - 1 : best / next - 1; };
   nlohmann::json out = {{"identity", r.identity}, {"objective", name_of(r.objective)}, {"splits", nlohmann::json::array()}};
   if (r.budget) out["budget_gpus"] = *r.budget;
+  if (r.node_hour_cost) out["cost_basis"] = {{"node_hour", *r.node_hour_cost}};
+  if (r.gpu_hour_cost) out["cost_basis"] = {{"gpu_hour", *r.gpu_hour_cost}};
+  const bool priced = r.node_hour_cost || r.gpu_hour_cost;
   if (plans.size() == 1) out["nodes"] = plans[0].nodes;
   out["analytic_pd_range"] = range_json(plans[0]);
   std::vector<std::optional<double>> all_values;
@@ -59,7 +87,7 @@ nlohmann::json report_plan(const PlanReport& r, const std::vector<VariantPlan>& 
               << " <= P/D <= " << vp.range.upper << (vp.have_range ? "" : " (empty)") << "\n";
     std::cout << std::left << std::setw(8) << "split" << std::setw(10) << "P/D" << std::setw(10) << "in range"
               << std::setw(14) << "EP groups" << std::setw(lower_better ? 16 : 22)
-              << (lower_better ? unit : std::string("APS < fails at")) << "binds\n";
+              << (lower_better ? unit : std::string("APS < fails at")) << (priced ? "$/agent     " : "") << "binds\n";
     std::vector<std::optional<double>> values;
     for (size_t i = 0; i < vp.splits.size(); ++i) {
       const auto& s = vp.splits[i];
@@ -97,13 +125,17 @@ nlohmann::json report_plan(const PlanReport& r, const std::vector<VariantPlan>& 
         if (std::isfinite(o.lowest_failing)) val << "< " << std::setprecision(4) << o.lowest_failing;
         else val << "(no rate failed)";
       }
+      const auto cost = cost_of(r, vp, o);
+      if (cost) e["cost"] = cost_json(*cost);
       out["splits"].push_back(e);
       values.push_back(o.ok && std::isfinite(o.value) ? std::optional<double>(o.value) : std::nullopt);
       all_values.push_back(values.back());
       all_index.emplace_back(vi, i);
       std::cout << std::left << std::setw(8) << split_name(s) << std::setw(10) << std::setprecision(3)
                 << static_cast<double>(s.P) / s.D << std::setw(10) << (inside ? "yes" : "no") << std::setw(14)
-                << groups.str() << std::setw(lower_better ? 16 : 22) << val.str() << (o.ok ? o.binds : s.why);
+                << groups.str() << std::setw(lower_better ? 16 : 22) << val.str();
+      if (priced) std::cout << std::setw(12) << (cost ? dollars(cost->per_agent) : std::string("-"));
+      std::cout << (o.ok ? o.binds : s.why);
       if (o.ok && o.lower_bound) std::cout << (o.binds.empty() ? "" : "; ") << "a lower bound (every agent finished)";
       if (o.ok && !o.dropped_below.empty())
         std::cout << (o.binds.empty() ? "" : "; ") << "dropped: it fails at or below " << o.dropped_below
@@ -153,6 +185,8 @@ nlohmann::json report_plan(const PlanReport& r, const std::vector<VariantPlan>& 
     const Outcome& bo = b.outcomes[bi];
     nlohmann::json rec = {{"split", split_name(b.splits[bi])}, {"value", bo.value}, {"binds", bo.binds}};
     if (r.varied) rec["variant"] = b.variant.label;
+    const auto cost = cost_of(r, b, bo);
+    if (cost) rec["cost"] = cost_json(*cost);
     std::cout << "\nrecommended: " << candidate_name(bv, bi) << " (" << (lower_better ? "JCT " : "capacity ")
               << std::setprecision(5) << bo.value << (lower_better ? " s" : " APS")
               << ", binds on " << bo.binds << "; "
@@ -196,6 +230,11 @@ nlohmann::json report_plan(const PlanReport& r, const std::vector<VariantPlan>& 
     }
     if (bo.lower_bound) std::cout << "\n(its capacity is a lower bound: every agent finished before a steady state; "
                                      "a longer workload.duration would decide)";
+    if (cost)
+      std::cout << "\ncost at " << dollars(cost->per_hour) << " an hour for its " << b.nodes << " nodes: "
+                << dollars(cost->per_agent) << " per agent, " << dollars(cost->per_million_input_tokens)
+                << " per million input tokens, " << dollars(cost->per_million_output_tokens)
+                << " per million output tokens (each figure the whole cost)";
     rec["tie"] = tie;
     std::cout << "\n";
     out["recommendation"] = rec;

@@ -27,6 +27,9 @@ struct Outcome {
   std::string dropped_below; // capacity, dropped: the split whose capacity is at or above its lowest failing rate
   bool lower_bound = false;  // capacity: the probe at the capacity ended with every agent finished
   size_t probes = 0;
+  // What it served, for its cost: agents (JCT: the run's agents; capacity: unused, the capacity is the rate) and
+  // prompt and generated tokens per second (JCT: over the run; capacity: the probe at the capacity); <= 0: unknown.
+  double agents = 0, prompt_tokens_per_s = -1, generated_tokens_per_s = -1;
 };
 
 // One cluster variant (a combination of --vary values) and the splits evaluated for it.
@@ -58,6 +61,8 @@ struct PlanReport {
   double resolution = 0;   // capacity searches' (what a finer one would be)
   nlohmann::json identity;
   std::optional<long long> budget;  // GPUs
+  // --node-hour-cost or --gpu-hour-cost, dollars (a GPU's price is multiplied by each variant's GPUs per node).
+  std::optional<double> node_hour_cost, gpu_hour_cost;
 };
 
 // Prints the tables and the recommendation on stdout and returns plan.json's content; `has_best` is set when some

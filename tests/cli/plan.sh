@@ -130,6 +130,51 @@ done()
 PY
 [ $? -eq 0 ] || exit 1
 
+# Cost (issue 65): the same plans priced, rerun on their folders (the price is not part of the identity, so nothing
+# is simulated again); each split's cost is the hand computation from its own run or its probe at the capacity.
+"$bin" plan "$sc27" --nodes 3 --set workload.agents=128 --out "$tmp/p" --jobs 2 --no-plot --node-hour-cost 98.32 \
+  > "$tmp/pc.out" 2>&1 || { cat "$tmp/pc.out"; exit 1; }
+cp -r "$tmp/cap" "$tmp/capc"  # a copy: the resume test below compares with $tmp/cap's plan.json as it was
+"$bin" plan "$sc27" --nodes 3 --objective capacity --policy basic --resolution 0.1 --set workload.mode=online \
+  --set workload.aps=0.5 --set workload.duration=300s --set workload.stop=slo-ttft --slo-ttft 0.3s --out "$tmp/capc" \
+  --jobs 2 --no-plot --gpu-hour-cost 12.29 > "$tmp/capc.out" 2>&1 || { cat "$tmp/capc.out"; exit 1; }
+PYTHONPATH="$root/tests/cli" python3 - "$tmp" <<'PY'
+import json, sys
+from checks import check, done
+t = sys.argv[1]
+def near(a, b): return abs(a - b) <= 1e-9 * abs(b)
+p = json.load(open(f"{t}/p/plan.json"))
+check(p["cost_basis"] == {"node_hour": 98.32}, "the JCT plan records its price")
+for s in p["splits"]:
+    name = f"{s['P']}P{s['D']}D"
+    r = json.load(open(f"{t}/p/splits/{name}/summary.json"))["results"]
+    hour = 3 * 98.32
+    want = {"per_hour": hour, "per_agent": hour * r["jct_s"] / 3600 / r["agents"],
+            "per_million_input_tokens": hour / 3600 / (r["prompt_tokens_per_s"] / 1e6),
+            "per_million_output_tokens": hour / 3600 / (r["generated_tokens_per_s"] / 1e6)}
+    check(all(near(s["cost"][k], v) for k, v in want.items()), f"JCT plan {name}: cost {s['cost']} is {want}")
+check(p["recommendation"]["cost"] == next(s["cost"] for s in p["splits"]
+                                          if f"{s['P']}P{s['D']}D" == p["recommendation"]["split"]),
+      "the recommendation carries its split's cost")
+out = open(f"{t}/pc.out").read()
+check("$/agent" in out and "per million input tokens" in out, "the table and the recommendation show the cost")
+check("evaluating" not in out, "pricing a plan simulates nothing again")
+c = json.load(open(f"{t}/capc/plan.json"))
+check(c["cost_basis"] == {"gpu_hour": 12.29}, "the capacity plan records its price")
+for s in c["splits"]:
+    if not s.get("capacity_aps"):
+        continue
+    name = f"{s['P']}P{s['D']}D"
+    cap = s["capacity_aps"]
+    probe = json.load(open(f"{t}/capc/splits/{name}/probes/basic/aps={cap:.6g}/summary.json"))["results"]
+    hour = 3 * 8 * 12.29
+    want = {"per_hour": hour, "per_agent": hour / 3600 / cap,
+            "per_million_input_tokens": hour / 3600 / (probe["prompt_tokens_per_s"] / 1e6)}
+    check(all(near(s["cost"][k], v) for k, v in want.items()), f"capacity plan {name}: cost {s['cost']} is {want}")
+done()
+PY
+[ $? -eq 0 ] || exit 1
+
 fail=0
 source "$root/tests/cli/bad_input.bash"
 bad() { local name="$1" want="$2"; shift 2; bad_input "$name" "$want" "$bin" plan "$@"; }
@@ -185,6 +230,10 @@ check(a["splits"] == b["splits"] and a["recommendation"] == b["recommendation"],
       "the resumed plan's splits and recommendation equal the uninterrupted plan's")
 done()
 PY
+bad "a price of 0" "--node-hour-cost 0: expected dollars per hour in (0, 1000000]" "$sc27" --nodes 3 \
+  --node-hour-cost 0 --out "$tmp/b7c"
+bad "a price that is no number" "--gpu-hour-cost" "$sc27" --nodes 3 --gpu-hour-cost cheap --out "$tmp/b7c"
+bad "both prices" "excludes" "$sc27" --nodes 3 --node-hour-cost 98 --gpu-hour-cost 12 --out "$tmp/b7c"
 bad "no cluster size" "expected the cluster size: --nodes N or --budget GPUS" "$sc27" --out "$tmp/b7"
 bad "an SLO on a JCT plan" "--slo-ttft: an SLO limit applies to --objective capacity" "$sc27" --nodes 3 --slo-ttft 4s \
   --out "$tmp/b8"

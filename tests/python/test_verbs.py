@@ -51,7 +51,8 @@ def test_capacity_and_plan(data, tmp_path):
     assert 0 < basic["capacity_aps"] < basic["lowest_failing_aps"] <= basic["capacity_aps"] * 1.2
     assert os.path.exists(tmp_path / "cap" / "capacity.json")
     offline = dp.Scenario(os.path.join(data, "scenarios", "ds27b-1p1d.json"), set={"workload.agents": 64})
-    p = dp.plan(offline, nodes=3, jobs=2)
+    p = dp.plan(offline, nodes=3, jobs=2, node_hour_cost=98.32)
+    assert p["cost_basis"] == {"node_hour": 98.32} and p["recommendation"]["cost"]["per_hour"] == 3 * 98.32
     splits = {f"{s['P']}P{s['D']}D": s for s in p["splits"]}
     assert set(splits) == {"1P2D", "2P1D"} and all(s["jct_s"] > 0 for s in splits.values())
     assert p["recommendation"]["split"] == min(splits, key=lambda k: splits[k]["jct_s"])
