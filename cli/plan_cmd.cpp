@@ -37,6 +37,7 @@
 #include "cli/child_runs.hpp"
 #include "cli/plan_capacity.hpp"
 #include "cli/plan_report.hpp"
+#include "cli/plan_target.hpp"
 #include "cli/commands.hpp"
 #include "core/config/units.hpp"
 #include "cli/output_folder.hpp"
@@ -78,6 +79,8 @@ struct PlanArgs {
   SlurmArgs slurm;
   size_t max_candidates = kDefaultMaxCandidates;  // refused beyond, before anything is made (issue 68)
   std::optional<double> node_hour_cost, gpu_hour_cost;  // dollars: the answer's cost (core/analysis/plan_cost.hpp)
+  std::optional<double> target_aps;  // the inverse question: the fewest nodes holding it (cli/plan_target.hpp)
+  int max_nodes = 64;                // its search's largest cluster
 };
 
 
@@ -125,7 +128,11 @@ void check_objective(const Scenario& sc, PlanObjective objective, const std::str
 
 void plan(const PlanArgs& a) {
   const PlanObjective objective = choice_value(kPlanObjectives, a.objective);  // the option's check took only these
-  if (!a.nodes && !a.budget) throw InputError("plan", "expected the cluster size: --nodes N or --budget GPUS");
+  if (a.target_aps) {
+    check_target_question(*a.target_aps, a.max_nodes, objective == PlanObjective::Capacity, a.resolution_given);
+  } else if (!a.nodes && !a.budget) {
+    throw InputError("plan", "expected the cluster size: --nodes N or --budget GPUS (or --target-aps X)");
+  }
   if (a.nodes && (*a.nodes < 2 || *a.nodes > analysis::kMaxPlanNodes))
     throw InputError("--nodes " + std::to_string(*a.nodes), "expected 2 (one P, one D) to " +
                                                                  std::to_string(analysis::kMaxPlanNodes) + " nodes");
@@ -181,6 +188,7 @@ void plan(const PlanArgs& a) {
 
   // Every variant's scenario is loaded (and so validated) before anything runs.
   std::vector<VariantPlan> plans;
+  std::vector<Scenario> variant_scenarios;  // the inverse question enumerates each variant's splits per node count
   for (size_t vi = 0; vi < grid.size(); ++vi) {
     VariantPlan vp;
     vp.variant = grid[vi];
@@ -193,8 +201,8 @@ void plan(const PlanArgs& a) {
     sc.deployment.pe_group_gpus = base.deployment.pe_group_gpus;
     sc.deployment.de_group_gpus = base.deployment.de_group_gpus;
     check_objective(sc, objective, axes.empty() ? a.scenario : "--vary " + vp.variant.label);
-    vp.nodes = a.budget ? analysis::budget_nodes(*a.budget, sc.topology.gpus_per_node) : *a.nodes;
-    vp.splits = analysis::enumerate_splits(sc, vp.nodes);
+    vp.nodes = a.target_aps ? 0 : a.budget ? analysis::budget_nodes(*a.budget, sc.topology.gpus_per_node) : *a.nodes;
+    if (!a.target_aps) vp.splits = analysis::enumerate_splits(sc, vp.nodes);
     vp.outcomes.resize(vp.splits.size());
     analysis::BandwidthParams bp{sc.topology.gpus_per_node, sc.topology.snic_bw / sc.topology.cnic_bw,
                                  sc.topology.cnic_bw, sc.topology.dram_bw, 0};
@@ -207,6 +215,7 @@ void plan(const PlanArgs& a) {
     } catch (const std::invalid_argument&) {
     }
     plans.push_back(std::move(vp));
+    variant_scenarios.push_back(std::move(sc));
   }
 
   // What the plan will cost, before anything is made: its candidates and the simulations they take.
@@ -215,11 +224,16 @@ void plan(const PlanArgs& a) {
     for (const auto& s : vp.splits) candidates += s.feasible ? 1 : 0;
   const std::string size_text = std::to_string(candidates) + " candidate split(s) in " + std::to_string(plans.size()) +
                                 " variant(s)";
-  if (candidates > a.max_candidates)
+  if (a.target_aps)
+    std::cerr << "plan: the fewest nodes (2 to " << a.max_nodes << ") holding " << analysis::load_text(*a.target_aps)
+              << " APS, per variant (" << plans.size() << "): each node count is probed at that rate split by split, "
+              << "at most nodes - 1 probes a count, about 2 log2(nodes) counts\n";
+  else if (candidates > a.max_candidates)
     throw InputError("--max-candidates " + std::to_string(a.max_candidates),
                      "this plan has " + size_text + ", each at least one simulation; narrow --nodes, --budget or "
                      "--vary, or raise --max-candidates to run them all");
-  std::cerr << "plan: " << size_text << ": "
+  if (!a.target_aps)
+    std::cerr << "plan: " << size_text << ": "
             << (objective == PlanObjective::Capacity
                     ? "each split's search takes 1 to " + std::to_string(analysis::CapacitySearchSpec{}.max_probes) +
                           " probes (splits that cannot win are dropped after a few): " + std::to_string(candidates) +
@@ -239,7 +253,11 @@ void plan(const PlanArgs& a) {
   if (!a.slo_tpot.empty()) identity["slo_tpot"] = a.slo_tpot;
   if (!a.vary.empty()) identity["vary"] = a.vary;
   if (a.budget) identity["budget_gpus"] = *a.budget;
+  if (a.target_aps) identity["target_aps"] = *a.target_aps, identity["max_nodes"] = a.max_nodes;
   const std::optional<Shard> shard = parse_shard(a.shard);
+  if (a.target_aps && (shard || a.slurm.shards > 0))
+    throw InputError("--target-aps", "the inverse question runs in one process (each node count decides the next); "
+                                     "give no --shard or --slurm");
   if (a.slurm.shards > 0) {
     if (shard) throw InputError("--shard", "--slurm writes the shards' job script itself; give one or the other");
     claim_output_folder(a.out, "plan.json", identity, "a plan");
@@ -248,6 +266,20 @@ void plan(const PlanArgs& a) {
   }
   claim_output_folder(a.out, "plan.json", identity, "a plan");
   const std::string plan_path = a.out + "/plan.json";
+  if (a.target_aps) {
+    TargetPlanSpec t;
+    t.scenario = a.scenario, t.out = a.out, t.overlays = a.overlays, t.overrides = a.overrides;
+    t.target_aps = *a.target_aps, t.max_nodes = a.max_nodes;
+    t.ttft = a.slo_ttft.empty() ? base.slo.ttft : positive_duration("--slo-ttft", a.slo_ttft);
+    t.tpot = a.slo_tpot.empty() ? base.slo.tpot : positive_duration("--slo-tpot", a.slo_tpot);
+    t.ttft_only = base.workload.stop == StopMode::SloTtft;
+    t.slots = a.jobs ? a.jobs : default_parallelism();
+    t.varied = !axes.empty();
+    t.node_hour_cost = a.node_hour_cost, t.gpu_hour_cost = a.gpu_hour_cost;
+    t.identity = identity;
+    if (!run_target_plan(t, plans, variant_scenarios)) throw CLI::RuntimeError(kExitFailure);
+    return;
+  }
 
   const unsigned jobs = a.jobs ? a.jobs : default_parallelism();
   auto candidate_name = [&](size_t vi, size_t i) {
@@ -419,9 +451,16 @@ void register_plan_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("plan", "Evaluate every P/D split of N nodes and recommend the best");
   cmd->add_option("scenario", args->scenario, "Scenario JSON file (offline for jct, online for capacity)")->required();
   auto* nodes = cmd->add_option("--nodes", args->nodes, "Nodes to split into P prefill + D decode (>= 2)");
+  auto* target = cmd->add_option("--target-aps", args->target_aps,
+                                 "The inverse question: the fewest nodes (and their splits) holding this many agents "
+                                 "per second within the SLO (--objective capacity)")
+                     ->excludes(nodes);
+  cmd->add_option("--max-nodes", args->max_nodes, "With --target-aps: the largest cluster searched (default 64)")
+      ->needs(target);
   cmd->add_option("--budget", args->budget,
                   "GPU budget instead of --nodes: as many whole nodes as it makes (per variant's GPUs per node)")
-      ->excludes(nodes);
+      ->excludes(nodes)
+      ->excludes(target);
   cmd->add_option("--objective", args->objective, "jct (offline, lowest JCT) | capacity (online, highest APS)")
       ->check(CLI::IsMember(choice_names(kPlanObjectives)));
   cmd->add_option("--policy", args->policy, "Policy (default: the scenario's)");

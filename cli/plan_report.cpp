@@ -53,14 +53,14 @@ nlohmann::json cost_json(const analysis::SplitCost& c) {
           {"per_million_output_tokens", num(c.per_million_output_tokens)}};
 }
 
+}  // namespace
+
 std::string dollars(double x) {
   if (!std::isfinite(x)) return "-";
   std::ostringstream o;
   o << "$" << std::fixed << std::setprecision(x < 10 ? 4 : 2) << x;
   return o.str();
 }
-
-}  // namespace
 
 nlohmann::json report_plan(const PlanReport& r, const std::vector<VariantPlan>& plans, bool& has_best) {
   auto candidate_name = [&](size_t vi, size_t i) {

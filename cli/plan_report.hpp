@@ -47,6 +47,7 @@ struct VariantPlan {
 };
 
 std::string split_name(const analysis::PdSplit& s);  // "2P4D"
+std::string dollars(double x);                       // "$0.3302", "$294.96"; "-" when not finite
 
 // What a plan ranks the splits by: the lowest JCT of an offline run, or the highest SLO capacity of an online one.
 enum class PlanObjective : uint8_t { Jct, Capacity };

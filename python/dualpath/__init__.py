@@ -266,9 +266,11 @@ def capacity(scenario, policies=None, slo_ttft=None, slo_tpot=None, resolution=N
 
 
 def plan(scenario, nodes=None, budget=None, objective="jct", policy=None, vary=None, resolution=None, slo_ttft=None,
-         slo_tpot=None, jobs=None, max_candidates=None, node_hour_cost=None, gpu_hour_cost=None, out=None):
+         slo_tpot=None, jobs=None, max_candidates=None, node_hour_cost=None, gpu_hour_cost=None, target_aps=None,
+         max_nodes=None, out=None):
     """The best P/D split of `dualpath plan` (docs/capacity.md): returns plan.json as a dict (its "splits" and its
-    "recommendation"; with a price, each one's "cost"). vary: {key: [values]} as --vary KEY=V1,V2."""
+    "recommendation"; with a price, each one's "cost"). vary: {key: [values]} as --vary KEY=V1,V2. target_aps asks
+    the inverse question (objective "capacity"): the fewest nodes holding that load, per variant."""
     if not isinstance(scenario, Scenario):
         scenario = Scenario(scenario)
     with tempfile.TemporaryDirectory(prefix="dualpath-plan-") as tmp:
@@ -276,7 +278,8 @@ def plan(scenario, nodes=None, budget=None, objective="jct", policy=None, vary=N
         for flag, v in (("--nodes", nodes), ("--budget", budget), ("--policy", policy), ("--resolution", resolution),
                         ("--slo-ttft", slo_ttft), ("--slo-tpot", slo_tpot), ("--jobs", jobs),
                         ("--max-candidates", max_candidates), ("--node-hour-cost", node_hour_cost),
-                        ("--gpu-hour-cost", gpu_hour_cost)):
+                        ("--gpu-hour-cost", gpu_hour_cost), ("--target-aps", target_aps),
+                        ("--max-nodes", max_nodes)):
             if v is not None:
                 args += [flag, str(v)]
         for key, values in (vary or {}).items():

@@ -125,7 +125,7 @@ def shrunk(words):
     if verb == "capacity" or (verb == "plan" and "capacity" in words):
         if "--resolution" in out:
             out[out.index("--resolution") + 1] = "0.5"
-        else:
+        elif "--target-aps" not in out:  # the inverse question probes at one rate: it has no resolution
             out += ["--resolution", "0.5"]
         if "--slo-ttft" not in out:  # a strict SLO fails at a low rate: a short search of cheap probes
             out += ["--slo-ttft", "0.2 s"]

@@ -1,0 +1,266 @@
+#include "cli/plan_target.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <iomanip>
+#include <iostream>
+#include <map>
+
+#include "cli/capacity_probe.hpp"
+#include "cli/child_runs.hpp"
+#include "cli/shard.hpp"
+#include "core/analysis/bandwidth_model.hpp"
+#include "core/analysis/node_count_search.hpp"
+#include "core/analysis/plan_cost.hpp"
+#include "core/analysis/plan_splits.hpp"
+#include "core/config/input_error.hpp"
+
+namespace dualpath::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+// One split of one node count and its probe at the target (once decided).
+struct SplitProbe {
+  analysis::PdSplit split;
+  std::string dir;  // the split's folder
+  std::optional<Probe> probe;
+};
+
+// One node count's verdict: the splits probed, in order.
+struct Decision {
+  int nodes = 0;
+  bool holds = false;
+  std::vector<SplitProbe> splits;
+};
+
+// The feasible splits of `nodes`, those that read the most through their storage NICs first (the §4.2 read rate of
+// the policy's paths), ties to the most even split: the likeliest to hold the load are probed first.
+std::vector<analysis::PdSplit> ordered_splits(const Scenario& sc, const VariantPlan& vp, int nodes) {
+  std::vector<analysis::PdSplit> out;
+  for (const auto& s : analysis::enumerate_splits(sc, nodes))
+    if (s.feasible) out.push_back(s);
+  auto rate = [&](const analysis::PdSplit& s) { return analysis::max_read_rate_snics(vp.bandwidth, s.P, s.D, vp.dual_path); };
+  std::stable_sort(out.begin(), out.end(), [&](const auto& a, const auto& b) {
+    const double ra = rate(a), rb = rate(b);
+    if (ra != rb) return ra > rb;
+    return std::abs(a.P - a.D) < std::abs(b.P - b.D);
+  });
+  return out;
+}
+
+class VariantTarget {
+ public:
+  VariantTarget(const TargetPlanSpec& spec, const VariantPlan& vp, const Scenario& sc)
+      : spec_(spec), vp_(vp), sc_(sc), base_(spec.out + "/target" + (spec.varied ? vp.folder.substr(vp.folder.rfind('/')) : "")) {}
+
+  // Probes the splits of `nodes` in order, --jobs at a time, until one meets the SLO at the target (`all`: every
+  // split, to name the ties at the answer). False when a probe failed to run.
+  bool decide(int nodes, bool all, Decision& d) {
+    d.nodes = nodes;
+    if (d.splits.empty())
+      for (const auto& s : ordered_splits(sc_, vp_, nodes))
+        d.splits.push_back({s, base_ + "/nodes=" + std::to_string(nodes) + "/" + split_name(s), std::nullopt});
+    const unsigned slots = std::max(1u, spec_.slots);
+    // Rounds of the next --jobs undecided splits, the same rounds whether a probe is run or found finished (a rerun
+    // replays them, so it decides and prints exactly what the first run did).
+    for (size_t next = 0; next < d.splits.size() && (all || !d.holds);) {
+      std::vector<size_t> round;
+      for (; next < d.splits.size() && round.size() < slots; ++next)
+        if (!d.splits[next].probe) round.push_back(next);
+      std::vector<ChildJob> jobs;
+      std::vector<size_t> pending;
+      std::vector<std::string> staging;
+      for (const size_t k : round) {
+        SplitProbe& sp = d.splits[k];
+        const std::string dir = probe_dir(sp.dir, vp_.policy, spec_.target_aps);
+        if (fs::exists(dir + "/summary.json")) {  // finished by an earlier run of this plan
+          try {
+            sp.probe = read_probe(dir, spec_.target_aps, spec_.tpot);
+            continue;
+          } catch (const std::exception&) {
+            fs::remove_all(dir);  // unreadable: run it again
+          }
+        }
+        fs::create_directories(fs::path(dir).parent_path());
+        staging.push_back(staging_folder(dir));
+        fs::create_directories(staging.back());
+        std::vector<std::string> sets = spec_.overrides;
+        sets.insert(sets.end(), vp_.variant.overrides.begin(), vp_.variant.overrides.end());
+        const auto& s = sp.split;
+        sets.insert(sets.end(), {"deployment.prefill_nodes=" + std::to_string(s.P),
+                                 "deployment.decode_nodes=" + std::to_string(s.D),
+                                 "deployment.pe_group_gpus=" + std::to_string(s.pe_group_gpus),
+                                 "deployment.de_group_gpus=" + std::to_string(s.de_group_gpus)});
+        jobs.push_back(probe_job({spec_.scenario, spec_.overlays, sets, vp_.policy, spec_.ttft, spec_.tpot,
+                                  spec_.ttft_only},
+                                 spec_.target_aps, staging.back()));
+        pending.push_back(k);
+      }
+      bool failed = false;
+      run_child_jobs(jobs, slots, [](size_t) {}, [&](size_t i, int code) {
+        SplitProbe& sp = d.splits[pending[i]];
+        const std::string dir = probe_dir(sp.dir, vp_.policy, spec_.target_aps);
+        if (code != 0 || !publish_folder(staging[i], dir)) {
+          std::cerr << "plan: " << label() << split_name(sp.split) << ": probe " << dir << " failed (exit " << code
+                    << "): " << log_tail(jobs[i].log_path, 300) << "\n";
+          failed = true;
+          return;
+        }
+        sp.probe = read_probe(dir, spec_.target_aps, spec_.tpot);
+        std::cerr << "plan: " << label() << split_name(sp.split) << " at " << aps_text(spec_.target_aps) << " APS "
+                  << verdict(*sp.probe, spec_.ttft, spec_.tpot) << "\n";
+      });
+      if (failed) return false;
+      for (const auto& sp : d.splits) d.holds = d.holds || (sp.probe && sp.probe->meets);
+    }
+    return true;
+  }
+
+  // The whole search; false when a probe failed to run.
+  bool search() {
+    analysis::NodeCountSearch s(2, spec_.max_nodes);
+    while (const auto n = s.next()) {
+      Decision& d = decisions_[*n];
+      if (!decide(*n, false, d)) return false;
+      std::cerr << "plan: " << label() << *n << " nodes " << (d.holds ? "hold " : "do not hold ")
+                << aps_text(spec_.target_aps) << " APS\n";
+      s.record(*n, d.holds);
+    }
+    answer_ = s.answer();
+    below_ = s.largest_failing();
+    return !answer_ || decide(*answer_, true, decisions_[*answer_]);
+  }
+
+  std::optional<int> answer() const { return answer_; }
+  std::string name() const { return spec_.varied ? vp_.variant.label : std::string(); }
+  std::vector<const SplitProbe*> holding() const {
+    std::vector<const SplitProbe*> out;
+    if (answer_)
+      for (const auto& sp : decisions_.at(*answer_).splits)
+        if (sp.probe && sp.probe->meets) out.push_back(&sp);
+    return out;
+  }
+
+  std::optional<analysis::SplitCost> cost() const {
+    const auto h = holding();
+    if ((!spec_.node_hour_cost && !spec_.gpu_hour_cost) || h.empty()) return std::nullopt;
+    const double node_hour = spec_.node_hour_cost ? *spec_.node_hour_cost : *spec_.gpu_hour_cost * vp_.bandwidth.g;
+    return analysis::split_cost(*answer_ * node_hour, spec_.target_aps, h.front()->probe->prompt_tokens_per_s,
+                                h.front()->probe->generated_tokens_per_s);
+  }
+
+  // Prints the variant's answer and table; returns its plan.json entry.
+  nlohmann::json report() const {
+    std::cout << "\n" << (spec_.varied ? "variant " + vp_.variant.label + ": " : std::string());
+    nlohmann::json v = {{"policy", vp_.policy}, {"nodes", answer_ ? nlohmann::json(*answer_) : nlohmann::json()},
+                        {"largest_failing_nodes", below_ ? nlohmann::json(*below_) : nlohmann::json()},
+                        {"decided", nlohmann::json::array()}};
+    if (spec_.varied) v["label"] = vp_.variant.label, v["set"] = vp_.variant.overrides;
+    const auto h = holding();
+    if (answer_) {
+      std::cout << *answer_ << " nodes hold " << aps_text(spec_.target_aps) << " APS (";
+      v["holding_splits"] = nlohmann::json::array();
+      for (size_t i = 0; i < h.size(); ++i) {
+        std::cout << (i ? ", " : "") << split_name(h[i]->split) << " binds on " << h[i]->probe->binds;
+        v["holding_splits"].push_back({{"split", split_name(h[i]->split)}, {"binds", h[i]->probe->binds}});
+      }
+      std::cout << ")";
+      if (below_) std::cout << "; " << *below_ << " nodes do not (every split misses)";
+      else std::cout << "; the smallest cluster, 2 nodes";
+      std::cout << "\n";
+      if (const auto c = cost()) {
+        v["cost"] = {{"per_hour", c->per_hour}, {"per_agent", c->per_agent},
+                     {"per_million_input_tokens", c->per_million_input_tokens},
+                     {"per_million_output_tokens", c->per_million_output_tokens}};
+        std::cout << "cost at " << dollars(c->per_hour) << " an hour for its " << *answer_ << " nodes: "
+                  << dollars(c->per_agent) << " per agent, " << dollars(c->per_million_input_tokens)
+                  << " per million input tokens, " << dollars(c->per_million_output_tokens)
+                  << " per million output tokens (each figure the whole cost)\n";
+      }
+    } else {
+      std::cout << "no cluster of up to " << spec_.max_nodes << " nodes holds " << aps_text(spec_.target_aps)
+                << " APS (raise --max-nodes)\n";
+    }
+    std::cout << "nodes  verdict       splits probed at " << aps_text(spec_.target_aps)
+              << " APS (+ meets, - misses, * every agent finished first: a lower bound)\n";
+    for (const auto& [n, d] : decisions_) {
+      std::cout << std::left << std::setw(7) << n << std::setw(14) << (d.holds ? "holds" : "does not hold");
+      nlohmann::json dj = {{"nodes", n}, {"holds", d.holds}, {"splits", nlohmann::json::array()}};
+      for (const auto& sp : d.splits) {
+        if (!sp.probe) continue;
+        std::cout << " " << split_name(sp.split) << (sp.probe->meets ? "+" : "-")
+                  << (sp.probe->lower_bound() ? "*" : "");
+        dj["splits"].push_back({{"split", split_name(sp.split)}, {"meets_slo", sp.probe->meets},
+                                {"binds", sp.probe->binds}, {"probe", probe_json(*sp.probe)}});
+      }
+      std::cout << "\n";
+      v["decided"].push_back(dj);
+    }
+    return v;
+  }
+
+ private:
+  std::string label() const { return spec_.varied ? vp_.variant.label + " " : std::string(); }
+  const TargetPlanSpec& spec_;
+  const VariantPlan& vp_;
+  const Scenario& sc_;
+  std::string base_;
+  std::map<int, Decision> decisions_;
+  std::optional<int> answer_, below_;
+};
+
+}  // namespace
+
+void check_target_question(double target_aps, int max_nodes, bool capacity_objective, bool resolution_given) {
+  if (!(std::isfinite(target_aps) && target_aps >= 1e-3 && target_aps <= 1e6))
+    throw InputError("--target-aps " + aps_text(target_aps), "expected agents per second in [0.001, 1000000]");
+  if (!capacity_objective)
+    throw InputError("--target-aps", "the fewest nodes for a load is a capacity question: give --objective capacity "
+                                     "and an online scenario");
+  if (resolution_given)
+    throw InputError("--resolution", "the inverse question probes every split at the target rate and searches no "
+                                     "rate: give no --resolution with --target-aps");
+  if (max_nodes < 2 || max_nodes > analysis::kMaxPlanNodes)
+    throw InputError("--max-nodes " + std::to_string(max_nodes),
+                     "expected 2 to " + std::to_string(analysis::kMaxPlanNodes) + " nodes");
+}
+
+bool run_target_plan(const TargetPlanSpec& spec, const std::vector<VariantPlan>& plans,
+                     const std::vector<Scenario>& scenarios) {
+  std::vector<VariantTarget> targets;
+  for (size_t i = 0; i < plans.size(); ++i) targets.emplace_back(spec, plans[i], scenarios[i]);
+  for (auto& t : targets)
+    if (!t.search()) return false;
+  nlohmann::json out = {{"identity", spec.identity}, {"objective", "capacity"}, {"target_aps", spec.target_aps},
+                        {"max_nodes", spec.max_nodes}, {"variants", nlohmann::json::array()}};
+  if (spec.node_hour_cost) out["cost_basis"] = {{"node_hour", *spec.node_hour_cost}};
+  if (spec.gpu_hour_cost) out["cost_basis"] = {{"gpu_hour", *spec.gpu_hour_cost}};
+  std::cout << "plan: the fewest nodes holding " << aps_text(spec.target_aps) << " APS within the SLO\n";
+  std::optional<int> fewest;
+  for (const auto& t : targets) {
+    out["variants"].push_back(t.report());
+    if (t.answer() && (!fewest || *t.answer() < *fewest)) fewest = t.answer();
+  }
+  if (fewest && spec.varied) {
+    std::vector<std::string> best;
+    for (const auto& t : targets)
+      if (t.answer() == fewest) best.push_back(t.name());
+    std::cout << "\nrecommended: " << best.front() << " on " << *fewest << " nodes";
+    if (best.size() > 1) {
+      std::cout << ", a TIE with";
+      for (size_t i = 1; i < best.size(); ++i) std::cout << (i > 1 ? "," : "") << " " << best[i];
+      std::cout << " (as few nodes; compare their costs or a higher --target-aps)";
+    }
+    std::cout << "\n";
+    out["recommendation"] = {{"variant", best.front()}, {"nodes", *fewest}, {"tie", best.size() > 1},
+                             {"tied_with", std::vector<std::string>(best.begin() + 1, best.end())}};
+  }
+  write_json_atomically(spec.out + "/plan.json", out);
+  std::cout << "results in " << spec.out << "/plan.json\n";
+  return true;
+}
+
+}  // namespace dualpath::cli
