@@ -50,7 +50,8 @@ nlohmann::json probe_json(const Probe& p) {
           {"tpot_mean_s", p.tpot_mean},
           {"binds", p.binds},
           {"prompt_tokens_per_s", p.prompt_tokens_per_s},
-          {"generated_tokens_per_s", p.generated_tokens_per_s}};
+          {"generated_tokens_per_s", p.generated_tokens_per_s},
+          {"storage_read_per_s", p.storage_read_per_s}};
 }
 
 Probe probe_from_json(const nlohmann::json& j) {
@@ -65,6 +66,7 @@ Probe probe_from_json(const nlohmann::json& j) {
   p.binds = j.at("binds").get<std::string>();
   p.prompt_tokens_per_s = j.value("prompt_tokens_per_s", -1.0);  // absent before the plan's cost existed
   p.generated_tokens_per_s = j.value("generated_tokens_per_s", -1.0);
+  p.storage_read_per_s = j.value("storage_read_per_s", -1.0);
   return p;
 }
 
@@ -88,6 +90,7 @@ Probe read_probe(const std::string& dir, double aps, double tpot_limit) {
   p.binds = f.ttft_binds;
   p.prompt_tokens_per_s = f.results.prompt_tokens_per_s;
   p.generated_tokens_per_s = f.results.generated_tokens_per_s;
+  p.storage_read_per_s = f.results.jct > 0 ? f.results.bytes.storage_read / f.results.jct : -1;
   const bool within = p.ended_by != RunEnd::SloViolated && p.tpot_mean <= tpot_limit;
   // Under workload.stop = slo a pass needs the rule's steady state (TTFT and load); the TTFT-only reading
   // (slo-ttft) also counts a run every agent finished within the SLO, as it did before issue 62.

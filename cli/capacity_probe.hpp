@@ -25,6 +25,9 @@ struct Probe {
   // Prompt and generated tokens per second over the probe's run (summary.json results; -1 if absent: a
   // capacity.json written before the plan's cost existed), what a plan's cost per token divides by.
   double prompt_tokens_per_s = -1, generated_tokens_per_s = -1;
+  // Bytes read from storage per second over the run (-1 if absent): `plan --target-aps` bounds the load a split's
+  // storage NICs can carry with it (cli/plan_target.cpp).
+  double storage_read_per_s = -1;
   // Within the SLO until the run ended, but the rule (workload.stop = slo) saw no steady state of TTFT and load before
   // the arrivals stopped: a transient, which does not show that the rate holds, so the search counts it as a miss
   // (issue 62: 2,400-s probes of DS 660B 2P4D Basic "met" 0.584 APS, 22% above its SNIC bound).

@@ -207,7 +207,9 @@ void plan(const PlanArgs& a) {
     analysis::BandwidthParams bp{sc.topology.gpus_per_node, sc.topology.snic_bw / sc.topology.cnic_bw,
                                  sc.topology.cnic_bw, sc.topology.dram_bw, 0};
     vp.policy = a.policy.empty() ? sc.policy.name : a.policy;  // --vary policy.name sets it per variant
-    vp.dual_path = features_of(sc.policy, vp.policy).dual_path;
+    const PolicyFeatures f = features_of(sc.policy, vp.policy);
+    vp.dual_path = f.dual_path;
+    vp.reads_from_storage = !f.dram_pool && !f.de_resident && !f.bypass_io;
     vp.bandwidth = bp;
     try {
       vp.range = analysis::bottleneck_free_range(bp);

@@ -43,6 +43,7 @@ struct VariantPlan {
   bool have_range = false;
   std::string policy;        // the variant's (--policy, or the scenario's policy.name, which --vary may set)
   bool dual_path = true;     // its policy reads through DE SNICs too (the §4.2 read rate of each split)
+  bool reads_from_storage = true;  // every hit it loads comes through storage NICs (no DRAM pool, no HBM-resident pull)
   analysis::BandwidthParams bandwidth;
 };
 

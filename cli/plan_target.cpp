@@ -7,6 +7,7 @@
 #include <iomanip>
 #include <iostream>
 #include <map>
+#include <sstream>
 
 #include "cli/capacity_probe.hpp"
 #include "cli/child_runs.hpp"
@@ -27,6 +28,7 @@ struct SplitProbe {
   analysis::PdSplit split;
   std::string dir;  // the split's folder
   std::optional<Probe> probe;
+  std::string ruled_out;  // why it cannot hold the load, unprobed (its storage NICs read too little); "" = probed
 };
 
 // One node count's verdict: the splits probed, in order.
@@ -62,14 +64,15 @@ class VariantTarget {
     d.nodes = nodes;
     if (d.splits.empty())
       for (const auto& s : ordered_splits(sc_, vp_, nodes))
-        d.splits.push_back({s, base_ + "/nodes=" + std::to_string(nodes) + "/" + split_name(s), std::nullopt});
+        d.splits.push_back({s, base_ + "/nodes=" + std::to_string(nodes) + "/" + split_name(s), std::nullopt, ""});
     const unsigned slots = std::max(1u, spec_.slots);
+    rule_out(d);
     // Rounds of the next --jobs undecided splits, the same rounds whether a probe is run or found finished (a rerun
     // replays them, so it decides and prints exactly what the first run did).
     for (size_t next = 0; next < d.splits.size() && (all || !d.holds);) {
       std::vector<size_t> round;
       for (; next < d.splits.size() && round.size() < slots; ++next)
-        if (!d.splits[next].probe) round.push_back(next);
+        if (!d.splits[next].probe && d.splits[next].ruled_out.empty()) round.push_back(next);
       std::vector<ChildJob> jobs;
       std::vector<size_t> pending;
       std::vector<std::string> staging;
@@ -79,6 +82,7 @@ class VariantTarget {
         if (fs::exists(dir + "/summary.json")) {  // finished by an earlier run of this plan
           try {
             sp.probe = read_probe(dir, spec_.target_aps, spec_.tpot);
+            demand_ = std::max(demand_, sp.probe->storage_read_per_s);
             continue;
           } catch (const std::exception&) {
             fs::remove_all(dir);  // unreadable: run it again
@@ -110,11 +114,13 @@ class VariantTarget {
           return;
         }
         sp.probe = read_probe(dir, spec_.target_aps, spec_.tpot);
+        demand_ = std::max(demand_, sp.probe->storage_read_per_s);
         std::cerr << "plan: " << label() << split_name(sp.split) << " at " << aps_text(spec_.target_aps) << " APS "
                   << verdict(*sp.probe, spec_.ttft, spec_.tpot) << "\n";
       });
       if (failed) return false;
       for (const auto& sp : d.splits) d.holds = d.holds || (sp.probe && sp.probe->meets);
+      rule_out(d);
     }
     return true;
   }
@@ -168,7 +174,7 @@ class VariantTarget {
         v["holding_splits"].push_back({{"split", split_name(h[i]->split)}, {"binds", h[i]->probe->binds}});
       }
       std::cout << ")";
-      if (below_) std::cout << "; " << *below_ << " nodes do not (every split misses)";
+      if (below_) std::cout << "; " << *below_ << " nodes do not (no split holds it)";
       else std::cout << "; the smallest cluster, 2 nodes";
       std::cout << "\n";
       if (const auto c = cost()) {
@@ -185,11 +191,16 @@ class VariantTarget {
                 << " APS (raise --max-nodes)\n";
     }
     std::cout << "nodes  verdict       splits probed at " << aps_text(spec_.target_aps)
-              << " APS (+ meets, - misses, * every agent finished first: a lower bound)\n";
+              << " APS (+ meets, - misses, * every agent finished first: a lower bound, ! ruled out by the read bound)\n";
     for (const auto& [n, d] : decisions_) {
       std::cout << std::left << std::setw(7) << n << std::setw(14) << (d.holds ? "holds" : "does not hold");
       nlohmann::json dj = {{"nodes", n}, {"holds", d.holds}, {"splits", nlohmann::json::array()}};
       for (const auto& sp : d.splits) {
+        if (!sp.ruled_out.empty()) {
+          std::cout << " " << split_name(sp.split) << "!";
+          dj["splits"].push_back({{"split", split_name(sp.split)}, {"meets_slo", false}, {"ruled_out", sp.ruled_out}});
+          continue;
+        }
         if (!sp.probe) continue;
         std::cout << " " << split_name(sp.split) << (sp.probe->meets ? "+" : "-")
                   << (sp.probe->lower_bound() ? "*" : "");
@@ -204,11 +215,33 @@ class VariantTarget {
 
  private:
   std::string label() const { return spec_.varied ? vp_.variant.label + " " : std::string(); }
+
+  // The §4.2 read bound, put to work: at the target every probe read from storage at some rate, and none can read
+  // faster than the load demands (a probe still ramping up, or saturated, or cut short reads less), so the highest
+  // rate measured is at most the demand. A split whose storage NICs together read less than that cannot keep up
+  // with the load: it is ruled out unprobed. Only for a policy whose every hit comes through storage NICs (a DRAM
+  // pool or an HBM-resident pull serves hits past them). Sound for a sustained load; a probe of such a split could
+  // still pass as a transient or a lower bound, which the bound reads as what it is, too little.
+  void rule_out(Decision& d) const {
+    if (!vp_.reads_from_storage || demand_ <= 0) return;
+    for (auto& sp : d.splits) {
+      if (sp.probe || !sp.ruled_out.empty()) continue;
+      const double snics = sp.split.P + (vp_.dual_path ? sp.split.D : 0);
+      const double can = snics * vp_.bandwidth.s * vp_.bandwidth.B;
+      if (can >= demand_) continue;
+      std::ostringstream why;
+      why << "its " << snics << " storage NICs read at most " << std::setprecision(4) << can / 1e9
+          << " GB/s, less than the " << demand_ / 1e9 << " GB/s a probe read at this rate";
+      sp.ruled_out = why.str();
+      std::cerr << "plan: " << label() << split_name(sp.split) << " ruled out: " << sp.ruled_out << "\n";
+    }
+  }
   const TargetPlanSpec& spec_;
   const VariantPlan& vp_;
   const Scenario& sc_;
   std::string base_;
   std::map<int, Decision> decisions_;
+  double demand_ = 0;  // the highest storage read rate a probe at the target measured, bytes/s
   std::optional<int> answer_, below_;
 };
 

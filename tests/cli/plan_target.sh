@@ -2,7 +2,8 @@
 # `plan --target-aps` (issue 65, the inverse question; docs/capacity.md): the fewest nodes holding a load, per policy,
 # with its bracket, checked against the forward question on the same probes' settings:
 #   - Basic needs 4 nodes for 1.5 APS of DS 27B within a 0.3 s TTFT (short probes, the TTFT-only rule) and DualPath
-#     3: every split of the count below was probed and missed, a split of the answer met;
+#     3: every split of the count below was probed and missed or ruled out by the read bound (Basic's 1P2D at 3
+#     nodes: one storage NIC cannot read what 2P1D read there), a split of the answer met;
 #   - the forward plans agree: `plan --nodes N --objective capacity` on the count below gives every split a bracket
 #     below 1.5 APS, and on the answer some split a capacity at or above it (less the resolution);
 #   - the plan's cost is the hand computation; a rerun probes nothing; bad input is refused.
@@ -37,6 +38,13 @@ for name, x in v.items():
           and not any(s["meets_slo"] for s in below["splits"]), f"{name}: every split of the count below was probed and missed")
     check(len(at["splits"]) == x["nodes"] - 1 and [h["split"] for h in x["holding_splits"]] ==
           [s["split"] for s in at["splits"] if s["meets_slo"]], f"{name}: at the answer every split probed, the holding ones named")
+# The read bound: Basic's 2P1D at 3 nodes read faster than 1P2D's one storage NIC can, so 1P2D is ruled out unprobed.
+b3 = {s["split"]: s for s in {e["nodes"]: e for e in v["basic"]["decided"]}[3]["splits"]}
+check("ruled_out" in b3["1P2D"] and "probe" in b3["2P1D"]
+      and b3["2P1D"]["probe"]["storage_read_per_s"] > 400e9 / 8,
+      f"Basic at 3 nodes: 1P2D ruled out by the read bound ({b3['1P2D'].get('ruled_out')})")
+check(not any("ruled_out" in s for e in v["dualpath"]["decided"] for s in e["splits"]
+              if e["nodes"] == v["dualpath"]["nodes"] and s["meets_slo"]), "no holding split is ruled out")
 check(p["recommendation"] == {"variant": "policy.name=dualpath", "nodes": 3, "tie": False, "tied_with": []},
       "recommends the policy needing fewer nodes")
 # The forward question on the same settings agrees with the inverse one.

@@ -11,15 +11,16 @@ trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 
 sc="$root/scenarios/default.json"
-sweep=(sweep "$sc" --vary workload.agents=16,128 --vary policy.name=basic,dualpath --no-plot --jobs 1)
+sweep=(sweep "$sc" --vary workload.agents=16,512 --vary policy.name=basic,dualpath --no-plot --jobs 1)
 "$bin" "${sweep[@]}" --out "$tmp/one" > /dev/null 2>&1 || fail "single-process sweep"
 for i in 0 1 3; do "$bin" "${sweep[@]}" --out "$tmp/sh" --shard "$i/4" > "$tmp/shard$i.out" 2>&1 || fail "shard $i"; done
 grep -q "shard 1/4: 1 run" "$tmp/shard1.out" || fail "shard 1/4 should run one point: $(cat "$tmp/shard1.out")"
 [[ ! -e $tmp/sh/sweep.csv ]] || fail "a shard wrote sweep.csv (only the merge does)"
-# Shard 2 (128 agents, basic: about a second) killed midway: its point must not count.
+# Shard 2 (512 agents, basic: about a second; 128 agents ran in 0.28 s once the start-up stopped loading cuBLAS, so
+# the 0.3-s kill came too late) killed midway: its point must not count.
 ( timeout -s KILL 0.3 "$bin" "${sweep[@]}" --out "$tmp/sh" --shard 2/4 > /dev/null 2>&1 ) 2> /dev/null && fail "shard 2 was not killed"
 for _ in $(seq 40); do pgrep -f -- "--out $tmp/sh" > /dev/null || break; sleep 0.25; done  # SIGKILL lands
-[[ ! -e "$tmp/sh/points/workload.agents=128__policy.name=basic" ]] || fail "the killed shard's point was published"
+[[ ! -e "$tmp/sh/points/workload.agents=512__policy.name=basic" ]] || fail "the killed shard's point was published"
 "$bin" "${sweep[@]}" --out "$tmp/sh" > "$tmp/merge.out" 2>&1 || fail "merge: $(cat "$tmp/merge.out")"
 grep -q "sweep: 1 run, 3 skipped, 0 failed" "$tmp/merge.out" || fail "the merge should run only the missing point: $(cat "$tmp/merge.out")"
 cmp "$tmp/one/sweep.csv" "$tmp/sh/sweep.csv" || fail "merged sweep.csv differs from the single-process one"
