@@ -135,19 +135,13 @@ void capacity(const CapacityArgs& a) {
           const double aps = loads[k];
           if (probes.count(aps)) continue;
           const std::string dir = probe_dir(a.out, policy, aps);
-          if (fs::exists(dir + "/summary.json")) {  // cached by an earlier search with the same identity, or a shard
-            try {
-              probes[aps] = read_probe(dir, aps, tpot);
-              ++reused;
-              continue;
-            } catch (const std::exception&) {
-              fs::remove_all(dir);  // unreadable: run it again
-            }
+          if (auto done = finished_probe(dir, aps, tpot)) {  // an earlier search with the same identity, or a shard
+            probes[aps] = *done;
+            ++reused;
+            continue;
           }
           if (pass == 0 && !in_shard(shard, k)) continue;  // first pass: this shard's slice only
-          fs::create_directories(fs::path(dir).parent_path());
-          staging.push_back(staging_folder(dir));
-          fs::create_directories(staging.back());
+          staging.push_back(make_probe_staging(dir));
           cj.push_back(probe_job({a.scenario, a.overlays, a.overrides, policy, ttft, tpot,
                                         sc.workload.stop == StopMode::SloTtft},
                                        aps, staging.back()));

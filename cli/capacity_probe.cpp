@@ -1,6 +1,7 @@
 #include "cli/capacity_probe.hpp"
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iomanip>
 #include <sstream>
@@ -8,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli/shard.hpp"
 #include "core/analysis/capacity_search.hpp"
 #include "core/config/input_error.hpp"
 #include "core/config/units.hpp"
@@ -103,6 +105,25 @@ Probe read_probe(const std::string& dir, double aps, double tpot_limit) {
     p.wall_s = 0;  // the time is only for progress estimates
   }
   return p;
+}
+
+std::optional<Probe> finished_probe(const std::string& dir, double aps, double tpot_limit) {
+  namespace fs = std::filesystem;
+  if (!fs::exists(dir + "/summary.json")) return std::nullopt;
+  try {
+    return read_probe(dir, aps, tpot_limit);
+  } catch (const std::exception&) {
+    fs::remove_all(dir);  // unreadable: run it again
+    return std::nullopt;
+  }
+}
+
+std::string make_probe_staging(const std::string& dir) {
+  namespace fs = std::filesystem;
+  fs::create_directories(fs::path(dir).parent_path());
+  const std::string staging = staging_folder(dir);
+  fs::create_directories(staging);
+  return staging;
 }
 
 ChildJob probe_job(const ProbeRun& r, double aps, const std::string& out) {

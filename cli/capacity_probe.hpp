@@ -3,6 +3,7 @@
 // search per policy) and `dualpath plan --objective capacity` (one joint search over the P/D splits).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -56,6 +57,15 @@ std::string aps_text(double aps);
 
 // The probe's folder under a search folder: DIR/probes/<policy>/aps=<A>.
 std::string probe_dir(const std::string& dir, const std::string& policy, double aps);
+
+// The probe an earlier run finished in its folder `dir` (the same search rerun or interrupted, another shard), or
+// nothing; an unreadable one is removed, so that it runs again. What `capacity`, `plan` and `plan --target-aps`
+// reuse.
+std::optional<Probe> finished_probe(const std::string& dir, double aps, double tpot_limit);
+
+// Makes the staging folder a probe of `dir` runs in (and dir's parent); publish_folder (cli/shard.hpp) renames it
+// onto `dir` once the probe succeeded, so a folder with a summary.json is always a finished probe.
+std::string make_probe_staging(const std::string& dir);
 
 struct ProbeRun {
   std::string scenario;

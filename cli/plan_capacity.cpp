@@ -82,18 +82,12 @@ std::vector<CapacityResult> search_capacities(const CapacityPlanSpec& spec, cons
     for (const auto& p : next) {
       const CapacityCandidate& k = c[p.candidate];
       const std::string dir = probe_dir(k.dir, k.policy, p.load);
-      if (fs::exists(dir + "/summary.json")) {  // finished by an interrupted run of this plan
-        try {
-          probes[p.candidate][p.load] = read_probe(dir, p.load, spec.tpot);
-          ++reused[p.candidate];
-          continue;
-        } catch (const std::exception&) {
-          fs::remove_all(dir);  // unreadable: run it again
-        }
+      if (auto done = finished_probe(dir, p.load, spec.tpot)) {  // finished by an interrupted run of this plan
+        probes[p.candidate][p.load] = *done;
+        ++reused[p.candidate];
+        continue;
       }
-      fs::create_directories(fs::path(dir).parent_path());
-      staging.push_back(staging_folder(dir));
-      fs::create_directories(staging.back());
+      staging.push_back(make_probe_staging(dir));
       jobs.push_back(probe_job({spec.scenario, spec.overlays, k.sets, k.policy, spec.ttft, spec.tpot, spec.ttft_only},
                                p.load, staging.back()));
       pending.push_back(p);

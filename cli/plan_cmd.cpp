@@ -287,15 +287,6 @@ void plan(const PlanArgs& a) {
   auto candidate_name = [&](size_t vi, size_t i) {
     return (axes.empty() ? "" : plans[vi].variant.label + " ") + split_name(plans[vi].splits[i]);
   };
-  auto split_sets = [&](const VariantPlan& vp, const analysis::PdSplit& s) {
-    std::vector<std::string> sets = a.overrides;
-    sets.insert(sets.end(), vp.variant.overrides.begin(), vp.variant.overrides.end());
-    sets.insert(sets.end(), {"deployment.prefill_nodes=" + std::to_string(s.P),
-                             "deployment.decode_nodes=" + std::to_string(s.D),
-                             "deployment.pe_group_gpus=" + std::to_string(s.pe_group_gpus),
-                             "deployment.de_group_gpus=" + std::to_string(s.de_group_gpus)});
-    return sets;
-  };
   bool any_failed = false;
   size_t evaluated = 0, others = 0;  // candidates this process evaluated; those left to other shards
   if (objective == PlanObjective::Capacity) {
@@ -326,7 +317,8 @@ void plan(const PlanArgs& a) {
         }
         const double prior = analysis::max_read_rate_snics(vp.bandwidth, s.P, s.D, vp.dual_path) *
                              vp.bandwidth.s * vp.bandwidth.B;
-        cands.push_back({candidate_name(vi, i), vp.folder + "/" + split_name(s), vp.policy, split_sets(vp, s),
+        cands.push_back({candidate_name(vi, i), vp.folder + "/" + split_name(s), vp.policy,
+                         split_overrides(a.overrides, vp, s),
                          static_cast<int>(vi), prior});
         which.emplace_back(vi, i);
       }
@@ -378,7 +370,7 @@ void plan(const PlanArgs& a) {
         ChildJob j;
         j.args = {"run", a.scenario, "--out", staging.back(), "--quiet", "--policy", vp.policy};
         for (const auto& f : a.overlays) j.args.insert(j.args.end(), {"--overlay", f});
-        for (const auto& o : split_sets(vp, s)) j.args.insert(j.args.end(), {"--set", o});
+        for (const auto& o : split_overrides(a.overrides, vp, s)) j.args.insert(j.args.end(), {"--set", o});
         j.log_path = staging.back() + "/plan.log";
         cj.push_back(std::move(j));
         which.emplace_back(vi, i);

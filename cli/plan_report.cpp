@@ -55,6 +55,17 @@ nlohmann::json cost_json(const analysis::SplitCost& c) {
 
 }  // namespace
 
+std::vector<std::string> split_overrides(const std::vector<std::string>& base, const VariantPlan& vp,
+                                         const analysis::PdSplit& s) {
+  std::vector<std::string> sets = base;
+  sets.insert(sets.end(), vp.variant.overrides.begin(), vp.variant.overrides.end());
+  sets.insert(sets.end(), {"deployment.prefill_nodes=" + std::to_string(s.P),
+                           "deployment.decode_nodes=" + std::to_string(s.D),
+                           "deployment.pe_group_gpus=" + std::to_string(s.pe_group_gpus),
+                           "deployment.de_group_gpus=" + std::to_string(s.de_group_gpus)});
+  return sets;
+}
+
 std::string dollars(double x) {
   if (!std::isfinite(x)) return "-";
   std::ostringstream o;

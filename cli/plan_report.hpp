@@ -48,7 +48,10 @@ struct VariantPlan {
 };
 
 std::string split_name(const analysis::PdSplit& s);  // "2P4D"
-std::string dollars(double x);                       // "$0.3302", "$294.96"; "-" when not finite
+std::string dollars(double x);
+// Every --set of a split's runs: the user's (`base`), the variant's, then the split's P, D and EP groups.
+std::vector<std::string> split_overrides(const std::vector<std::string>& base, const VariantPlan& vp,
+                                         const analysis::PdSplit& s);                       // "$0.3302", "$294.96"; "-" when not finite
 
 // What a plan ranks the splits by: the lowest JCT of an offline run, or the highest SLO capacity of an online one.
 enum class PlanObjective : uint8_t { Jct, Capacity };

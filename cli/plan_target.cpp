@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
-#include <filesystem>
 #include <iomanip>
 #include <iostream>
 #include <map>
@@ -20,8 +19,6 @@
 
 namespace dualpath::cli {
 namespace {
-
-namespace fs = std::filesystem;
 
 // One split of one node count and its probe at the target (once decided).
 struct SplitProbe {
@@ -79,27 +76,13 @@ class VariantTarget {
       for (const size_t k : round) {
         SplitProbe& sp = d.splits[k];
         const std::string dir = probe_dir(sp.dir, vp_.policy, spec_.target_aps);
-        if (fs::exists(dir + "/summary.json")) {  // finished by an earlier run of this plan
-          try {
-            sp.probe = read_probe(dir, spec_.target_aps, spec_.tpot);
-            demand_ = std::max(demand_, sp.probe->storage_read_per_s);
-            continue;
-          } catch (const std::exception&) {
-            fs::remove_all(dir);  // unreadable: run it again
-          }
+        if ((sp.probe = finished_probe(dir, spec_.target_aps, spec_.tpot))) {  // an earlier run of this plan's
+          demand_ = std::max(demand_, sp.probe->storage_read_per_s);
+          continue;
         }
-        fs::create_directories(fs::path(dir).parent_path());
-        staging.push_back(staging_folder(dir));
-        fs::create_directories(staging.back());
-        std::vector<std::string> sets = spec_.overrides;
-        sets.insert(sets.end(), vp_.variant.overrides.begin(), vp_.variant.overrides.end());
-        const auto& s = sp.split;
-        sets.insert(sets.end(), {"deployment.prefill_nodes=" + std::to_string(s.P),
-                                 "deployment.decode_nodes=" + std::to_string(s.D),
-                                 "deployment.pe_group_gpus=" + std::to_string(s.pe_group_gpus),
-                                 "deployment.de_group_gpus=" + std::to_string(s.de_group_gpus)});
-        jobs.push_back(probe_job({spec_.scenario, spec_.overlays, sets, vp_.policy, spec_.ttft, spec_.tpot,
-                                  spec_.ttft_only},
+        staging.push_back(make_probe_staging(dir));
+        jobs.push_back(probe_job({spec_.scenario, spec_.overlays, split_overrides(spec_.overrides, vp_, sp.split),
+                                  vp_.policy, spec_.ttft, spec_.tpot, spec_.ttft_only},
                                  spec_.target_aps, staging.back()));
         pending.push_back(k);
       }

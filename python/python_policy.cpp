@@ -35,6 +35,9 @@ py::object call(const std::string& policy, const char* decision, F&& f) {
   }
 }
 
+// The Python type's name of an answer ("float", "str"), for a message.
+std::string type_name(const py::object& got) { return py::str(py::type::of(got).attr("__name__")); }
+
 // The queue a placement decision sees, as a Python list of QueuedRequest copies (the queue changes after it).
 py::list queue_list(const std::deque<QueuedRequest>& q) {
   py::list out;
@@ -44,14 +47,15 @@ py::list queue_list(const std::deque<QueuedRequest>& q) {
 
 // Reads a list of (index, engine) pairs and checks each against the queue and the group's engines.
 std::vector<Placement> placements(const std::string& policy, const char* decision, const py::object& got,
-                                  size_t queue_size, const std::vector<int>& group, const ClusterView& view,
-                                  bool decode, const std::deque<QueuedRequest>& queue) {
+                                  const std::vector<int>& group, const ClusterView& view, bool decode,
+                                  const std::deque<QueuedRequest>& queue) {
+  const size_t queue_size = queue.size();
   std::vector<Placement> out;
   std::vector<std::pair<long long, long long>> pairs;
   try {
     pairs = got.cast<std::vector<std::pair<long long, long long>>>();
   } catch (const py::cast_error&) {
-    fail(policy, decision, "returned " + std::string(py::str(py::type::of(got).attr("__name__"))) +
+    fail(policy, decision, "returned " + type_name(got) +
                                ", expected a list of (queue index, engine) pairs");
   }
   std::set<long long> seen;
@@ -97,13 +101,7 @@ class PythonPlacement final : public EnginePlacement {
   std::vector<Placement> place_prefill(const ClusterView& view, int group,
                                        const std::deque<QueuedRequest>& waiting) override {
     if (!own_prefill_) return builtin_->place_prefill(view, group, waiting);
-    py::gil_scoped_acquire gil;
-    const py::object got = call(name_, "place_prefill", [&] {
-      return obj_.attr("place_prefill")(py::cast(&view, py::return_value_policy::reference), group,
-                                        queue_list(waiting));
-    });
-    return placements(name_, "place_prefill", got, waiting.size(), view.pe_groups[static_cast<size_t>(group)], view,
-                      false, waiting);
+    return python_placed("place_prefill", view, group, waiting, false);
   }
 
   std::vector<int> route_decode(const ClusterView& view, const std::deque<QueuedRequest>& global) override {
@@ -116,7 +114,7 @@ class PythonPlacement final : public EnginePlacement {
     try {
       groups = got.cast<std::vector<long long>>();
     } catch (const py::cast_error&) {
-      fail(name_, "route_decode", "returned " + std::string(py::str(py::type::of(got).attr("__name__"))) +
+      fail(name_, "route_decode", "returned " + type_name(got) +
                                       ", expected a list of decode group indices, one per queued request");
     }
     if (groups.size() != global.size())
@@ -135,13 +133,7 @@ class PythonPlacement final : public EnginePlacement {
   std::vector<Placement> place_decode(const ClusterView& view, int group,
                                       const std::deque<QueuedRequest>& queue) override {
     if (!own_decode_) return builtin_->place_decode(view, group, queue);
-    py::gil_scoped_acquire gil;
-    const py::object got = call(name_, "place_decode", [&] {
-      return obj_.attr("place_decode")(py::cast(&view, py::return_value_policy::reference), group,
-                                       queue_list(queue));
-    });
-    return placements(name_, "place_decode", got, queue.size(), view.de_groups[static_cast<size_t>(group)], view,
-                      true, queue);
+    return python_placed("place_decode", view, group, queue, true);
   }
 
   void unrouted(int group, const QueuedRequest& request) override {
@@ -149,6 +141,16 @@ class PythonPlacement final : public EnginePlacement {
   }
 
  private:
+  // place_prefill or place_decode of the Python class, its answer checked against the group and the queue.
+  std::vector<Placement> python_placed(const char* method, const ClusterView& view, int group,
+                                       const std::deque<QueuedRequest>& queue, bool decode) {
+    py::gil_scoped_acquire gil;
+    const py::object got = call(name_, method, [&] {
+      return obj_.attr(method)(py::cast(&view, py::return_value_policy::reference), group, queue_list(queue));
+    });
+    const auto& groups = decode ? view.de_groups : view.pe_groups;
+    return placements(name_, method, got, groups[static_cast<size_t>(group)], view, decode, queue);
+  }
   bool defines(const char* method) const {
     py::gil_scoped_acquire gil;
     return py::hasattr(obj_, method) && !obj_.attr(method).is_none();
@@ -199,7 +201,7 @@ class PythonPolicy final : public Policy {
       split_tokens_ = tokens;
       return ReadSide::Split;
     }
-    fail(name_, "choose_read_side", "returned " + std::string(py::str(py::type::of(got).attr("__name__"))) +
+    fail(name_, "choose_read_side", "returned " + type_name(got) +
                                         ", expected \"pe\", \"de\" or an int (the PE tokens of a split read)");
   }
 

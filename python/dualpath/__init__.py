@@ -107,8 +107,7 @@ class Scenario:
     def _cli_args(self, tmp):
         """The CLI's arguments for this scenario: its file (a dict is written into `tmp`, its relative paths made
         absolute), --overlay and --set. A Python policy lives in this process only, so the CLI cannot run it."""
-        if self.policy in _python_policies or any(o.split("=", 1) == ["policy.name", p] for o in self._overrides
-                                                   for p in _python_policies):
+        if self.policy in _python_policies:  # the loaded policy name, overrides applied
             raise InputError(f"policy.name: {self.policy} is a Python policy, which runs in this process only "
                              "(dualpath.run and dualpath.compare); capacity and plan run the dualpath command line")
         path = self._path
