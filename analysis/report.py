@@ -1,7 +1,10 @@
 #!/usr/bin/python3
-"""dualpath report: figures and an index.html from `dualpath run` / `dualpath sweep` results.
+"""dualpath report: figures and an index.html from `dualpath run` / `dualpath sweep` results, or a plan's page.
 
     report.py --out DIR RESULTS_DIR [RESULTS_DIR...]
+
+A RESULTS_DIR that holds plan.json (a `dualpath plan` folder) gets the plan's own page instead, one self-contained
+index.html (analysis/plan_report_html.py); it is reported alone.
 
 Each RESULTS_DIR is a run folder (summary.json, requests.csv, links.csv), a multi-policy folder of run folders,
 or a sweep folder (sweep.csv). Simulator and hardware-backend results (summary.json "backend": "hw") are drawn
@@ -25,6 +28,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from results import TTFT_PHASES, ResultsError, find_runs, find_sweeps, label_runs  # noqa: E402
 from plot_style import wait_colours  # noqa: E402
 from report_html import write_html  # noqa: E402
+from plan_report_html import write_plan_page  # noqa: E402
 
 DPI = 100
 SIZE_WIDE = (12, 6)     # 1200 x 600 px
@@ -379,11 +383,23 @@ def main():
     ap.add_argument("dirs", nargs="+")
     a = ap.parse_args()
     LINK_KINDS.update({k["name"]: k for k in json.loads(a.link_kinds)})
-    runs, sweep_files = [], []
     for d in a.dirs:
         if not os.path.isdir(d):
             print(f"dualpath report: {d}: not a folder", file=sys.stderr)
             return 2
+    # A `dualpath plan` folder (plan.json) gets the plan's page (analysis/plan_report_html.py), not the run report
+    # of its probes: one page per plan, so a plan folder is reported alone.
+    plans = [d for d in a.dirs if os.path.isfile(os.path.join(d, "plan.json"))]
+    if plans:
+        if len(a.dirs) > 1:
+            print(f"dualpath report: {plans[0]} is a plan folder (plan.json): report it alone, one `dualpath report` "
+                  "per plan folder (each gets its own page)", file=sys.stderr)
+            return 2
+        page = write_plan_page(plans[0], a.out)
+        print(f"report: the plan's page {page}")
+        return 0
+    runs, sweep_files = [], []
+    for d in a.dirs:
         runs += find_runs(d)
         sweep_files += find_sweeps(d)
     if not runs and not sweep_files:
