@@ -11,6 +11,7 @@ PKGS=(
   pybind11-dev python3-dev python3-pytest  # the Python module (python/, docs/python.md) and its tests
   time  # /usr/bin/time: tests/cli/bad_input_classes.sh measures a refusal's memory
   slurm-wlm munge  # tests/cli/slurm.sh starts a single-node Slurm of its own (docs/slurm.md)
+  chromium  # tests/cli/plan_report_browser.sh renders a plan's report page headless: console errors, DOM, screenshot
 )
 
 missing=()
