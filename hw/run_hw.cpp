@@ -38,6 +38,10 @@ class HwBody final : public RunBody {
         link_log_(sc.deployment.prefill_nodes + sc.deployment.decode_nodes, sc.topology.gpus_per_node, snic_,
                   sc.topology.cnic_bw, sc.outputs.link_sample_interval),
         backend_(sc, loop, nodes, &link_log_) {
+    if (sc.mixed_hardware())
+      throw std::invalid_argument("prefill_topology / decode_topology: the hardware backend runs on the machines it is "
+                                  "given, whose hardware is what it is; a mixed-hardware scenario is the simulator's "
+                                  "(remove both keys to run it here)");
     if (sc.topology.storage.gdr)
       throw std::invalid_argument("topology.storage.gdr: the hardware backend reads storage into host memory only (its "
                                   "block store has no GPUDirect Storage path, and 3FS's GDR has no fallback to host "

@@ -23,7 +23,16 @@ void require_non_negative(double v, const char* what) {
 
 }  // namespace
 
-void Fabric::validate(const Topology& topo, const Deployment& dep) {
+void Fabric::validate(const Hardware& hw, const Deployment& dep) {
+  validate_role(hw.prefill, dep);
+  validate_role(hw.decode, dep);
+  if (hw.decode.gpus_per_node != hw.prefill.gpus_per_node)
+    throw std::invalid_argument("simulator: the prefill and decode nodes need the same gpus_per_node");
+  if (!(hw.decode.storage == hw.prefill.storage))
+    throw std::invalid_argument("simulator: the prefill and decode topologies need one storage section");
+}
+
+void Fabric::validate_role(const Topology& topo, const Deployment& dep) {
   if (topo.gpus_per_node <= 0) throw std::invalid_argument("simulator: topology.gpus_per_node must be > 0");
   if (dep.prefill_nodes < 0 || dep.decode_nodes < 0 || dep.prefill_nodes + dep.decode_nodes <= 0)
     throw std::invalid_argument("simulator: the deployment needs at least one node");
@@ -44,9 +53,10 @@ int Fabric::add_link(LinkInfo info) {
   return static_cast<int>(links_.size()) - 1;
 }
 
-Fabric::Fabric(const Topology& topo, const Deployment& dep) {
+Fabric::Fabric(const Hardware& hw, const Deployment& dep) {
+  const Topology& topo = hw.prefill;  // the storage cluster's and the GPU geometry (one for both roles)
   gdr_ = topo.storage.gdr;
-  validate(topo, dep);
+  validate(hw, dep);
 
   nodes_ = dep.prefill_nodes + dep.decode_nodes;
   gpus_per_node_ = topo.gpus_per_node;
@@ -66,14 +76,16 @@ Fabric::Fabric(const Topology& topo, const Deployment& dep) {
       for (size_t r = 0; r < rows_.size(); ++r) {
         const FabricLink& row = rows_[r];
         if (link_kind(row.cls).scope != scope) continue;
-        const double bw = row.bandwidth(topo);
+        // A node's and its GPUs' links take the node's role's hardware; a storage server's, the storage cluster's.
+        const int owner_node = scope == LinkKind::PerNode ? o : scope == LinkKind::PerGpu ? o / gpus_per_node_ : -1;
+        const Topology& owner = owner_node >= 0 ? hw.node(owner_node, dep) : topo;
+        const double bw = row.bandwidth(owner);
         if (bw == 0) continue;
         const std::string name = row.prefix + std::to_string(o) + std::string(row.suffix);
         if (!(bw > 0) || !std::isfinite(bw))
           throw std::invalid_argument("simulator: link " + name + " needs a bandwidth > 0 (or 0 to leave it out)");
-        const int node = scope == LinkKind::PerNode ? o : scope == LinkKind::PerGpu ? o / gpus_per_node_ : -1;
         row_links_[r][static_cast<size_t>(o)] =
-            add_link({name, row.cls, bw, row.latency(topo), node, scope == LinkKind::PerGpu ? o : -1,
+            add_link({name, row.cls, bw, row.latency(owner), owner_node, scope == LinkKind::PerGpu ? o : -1,
                       scope == LinkKind::PerServer ? o : -1});
       }
   }

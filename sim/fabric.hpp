@@ -33,6 +33,16 @@
 
 namespace dualpath::sim {
 
+// The nodes' hardware by role (issue 65, mixed hardware): the deployment's prefill nodes [0, P) take `prefill`, its
+// decode nodes `decode`; both have the same gpus_per_node and storage section (the loader checks), so the storage
+// servers and the GPU numbering are one. Implicit from one Topology: a cluster of one kind of node.
+struct Hardware {
+  Topology prefill, decode;
+  Hardware(const Topology& t) : prefill(t), decode(t) {}  // NOLINT(google-explicit-constructor): one kind of node
+  Hardware(const Topology& p, const Topology& d) : prefill(p), decode(d) {}
+  const Topology& node(int n, const Deployment& dep) const { return n < dep.prefill_nodes ? prefill : decode; }
+};
+
 // The links a transfer crosses (indices into Fabric::links()) and their summed latency.
 struct Route {
   static constexpr int kMaxLinks = 8;
@@ -53,9 +63,9 @@ class Fabric {
 
   // Throws std::invalid_argument on a topology or deployment that cannot be simulated (non-positive
   // bandwidths, no nodes, ...).
-  Fabric(const Topology& topo, const Deployment& dep);
+  Fabric(const Hardware& hw, const Deployment& dep);
   // The checks of the constructor alone.
-  static void validate(const Topology& topo, const Deployment& dep);
+  static void validate(const Hardware& hw, const Deployment& dep);
 
   int nodes() const { return nodes_; }
   int gpus() const { return nodes_ * gpus_per_node_; }
@@ -93,6 +103,7 @@ class Fabric {
     Reach reach;
     std::vector<Segment> segments;
   };
+  static void validate_role(const Topology& topo, const Deployment& dep);
   int add_link(LinkInfo info);
   void build_routes();
   std::vector<Segment> resolve(const std::vector<RouteSegment>& segments, Memory src, Memory dst,

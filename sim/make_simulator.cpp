@@ -9,7 +9,7 @@
 
 namespace dualpath::sim {
 
-std::unique_ptr<Simulator> make_simulator(NetworkEngine engine, const Topology& topo, const Deployment& dep,
+std::unique_ptr<Simulator> make_simulator(NetworkEngine engine, const Hardware& topo, const Deployment& dep,
                                           const QosSpec& qos, const SimSpec& spec, const SimOptions& options) {
   if (engine == NetworkEngine::Simgrid && options.threads > 1)
     throw std::invalid_argument("simulator: the SimGrid engine runs on one thread (SimOptions::threads = 1)");

@@ -71,7 +71,7 @@ class SimBody final : public RunBody {
     opt.threads = options.threads;
     opt.full_lmm_update = sc.sim.lmm_update == LmmUpdate::Full ||
                           (sc.sim.lmm_update == LmmUpdate::Auto && effective_features(sc.policy).dual_path);
-    sim_ = make_simulator(sc.sim.engine, sc.topology, sc.deployment, sc.policy.qos, sc.sim, opt);
+    sim_ = make_simulator(sc.sim.engine, Hardware(sc.pe_topology(), sc.de_topology()), sc.deployment, sc.policy.qos, sc.sim, opt);
   }
   Backend& backend() override { return *sim_; }
   // The trace file is written after the run from every request.

@@ -137,7 +137,7 @@ class Simulator : public Backend {
 // Creates the simulator of `engine` (sim.engine). Throws std::invalid_argument on an invalid topology, deployment or
 // QoS spec. Only one SimGrid simulator may exist per process (SimGrid's engine is a singleton; a second throws
 // std::logic_error).
-std::unique_ptr<Simulator> make_simulator(NetworkEngine engine, const Topology& topo, const Deployment& dep,
+std::unique_ptr<Simulator> make_simulator(NetworkEngine engine, const Hardware& hw, const Deployment& dep,
                                           const QosSpec& qos, const SimSpec& spec, const SimOptions& options = {});
 
 }  // namespace dualpath::sim

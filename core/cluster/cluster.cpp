@@ -30,7 +30,8 @@ Cluster::Cluster(const Scenario& scenario, std::vector<Agent> agents, Backend& b
     : sc_(scenario),
       be_(backend),
       tuning_(tuning),
-      cost_(scenario.model, scenario.topology.gpu, EpNetwork::of(scenario.topology)),
+      cost_(scenario.model, scenario.pe_topology().gpu, EpNetwork::of(scenario.pe_topology())),
+      decode_cost_(scenario.model, scenario.de_topology().gpu, EpNetwork::of(scenario.de_topology())),
       policy_(make_policy(scenario.policy)),
       features_(effective_features(scenario.policy)),
       blocks_(agents, scenario.policy.block_tokens),
@@ -69,7 +70,7 @@ Cluster::Cluster(const Scenario& scenario, std::vector<Agent> agents, Backend& b
   view_.nodes.resize(nodes);
   for (int n = 0; n < nodes; ++n) {
     view_.nodes[n].prefill = n < dep.prefill_nodes;
-    view_.nodes[n].buffer = BufferPool(topo.dram_buffer_bytes);
+    view_.nodes[n].buffer = BufferPool(sc_.node_topology(n).dram_buffer_bytes);
   }
   view_.engines.resize(static_cast<size_t>(nodes) * gpus_per_node);
   check_weights_fit(sc_);
@@ -79,7 +80,8 @@ Cluster::Cluster(const Scenario& scenario, std::vector<Agent> agents, Backend& b
                      "Storage reads bypass; expected false");
   check_step_profile(sc_);
   auto setup_engines = [&](const std::vector<std::vector<int>>& groups, bool prefill, int group_gpus) {
-    const double hbm_kv = topo.gpu.hbm_bytes - cost_.weight_bytes_per_gpu(group_gpus);  // > 0: check_weights_fit
+    const Topology& role = prefill ? sc_.pe_topology() : sc_.de_topology();
+    const double hbm_kv = role.gpu.hbm_bytes - cost_.weight_bytes_per_gpu(group_gpus);  // > 0: check_weights_fit
     for (size_t g = 0; g < groups.size(); ++g)
       for (int gpu : groups[g]) {
         auto& e = view_.engines[gpu];
@@ -92,7 +94,9 @@ Cluster::Cluster(const Scenario& scenario, std::vector<Agent> agents, Backend& b
 
   // alpha: tokens one node reads from storage in alpha_seconds; beta: prompt tokens one GPU prefills in
   // beta_seconds at the workload's mean round shape (§A.4 profiles both in advance).
-  view_.alpha_tokens = static_cast<int64_t>(sc_.policy.alpha_seconds * topo.snic_read_bw() / layout_.kv_per_token);
+  // (Algorithm 1 compares alpha with a PE node's read queue: the prefill nodes' SNIC.)
+  view_.alpha_tokens =
+      static_cast<int64_t>(sc_.policy.alpha_seconds * sc_.pe_topology().snic_read_bw() / layout_.kv_per_token);
   double ctx_sum = 0, app_sum = 0, n_rounds = 0;
   for (const auto& a : agents_) {
     int64_t ctx = 0;
@@ -129,7 +133,7 @@ Cluster::Cluster(const Scenario& scenario, std::vector<Agent> agents, Backend& b
   StageSignals& signals = *this;
   RequestStage& round_end = *this;
   stages_ = std::make_unique<ClusterStages>(ClusterParts{  // last: the stages size their state from the layout
-      sc_, be_, obs_, cost_, *policy_, features_, view_, layout_, blocks_, requests_, totals_, accounts_, ep_, ports_,
+      sc_, be_, obs_, cost_, decode_cost_, *policy_, features_, view_, layout_, blocks_, requests_, totals_, accounts_, ep_, ports_,
       *sources_, faults_, tuning_.reads_in_flight_per_node, tuning_.persist_flush_bytes, signals, round_end,
       [this](int agent, int round) { issue_round(agent, round); }, [this] { hand_over_settled(); },
       [this] { return handed_; }});
@@ -178,10 +182,12 @@ void Cluster::issue_round(int agent, int round) {
   double max_hbm = 0;
   for (const auto& g : view_.de_groups)
     for (int e : g) max_hbm = std::max(max_hbm, view_.engines[e].hbm.capacity());
-  if (hbm_need > max_hbm || r.prompt_bytes > sc_.topology.dram_buffer_bytes) {
+  // A prompt passes through a buffer of each role (the PE's on the PE path, the DE's before decode).
+  const double buffer = std::min(sc_.pe_topology().dram_buffer_bytes, sc_.de_topology().dram_buffer_bytes);
+  if (hbm_need > max_hbm || r.prompt_bytes > buffer) {
     std::ostringstream m;
     m << "agent " << agent << " round " << round << " needs " << r.prompt_bytes / 1e9 << " GB of DRAM buffer and "
-      << hbm_need / 1e9 << " GB of decode HBM, but a node buffer holds " << sc_.topology.dram_buffer_bytes / 1e9
+      << hbm_need / 1e9 << " GB of decode HBM, but a node buffer holds " << buffer / 1e9
       << " GB and a decode engine " << max_hbm / 1e9 << " GB: it can never be scheduled";
     throw NoProgressError(m.str());
   }

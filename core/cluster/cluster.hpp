@@ -87,7 +87,9 @@ class Cluster : private RequestStage, private StageSignals {
   const std::vector<std::vector<int>>& de_units() const { return layout_.de_units; }
   const PolicyFeatures& features() const { return features_; }
   const TransferTotals& totals() const { return totals_; }
+  // The prefill engines' cost model and the decode engines' (each role's own GPU and EP network: mixed hardware).
   const CostModel& cost() const { return cost_; }
+  const CostModel& decode_cost() const { return decode_cost_; }
   int64_t rounds_total() const { return rounds_total_; }
   int64_t rounds_done() const { return rounds_done_; }
   double peak_buffer_fraction() const;  // max over nodes of peak DRAM buffer use / capacity
@@ -138,7 +140,8 @@ class Cluster : private RequestStage, private StageSignals {
   Backend& be_;
   ActivityObserver* obs_ = &no_activity();  // the activity log, or the observer that keeps nothing
   ClusterTuning tuning_;
-  CostModel cost_;
+  CostModel cost_;         // the prefill engines'
+  CostModel decode_cost_;  // the decode engines'
   std::unique_ptr<Policy> policy_;
   PolicyFeatures features_;
   ClusterView view_;

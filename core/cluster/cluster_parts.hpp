@@ -30,7 +30,8 @@ struct ClusterParts {
   const Scenario& scenario;
   Backend& be;
   ActivityObserver* const& obs;
-  const CostModel& cost;
+  const CostModel& cost;         // the prefill engines' (Scenario::pe_topology)
+  const CostModel& decode_cost;  // the decode engines' (Scenario::de_topology)
   Policy& policy;
   const PolicyFeatures& features;
   ClusterView& view;

@@ -27,7 +27,7 @@ struct ClusterStages {
         io(c.features.bypass_io ? std::unique_ptr<KvIo>(std::make_unique<FreeKvIo>(c.blocks))
                                 : std::make_unique<StorageKvIo>(shared, c.blocks, c.totals, c.ports, c.sources, c.obs,
                                                                 c.signals, persist)),
-        decode(shared, c.scenario, c.cost, c.blocks, c.ep, c.obs, c.signals, *io, c.round_end,
+        decode(shared, c.scenario, c.decode_cost, c.blocks, c.ep, c.obs, c.signals, *io, c.round_end,
                c.features.de_resident),
         prefetch_gate(c.accounts, decode),
         prefill(shared, c.scenario, c.cost, c.features, c.ep, c.obs, c.signals, *io, prefetch_gate),

@@ -38,6 +38,24 @@ void resolve_reference(json& tree, const std::string& key, const std::string& ba
   origins.set(pointer, file, /*is_file=*/true);
 }
 
+// The scenario keys that name a file (or hold the object inline): the model, the cluster's topology and each role's.
+constexpr const char* kReferenceKeys[] = {"model", "topology", "prefill_topology", "decode_topology"};
+std::string reference_kind(const std::string& key) { return key == "model" ? "model" : "topology"; }
+
+// A role's own hardware (issue 65): a topology like the cluster's, on the same node geometry and storage cluster,
+// since the fabric numbers GPUs as node x gpus_per_node and the storage cluster is one.
+std::optional<Topology> parse_role_topology(const ObjectReader& root, const std::string& key, const Topology& cluster) {
+  if (!root.has(key)) return std::nullopt;
+  Topology t = parse_topology(root, key);
+  if (t.gpus_per_node != cluster.gpus_per_node)
+    root.fail(key, "expected gpus_per_node " + std::to_string(cluster.gpus_per_node) + " (the cluster topology's: " +
+                       "each role's nodes have as many GPUs), found " + std::to_string(t.gpus_per_node));
+  if (!(t.storage == cluster.storage))
+    root.fail(key, "expected the storage section of \"topology\" (" + cluster.name + "): the storage cluster is " +
+                       "one for both roles; set it there, found another in " + t.name);
+  return t;
+}
+
 std::string scenario_dir(const std::string& path) { return fs::path(path).parent_path().string(); }
 
 // A standalone model/topology file is read through the same section parser, wrapped as {"model": <file>}.
@@ -61,8 +79,7 @@ Scenario load_tree(json tree, Origins origins, const std::string& source, const 
                    const std::vector<std::string>& overrides, const std::vector<std::string>& overlay_files) {
   if (!tree.is_object()) throw InputError(origins.where(""), "expected a scenario object, found " + describe_found(tree));
 
-  resolve_reference(tree, "model", base_dir, "model", origins);
-  resolve_reference(tree, "topology", base_dir, "topology", origins);
+  for (const char* key : kReferenceKeys) resolve_reference(tree, key, base_dir, reference_kind(key), origins);
 
   // One code path for both kinds of edit: every overlay's "set" entries, then the command line's --set.
   std::vector<Override> edits;
@@ -75,13 +92,13 @@ Scenario load_tree(json tree, Origins origins, const std::string& source, const 
     apply_override(tree, o, origins);
     // A model or topology swapped by an edit is a file name relative to the edit's folder (the working
     // directory for --set).
-    if (o.pointer == "/model") resolve_reference(tree, "model", o.base_dir, "model", origins);
-    if (o.pointer == "/topology") resolve_reference(tree, "topology", o.base_dir, "topology", origins);
+    for (const char* key : kReferenceKeys)
+      if (o.pointer == std::string("/") + key) resolve_reference(tree, key, o.base_dir, reference_kind(key), origins);
   }
 
   const ObjectReader root(tree, "", origins,
-                          {"name", "description", "sources", "model", "topology", "deployment", "workload", "policy",
-                           "slo", "outputs", "sim", "faults"});
+                          {"name", "description", "sources", "model", "topology", "prefill_topology",
+                           "decode_topology", "deployment", "workload", "policy", "slo", "outputs", "sim", "faults"});
   Scenario s;
   s.source_file = source;
   s.overlays = overlay_files;
@@ -99,6 +116,8 @@ Scenario load_tree(json tree, Origins origins, const std::string& source, const 
   root.string_map("sources");
   s.model = parse_model(root, "model");
   s.topology = parse_topology(root, "topology");
+  s.prefill_topology = parse_role_topology(root, "prefill_topology", s.topology);
+  s.decode_topology = parse_role_topology(root, "decode_topology", s.topology);
   s.deployment = parse_deployment(root, "deployment", s.topology);
   s.workload = parse_workload(root, "workload");
   s.slo = parse_slo(root, "slo");

@@ -126,6 +126,7 @@ struct StorageSpec {
   // straight in the PE GPU's HBM through the SNIC and the GPU's PCIe link, with no DRAM staging buffer and no H2D;
   // its hit then holds HBM from its read until its forward ends. 3FS has no fallback to host memory.
   bool gdr = false;
+  friend bool operator==(const StorageSpec&, const StorageSpec&) = default;
 };
 
 // One node type plus the storage cluster.
@@ -293,7 +294,20 @@ struct Scenario {
   std::string source_file;  // the scenario file this was loaded from (for messages)
   std::vector<std::string> overlays;  // overlay files applied on top of it, in order (summary.json "overlays")
   ModelSpec model;
+  // The cluster's hardware: the storage cluster, and every node unless its role names its own (issue 65, mixed
+  // hardware: "prefill_topology" / "decode_topology", e.g. prefill on H800-class nodes, decode on H20-class ones).
+  // A role's topology has the same gpus_per_node and storage section as `topology` (the loader checks); its GPU,
+  // NICs, PCIe, DRAM, buffer and EP constants are its nodes' own. Read a role's hardware through pe_topology() /
+  // de_topology(), never `topology` directly, unless the value is the storage cluster's or gpus_per_node.
   Topology topology;
+  std::optional<Topology> prefill_topology, decode_topology;
+  const Topology& pe_topology() const { return prefill_topology ? *prefill_topology : topology; }
+  const Topology& de_topology() const { return decode_topology ? *decode_topology : topology; }
+  // Node n's hardware: the deployment's prefill nodes come first.
+  const Topology& node_topology(int node) const {
+    return node < deployment.prefill_nodes ? pe_topology() : de_topology();
+  }
+  bool mixed_hardware() const { return prefill_topology.has_value() || decode_topology.has_value(); }
   Deployment deployment;
   WorkloadSpec workload;
   SloSpec slo;

@@ -8,11 +8,40 @@ using nlohmann::json;
 
 json optional_bool(const std::optional<bool>& b) { return b ? json(*b) : json(nullptr); }
 
+json topology_json(const Topology& t) {
+  json topology = {{"name", t.name},
+                   {"gpus_per_node", t.gpus_per_node},
+                   {"gpu",
+                    {{"flops", t.gpu.flops},
+                     {"hbm_bytes", t.gpu.hbm_bytes},
+                     {"hbm_bw", t.gpu.hbm_bw},
+                     {"kernel_overhead", t.gpu.kernel_overhead}}},
+                   {"cnic_bw", t.cnic_bw},
+                   {"snic_bw", t.snic_bw},
+                   {"pcie_bw", t.pcie_bw},
+                   {"dram_bw", t.dram_bw},
+                   {"dram_buffer_bytes", t.dram_buffer_bytes},
+                   {"nic_latency", t.nic_latency},
+                   {"ep_rdma_efficiency", t.ep_rdma_efficiency},
+                   {"ep_op_latency", t.ep_op_latency},
+                   {"ep_normal_sync", t.ep_normal_sync},
+                   {"storage",
+                    {{"servers", t.storage.servers},
+                     {"server_nic_bw", t.storage.server_nic_bw},
+                     {"ssd_read_bw", t.storage.ssd_read_bw},
+                     {"ssd_write_bw", t.storage.ssd_write_bw},
+                     {"latency", t.storage.latency},
+                     {"client_read_efficiency", t.storage.client_read_efficiency}}}};
+
+  if (t.storage.gdr) topology["storage"]["gdr"] = true;  // (a baseline's key, echoed when set: docs/baselines.md)
+  return topology;
+}
+
 }  // namespace
 
 nlohmann::json scenario_to_json(const Scenario& s) {
   const ModelSpec& m = s.model;
-  const Topology& t = s.topology;
+  const Topology& t = s.topology;  // gpus_per_node: one for both roles
   const Deployment& d = s.deployment;
   const WorkloadSpec& w = s.workload;
   const PolicySpec& p = s.policy;
@@ -48,31 +77,6 @@ nlohmann::json scenario_to_json(const Scenario& s) {
                 {"v_head_dim", m.v_head_dim}};
   if (m.timing == StepTiming::Profile) model["profile"] = m.profile_file;
 
-  json topology = {{"name", t.name},
-                   {"gpus_per_node", t.gpus_per_node},
-                   {"gpu",
-                    {{"flops", t.gpu.flops},
-                     {"hbm_bytes", t.gpu.hbm_bytes},
-                     {"hbm_bw", t.gpu.hbm_bw},
-                     {"kernel_overhead", t.gpu.kernel_overhead}}},
-                   {"cnic_bw", t.cnic_bw},
-                   {"snic_bw", t.snic_bw},
-                   {"pcie_bw", t.pcie_bw},
-                   {"dram_bw", t.dram_bw},
-                   {"dram_buffer_bytes", t.dram_buffer_bytes},
-                   {"nic_latency", t.nic_latency},
-                   {"ep_rdma_efficiency", t.ep_rdma_efficiency},
-                   {"ep_op_latency", t.ep_op_latency},
-                   {"ep_normal_sync", t.ep_normal_sync},
-                   {"storage",
-                    {{"servers", t.storage.servers},
-                     {"server_nic_bw", t.storage.server_nic_bw},
-                     {"ssd_read_bw", t.storage.ssd_read_bw},
-                     {"ssd_write_bw", t.storage.ssd_write_bw},
-                     {"latency", t.storage.latency},
-                     {"client_read_efficiency", t.storage.client_read_efficiency}}}};
-
-  if (t.storage.gdr) topology["storage"]["gdr"] = true;  // (a baseline's key, echoed when set: docs/baselines.md)
 
   json deployment = {{"prefill_nodes", d.prefill_nodes},
                      {"decode_nodes", d.decode_nodes},
@@ -131,7 +135,7 @@ nlohmann::json scenario_to_json(const Scenario& s) {
           {"source_file", s.source_file},
           {"units", "SI: bytes, bytes/s, seconds, FLOP/s"},
           {"model", model},
-          {"topology", topology},
+          {"topology", topology_json(t)},
           {"deployment", deployment},
           {"workload", workload},
           {"policy", policy},
@@ -148,6 +152,13 @@ nlohmann::json scenario_to_json(const Scenario& s) {
             {"departures", name_of(s.sim.departures)},
             {"arrivals", name_of(s.sim.arrivals)}}},
           {"derived", derived}};
+  // Only with mixed hardware, so that a one-kind cluster's config.json is what it was before roles had their own:
+  // each role's topology in full, and which one each role's nodes run on.
+  if (s.mixed_hardware()) {
+    if (s.prefill_topology) out["prefill_topology"] = topology_json(*s.prefill_topology);
+    if (s.decode_topology) out["decode_topology"] = topology_json(*s.decode_topology);
+    out["derived"]["hardware"] = {{"prefill", s.pe_topology().name}, {"decode", s.de_topology().name}};
+  }
   // Only when there are faults, so that a fault-free run's config.json is what it was before faults existed.
   if (!s.faults.empty()) {
     json faults = json::array();

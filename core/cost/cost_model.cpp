@@ -208,21 +208,26 @@ double CostModel::prefill_prompt_tokens_per_second(int64_t mean_context, int64_t
 }
 
 std::string weights_fit_problem(const Scenario& sc, const char* side, int group_gpus) {
-  const CostModel cost(sc.model, sc.topology.gpu);
+  const bool prefill = side[0] == 'p';
+  const Topology& t = prefill ? sc.pe_topology() : sc.de_topology();  // each role's own GPUs (mixed hardware)
+  const CostModel cost(sc.model, t.gpu);
   const double w = cost.weight_bytes_per_gpu(group_gpus);
-  if (sc.topology.gpu.hbm_bytes - w > 0) return "";
+  if (t.gpu.hbm_bytes - w > 0) return "";
   std::ostringstream m;
   m << "the " << side << " side's groups of " << group_gpus << " GPUs hold " << w / 1e9
-    << " GB of weights per GPU: they do not fit in " << sc.topology.gpu.hbm_bytes / 1e9 << " GB of HBM";
+    << " GB of weights per GPU: they do not fit in " << t.gpu.hbm_bytes / 1e9 << " GB of HBM";
   // What would: the smallest larger group (in whole multiples of this one) whose share fits, or a larger HBM.
-  const std::string key = std::string("deployment.") + (side[0] == 'p' ? "pe" : "de") + "_group_gpus";
+  const std::string key = std::string("deployment.") + (prefill ? "pe" : "de") + "_group_gpus";
+  const std::optional<Topology>& own = prefill ? sc.prefill_topology : sc.decode_topology;
+  const std::string hbm_key = std::string(own ? (prefill ? "prefill_topology" : "decode_topology") : "topology") +
+                              ".gpu.hbm_bytes";
   for (int g = group_gpus * 2; g > 0 && g <= 4096; g *= 2)
-    if (const double wg = cost.weight_bytes_per_gpu(g); sc.topology.gpu.hbm_bytes - wg > 0) {
+    if (const double wg = cost.weight_bytes_per_gpu(g); t.gpu.hbm_bytes - wg > 0) {
       m << "; groups of " << g << " GPUs would hold " << wg / 1e9 << " GB each (e.g. --set " << key << "=" << g
         << ", with enough nodes for them)";
       break;
     }
-  m << ", or a GPU with more than " << w / 1e9 << " GB of HBM would (topology.gpu.hbm_bytes)";
+  m << ", or a GPU with more than " << w / 1e9 << " GB of HBM would (" << hbm_key << ")";
   return m.str();
 }
 

@@ -78,7 +78,7 @@ struct NativeBackend::Impl {
   bool stop_requested = false;
   std::function<void(double)> hook;
 
-  Impl(const Topology& topo, const Deployment& dep, const QosSpec& q, const SimSpec& s, const SimOptions& o)
+  Impl(const Hardware& topo, const Deployment& dep, const QosSpec& q, const SimSpec& s, const SimOptions& o)
       : qos(q),
         fabric(topo, dep),
         spec(s),
@@ -259,7 +259,7 @@ struct NativeBackend::Impl {
   }
 };
 
-NativeBackend::NativeBackend(const Topology& topo, const Deployment& dep, const QosSpec& qos, const SimSpec& spec,
+NativeBackend::NativeBackend(const Hardware& topo, const Deployment& dep, const QosSpec& qos, const SimSpec& spec,
                            SimOptions options)
     : impl_(std::make_unique<Impl>(topo, dep, qos, spec, options)) {}
 

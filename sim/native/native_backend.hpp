@@ -20,7 +20,7 @@ namespace dualpath::sim {
 class NativeBackend final : public Simulator {
  public:
   // Throws std::invalid_argument on an invalid topology, deployment or QoS spec. Any number may exist.
-  NativeBackend(const Topology& topo, const Deployment& dep, const QosSpec& qos, const SimSpec& spec,
+  NativeBackend(const Hardware& hw, const Deployment& dep, const QosSpec& qos, const SimSpec& spec,
                SimOptions options = {});
   ~NativeBackend() override;
   NativeBackend(const NativeBackend&) = delete;

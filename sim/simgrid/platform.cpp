@@ -18,7 +18,7 @@ constexpr double kHostSpeed = 1e9;
 
 }  // namespace
 
-Platform::Platform(const Topology& topo, const Deployment& dep) : fabric_(topo, dep) {
+Platform::Platform(const Hardware& hw, const Deployment& dep) : fabric_(hw, dep) {
   sg4::NetZone* zone = sg4::create_star_zone("cluster");
   // Every link is SHARED (max-min between the flows crossing it); directions are separate links.
   for (const auto& l : fabric_.links()) sg_links_.push_back(zone->create_link(l.name, l.bandwidth));

@@ -20,7 +20,7 @@ class Platform {
  public:
   // Builds the platform into the (already created) SimGrid engine. Throws std::invalid_argument on a topology
   // or deployment that cannot be simulated (Fabric::validate).
-  Platform(const Topology& topo, const Deployment& dep);
+  Platform(const Hardware& hw, const Deployment& dep);
 
   const Fabric& fabric() const { return fabric_; }
   simgrid::s4u::Host* host(int endpoint) const { return hosts_[static_cast<size_t>(endpoint)]; }

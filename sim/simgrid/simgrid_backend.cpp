@@ -64,7 +64,7 @@ struct SimgridBackend::Impl {
   bool stop_requested = false;
   std::exception_ptr error;
 
-  Impl(const Topology& topo, const Deployment& dep, const QosSpec& q, const SimSpec& s, const SimOptions& o)
+  Impl(const Hardware& topo, const Deployment& dep, const QosSpec& q, const SimSpec& s, const SimOptions& o)
       : qos(q),
         engine((Fabric::validate(topo, dep), make_engine(o.stack_kib, o.full_lmm_update))),
         platform(topo, dep),
@@ -245,7 +245,7 @@ struct SimgridBackend::Impl {
   }
 };
 
-SimgridBackend::SimgridBackend(const Topology& topo, const Deployment& dep, const QosSpec& qos, const SimSpec& spec,
+SimgridBackend::SimgridBackend(const Hardware& topo, const Deployment& dep, const QosSpec& qos, const SimSpec& spec,
                        SimOptions options)
     : impl_(std::make_unique<Impl>(topo, dep, qos, spec, options)) {}
 

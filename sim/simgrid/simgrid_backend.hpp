@@ -19,7 +19,7 @@ class SimgridBackend final : public Simulator {
   // Creates the SimGrid engine and the platform. Only one SimgridBackend may ever exist in a process (SimGrid's
   // engine is a singleton): a second throws std::logic_error. Throws std::invalid_argument on an invalid
   // topology, deployment or QoS spec.
-  SimgridBackend(const Topology& topo, const Deployment& dep, const QosSpec& qos, const SimSpec& spec,
+  SimgridBackend(const Hardware& hw, const Deployment& dep, const QosSpec& qos, const SimSpec& spec,
              SimOptions options = {});
   ~SimgridBackend() override;
   SimgridBackend(const SimgridBackend&) = delete;

@@ -66,7 +66,7 @@ inline std::string& current_engine() {
   static std::string engine = "simgrid";
   return engine;
 }
-inline std::unique_ptr<Simulator> make(const Topology& t, const Deployment& d, const QosSpec& q, const SimSpec& s,
+inline std::unique_ptr<Simulator> make(const Hardware& t, const Deployment& d, const QosSpec& q, const SimSpec& s,
                                        const SimOptions& o = {}) {
   return make_simulator(choice_value(kNetworkEngines, current_engine()), t, d, q, s, o);
 }
