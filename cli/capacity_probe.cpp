@@ -53,7 +53,8 @@ nlohmann::json probe_json(const Probe& p) {
           {"binds", p.binds},
           {"prompt_tokens_per_s", p.prompt_tokens_per_s},
           {"generated_tokens_per_s", p.generated_tokens_per_s},
-          {"storage_read_per_s", p.storage_read_per_s}};
+          {"storage_read_per_s", p.storage_read_per_s},
+          {"read_per_agent", p.read_per_agent}};
 }
 
 Probe probe_from_json(const nlohmann::json& j) {
@@ -69,6 +70,7 @@ Probe probe_from_json(const nlohmann::json& j) {
   p.prompt_tokens_per_s = j.value("prompt_tokens_per_s", -1.0);  // absent before the plan's cost existed
   p.generated_tokens_per_s = j.value("generated_tokens_per_s", -1.0);
   p.storage_read_per_s = j.value("storage_read_per_s", -1.0);
+  p.read_per_agent = j.value("read_per_agent", -1.0);
   return p;
 }
 
@@ -93,6 +95,7 @@ Probe read_probe(const std::string& dir, double aps, double tpot_limit) {
   p.prompt_tokens_per_s = f.results.prompt_tokens_per_s;
   p.generated_tokens_per_s = f.results.generated_tokens_per_s;
   p.storage_read_per_s = f.results.jct > 0 ? f.results.bytes.storage_read / f.results.jct : -1;
+  p.read_per_agent = f.results.agents > 0 ? f.results.bytes.storage_read / static_cast<double>(f.results.agents) : -1;
   const bool within = p.ended_by != RunEnd::SloViolated && p.tpot_mean <= tpot_limit;
   // Under workload.stop = slo a pass needs the rule's steady state (TTFT and load); the TTFT-only reading
   // (slo-ttft) also counts a run every agent finished within the SLO, as it did before issue 62.

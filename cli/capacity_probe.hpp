@@ -29,6 +29,9 @@ struct Probe {
   // Bytes read from storage per second over the run (-1 if absent): `plan --target-aps` bounds the load a split's
   // storage NICs can carry with it (cli/plan_target.cpp).
   double storage_read_per_s = -1;
+  // Bytes read from storage per agent of the run (-1 if absent): exact when every agent finished, else the agents in
+  // flight count whole with part of their reads, so it is low. `plan --ideal`'s read bound divides by it.
+  double read_per_agent = -1;
   // Within the SLO until the run ended, but the rule (workload.stop = slo) saw no steady state of TTFT and load before
   // the arrivals stopped: a transient, which does not show that the rate holds, so the search counts it as a miss
   // (issue 62: 2,400-s probes of DS 660B 2P4D Basic "met" 0.584 APS, 22% above its SNIC bound).

@@ -152,6 +152,7 @@ std::vector<CapacityResult> search_capacities(const CapacityPlanSpec& spec, cons
       r.lower_bound = it->second.lower_bound();
       r.prompt_tokens_per_s = it->second.prompt_tokens_per_s;
       r.generated_tokens_per_s = it->second.generated_tokens_per_s;
+      r.read_per_agent = it->second.read_per_agent;
     }
     if (!r.ok) continue;
     nlohmann::json pj = {{"capacity_aps", r.capacity},

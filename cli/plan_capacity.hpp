@@ -44,6 +44,7 @@ struct CapacityResult {
   bool lower_bound = false;             // the probe at the capacity ended with every agent finished
   std::string binds;                    // the binding resource at the capacity
   double prompt_tokens_per_s = -1, generated_tokens_per_s = -1;  // the probe at the capacity's (-1: unknown)
+  double read_per_agent = -1;                                     // the same probe's storage reads per agent, bytes
   size_t probes = 0, reused = 0;
 };
 

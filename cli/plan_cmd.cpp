@@ -36,6 +36,8 @@
 #include "cli/capacity_probe.hpp"
 #include "cli/child_runs.hpp"
 #include "cli/plan_capacity.hpp"
+#include "cli/plan_ideal.hpp"
+#include "cli/plan_inputs.hpp"
 #include "cli/plan_report.hpp"
 #include "cli/plan_target.hpp"
 #include "cli/commands.hpp"
@@ -46,6 +48,7 @@
 #include "cli/shard.hpp"
 #include "cli/slurm_jobs.hpp"
 #include "core/analysis/bandwidth_model.hpp"
+#include "core/analysis/scenario_bandwidth.hpp"
 #include "core/analysis/capacity_search.hpp"
 #include "core/analysis/plan_splits.hpp"
 #include "core/analysis/vary_grid.hpp"
@@ -78,7 +81,9 @@ struct PlanArgs {
   std::string shard;  // "I/N": evaluate only this slice of the candidates (cli/shard.hpp)
   SlurmArgs slurm;
   size_t max_candidates = kDefaultMaxCandidates;  // refused beyond, before anything is made (issue 68)
-  std::optional<double> node_hour_cost, gpu_hour_cost;  // dollars: the answer's cost (core/analysis/plan_cost.hpp)
+  std::string node_hour_cost, gpu_hour_cost;  // dollars: the answer's cost (core/analysis/plan_cost.hpp)
+  analysis::Prices prices;                    // parsed from one of them
+  bool ideal = false;  // --ideal: the Oracle's capacity and the §4.2 read bound beside each variant's best split
   std::optional<double> target_aps;  // the inverse question: the fewest nodes holding it (cli/plan_target.hpp)
   int max_nodes = 64;                // its search's largest cluster
 };
@@ -94,40 +99,11 @@ void refuse_split_keys(const std::string& option, const std::string& key) {
 }
 
 
-// A JCT candidate's result from its run folder (not ok when absent or incomplete).
-Outcome read_outcome(const std::string& dir) {
-  Outcome o;
-  try {
-    const RunFile f = read_run_file(dir + "/summary.json");
-    if (!f.complete) return o;
-    o.value = f.results.jct;
-    o.binds = f.ttft_binds;
-    o.agents = static_cast<double>(f.results.agents);
-    o.prompt_tokens_per_s = f.results.prompt_tokens_per_s;
-    o.generated_tokens_per_s = f.results.generated_tokens_per_s;
-    o.ok = true;
-  } catch (const std::exception&) {
-    o.ok = false;
-  }
-  return o;
-}
-
-void check_objective(const Scenario& sc, PlanObjective objective, const std::string& where) {
-  const bool online = sc.workload.mode == ArrivalMode::Online;
-  if (objective == PlanObjective::Jct && online)
-    throw InputError(where + ": /workload/mode",
-                     "objective jct needs an offline scenario (all agents at t = 0); use --objective capacity for an "
-                     "online one");
-  if (objective == PlanObjective::Capacity && !online)
-    throw InputError(where + ": /workload/mode",
-                     "objective capacity needs an online scenario (--set workload.mode=online --set workload.aps=A "
-                     "--set workload.duration=T)");
-  if (objective == PlanObjective::Capacity) check_probe_length(sc, where);
-}
-
-
-void plan(const PlanArgs& a) {
+void plan(PlanArgs a) {  // a copy: the prices are parsed into it
   const PlanObjective objective = choice_value(kPlanObjectives, a.objective);  // the option's check took only these
+  if (a.ideal && (objective != PlanObjective::Capacity || a.target_aps))
+    throw InputError("--ideal", "expected a capacity plan of a node count (--objective capacity with --nodes or "
+                                "--budget): the Oracle's capacity and the read bound sit beside a split's capacity");
   if (a.target_aps) {
     check_target_question(*a.target_aps, a.max_nodes, objective == PlanObjective::Capacity, a.resolution_given);
   } else if (!a.nodes && !a.budget) {
@@ -137,11 +113,15 @@ void plan(const PlanArgs& a) {
     throw InputError("--nodes " + std::to_string(*a.nodes), "expected 2 (one P, one D) to " +
                                                                  std::to_string(analysis::kMaxPlanNodes) + " nodes");
   if (a.budget && *a.budget <= 0) throw InputError("--budget " + std::to_string(*a.budget), "expected a GPU count > 0");
-  for (const auto& [flag, v] : {std::pair<const char*, std::optional<double>>{"--node-hour-cost", a.node_hour_cost},
-                                {"--gpu-hour-cost", a.gpu_hour_cost}})
-    if (v && !(std::isfinite(*v) && *v > 0 && *v <= 1e6))
-      throw InputError(std::string(flag) + " " + analysis::load_text(*v),
-                       "expected dollars per hour in (0, 1000000], e.g. 98.32 (an 8-GPU node) or 12.29 (one GPU)");
+  for (const auto& [flag, text, per_gpu] : {std::tuple<const char*, std::string, bool>{"--node-hour-cost", a.node_hour_cost, false},
+                                            {"--gpu-hour-cost", a.gpu_hour_cost, true}}) {
+    if (text.empty()) continue;
+    try {
+      a.prices = analysis::parse_prices(text, per_gpu);
+    } catch (const std::invalid_argument& e) {
+      throw InputError(std::string(flag) + " " + text, e.what());
+    }
+  }
   if (!(a.resolution >= analysis::kMinResolution && a.resolution < 1))
     throw InputError("--resolution", "expected a fraction in [" + analysis::load_text(analysis::kMinResolution) +
                                          ", 1), e.g. 0.02, found " + analysis::load_text(a.resolution));
@@ -204,13 +184,15 @@ void plan(const PlanArgs& a) {
     vp.nodes = a.target_aps ? 0 : a.budget ? analysis::budget_nodes(*a.budget, sc.topology.gpus_per_node) : *a.nodes;
     if (!a.target_aps) vp.splits = analysis::enumerate_splits(sc, vp.nodes);
     vp.outcomes.resize(vp.splits.size());
-    analysis::BandwidthParams bp{sc.topology.gpus_per_node, sc.topology.snic_bw / sc.topology.cnic_bw,
-                                 sc.topology.cnic_bw, sc.topology.dram_bw, 0};
+    const analysis::BandwidthParams bp = analysis::bandwidth_params(sc, /*with_pcie=*/false);
     vp.policy = a.policy.empty() ? sc.policy.name : a.policy;  // --vary policy.name sets it per variant
     const PolicyFeatures f = features_of(sc.policy, vp.policy);
     vp.dual_path = f.dual_path;
     vp.reads_from_storage = !f.dram_pool && !f.de_resident && !f.bypass_io;
     vp.bandwidth = bp;
+    if (a.prices.priced())
+      price_variant(a.prices, a.prices.per_gpu ? "--gpu-hour-cost " + a.gpu_hour_cost : "--node-hour-cost " + a.node_hour_cost,
+                    sc, vp);
     try {
       vp.range = analysis::bottleneck_free_range(bp);
       vp.have_range = !vp.range.empty;
@@ -277,7 +259,7 @@ void plan(const PlanArgs& a) {
     t.ttft_only = base.workload.stop == StopMode::SloTtft;
     t.slots = a.jobs ? a.jobs : default_parallelism();
     t.varied = !axes.empty();
-    t.node_hour_cost = a.node_hour_cost, t.gpu_hour_cost = a.gpu_hour_cost;
+    t.prices = a.prices;
     t.identity = identity;
     if (!run_target_plan(t, plans, variant_scenarios)) throw CLI::RuntimeError(kExitFailure);
     return;
@@ -337,6 +319,7 @@ void plan(const PlanArgs& a) {
       o.binds = r.binds;
       o.prompt_tokens_per_s = r.prompt_tokens_per_s;
       o.generated_tokens_per_s = r.generated_tokens_per_s;
+      o.read_per_agent = r.read_per_agent;
       o.value = r.capacity > 0 || r.state != "dropped" ? r.capacity : NAN;
       o.lowest_failing = r.lowest_failing ? *r.lowest_failing : NAN;
       if (r.dropped_below) {  // always of the same variant
@@ -346,6 +329,7 @@ void plan(const PlanArgs& a) {
       any_failed |= !r.ok;
       evaluated += r.reused < r.probes;
     }
+    if (a.ideal && !shard) find_ideal(spec, a.overrides, plans);
   } else {
     std::vector<ChildJob> cj;
     std::vector<std::pair<size_t, size_t>> which;  // (variant, split) of each child
@@ -429,7 +413,7 @@ void plan(const PlanArgs& a) {
         << base.name << ", policy " << (policy_varied ? "per variant" : policy) << ", objective " << name_of(objective);
   bool has_best = false;
   const nlohmann::json out = report_plan({objective, title.str(), !axes.empty(), a.resolution, identity, a.budget,
-                                          a.node_hour_cost, a.gpu_hour_cost},
+                                          a.prices},
                                          plans, has_best);
   write_json_atomically(plan_path, out);  // whole or absent, whatever kills the process
   std::cout << "results in " << plan_path << "\n";
@@ -469,10 +453,14 @@ void register_plan_command(CLI::App& app) {
   cmd->add_option("--jobs", args->jobs, "Runs at once (default: the core count)")->check(CLI::Range(1u, 1024u));
   cmd->add_flag("--no-plot", args->no_plot, "Do not draw plan.png");
   auto* node_cost = cmd->add_option("--node-hour-cost", args->node_hour_cost,
-                                    "Dollars per node-hour: the answer's cost per agent and per million tokens");
+                                    "Dollars per node-hour: the answer's cost per agent and per million tokens; one "
+                                    "price, or each topology's: hopper-8gpu-80g=98.32,h20-8gpu-96g=40");
   cmd->add_option("--gpu-hour-cost", args->gpu_hour_cost,
-                  "Dollars per GPU-hour instead (times each variant's GPUs per node)")
+                  "Dollars per GPU-hour instead (times the node's GPUs); one price or TOPOLOGY=PRICE,...")
       ->excludes(node_cost);
+  cmd->add_flag("--ideal", args->ideal,
+                "Capacity plans: beside each variant's best split, the Oracle's capacity on it (free KV loads; one more "
+                "search each) and its §4.2 read bound");
   cmd->add_option("--max-candidates", args->max_candidates,
                   "Refuse a plan of more candidate splits than this, before running any (default " +
                       std::to_string(kDefaultMaxCandidates) + ")")

@@ -1,5 +1,7 @@
 #include "cli/plan_report.hpp"
 
+#include "cli/plan_ideal.hpp"
+
 #include <iomanip>
 #include <iostream>
 #include <sstream>
@@ -38,12 +40,23 @@ std::vector<Index> ties_of(const std::vector<VariantPlan>& plans, Index best, co
 }
 
 // The split's cost at its answer, when the plan was given a price (core/analysis/plan_cost.hpp).
-std::optional<analysis::SplitCost> cost_of(const PlanReport& r, const VariantPlan& vp, const Outcome& o) {
-  if ((!r.node_hour_cost && !r.gpu_hour_cost) || !o.ok || !std::isfinite(o.value) || o.value <= 0) return std::nullopt;
-  const double node_hour = r.node_hour_cost ? *r.node_hour_cost : *r.gpu_hour_cost * vp.bandwidth.g;
+std::optional<analysis::SplitCost> cost_of(const PlanReport& r, const VariantPlan& vp, const analysis::PdSplit& s,
+                                           const Outcome& o) {
+  if (!r.prices.priced() || !o.ok || !std::isfinite(o.value) || o.value <= 0) return std::nullopt;
   const double agents_per_s = r.objective == PlanObjective::Jct ? o.agents / o.value : o.value;
-  return analysis::split_cost(vp.nodes * node_hour, agents_per_s, o.prompt_tokens_per_s, o.generated_tokens_per_s);
+  return analysis::split_cost(vp.cluster_per_hour(s), agents_per_s,
+                              o.prompt_tokens_per_s, o.generated_tokens_per_s);
 }
+
+}  // namespace
+
+nlohmann::json cost_basis_json(const analysis::Prices& p) {
+  const char* key = p.per_gpu ? "gpu_hour" : "node_hour";
+  if (p.every) return {{key, *p.every}};
+  return {{key, p.by_topology}};
+}
+
+namespace {
 
 nlohmann::json cost_json(const analysis::SplitCost& c) {
   auto num = [](double x) { return std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(); };
@@ -82,9 +95,8 @@ nlohmann::json report_plan(const PlanReport& r, const std::vector<VariantPlan>& 
   auto margin_of = [&](double best, double next) { return lower_better ? next / best - 1 : best / next - 1; };
   nlohmann::json out = {{"identity", r.identity}, {"objective", name_of(r.objective)}, {"splits", nlohmann::json::array()}};
   if (r.budget) out["budget_gpus"] = *r.budget;
-  if (r.node_hour_cost) out["cost_basis"] = {{"node_hour", *r.node_hour_cost}};
-  if (r.gpu_hour_cost) out["cost_basis"] = {{"gpu_hour", *r.gpu_hour_cost}};
-  const bool priced = r.node_hour_cost || r.gpu_hour_cost;
+  if (r.prices.priced()) out["cost_basis"] = cost_basis_json(r.prices);
+  const bool priced = r.prices.priced();
   if (plans.size() == 1) out["nodes"] = plans[0].nodes;
   out["analytic_pd_range"] = range_json(plans[0]);
   std::vector<std::optional<double>> all_values;
@@ -136,7 +148,7 @@ nlohmann::json report_plan(const PlanReport& r, const std::vector<VariantPlan>& 
         if (std::isfinite(o.lowest_failing)) val << "< " << std::setprecision(4) << o.lowest_failing;
         else val << "(no rate failed)";
       }
-      const auto cost = cost_of(r, vp, o);
+      const auto cost = cost_of(r, vp, s, o);
       if (cost) e["cost"] = cost_json(*cost);
       out["splits"].push_back(e);
       values.push_back(o.ok && std::isfinite(o.value) ? std::optional<double>(o.value) : std::nullopt);
@@ -153,7 +165,9 @@ nlohmann::json report_plan(const PlanReport& r, const std::vector<VariantPlan>& 
                   << "'s capacity";
       if (o.ok && o.search == "gave up") std::cout << "; the search gave up (no rate met the SLO)";
       std::cout << "\n";
+      if (vp.ideal && vp.ideal->split == i) out["splits"].back()["ideal"] = ideal_json(*vp.ideal);
     }
+    print_ideal(vp);
     if (r.varied) {
       const auto bt = analysis::best_two(values, lower_better);
       nlohmann::json v = {{"label", vp.variant.label}, {"set", vp.variant.overrides}, {"nodes", vp.nodes},
@@ -196,7 +210,7 @@ nlohmann::json report_plan(const PlanReport& r, const std::vector<VariantPlan>& 
     const Outcome& bo = b.outcomes[bi];
     nlohmann::json rec = {{"split", split_name(b.splits[bi])}, {"value", bo.value}, {"binds", bo.binds}};
     if (r.varied) rec["variant"] = b.variant.label;
-    const auto cost = cost_of(r, b, bo);
+    const auto cost = cost_of(r, b, b.splits[bi], bo);
     if (cost) rec["cost"] = cost_json(*cost);
     std::cout << "\nrecommended: " << candidate_name(bv, bi) << " (" << (lower_better ? "JCT " : "capacity ")
               << std::setprecision(5) << bo.value << (lower_better ? " s" : " APS")

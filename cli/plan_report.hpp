@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/analysis/bandwidth_model.hpp"
+#include "core/analysis/plan_cost.hpp"
 #include "core/analysis/plan_splits.hpp"
 #include "core/analysis/vary_grid.hpp"
 #include "core/config/choices.hpp"
@@ -30,6 +31,19 @@ struct Outcome {
   // What it served, for its cost: agents (JCT: the run's agents; capacity: unused, the capacity is the rate) and
   // prompt and generated tokens per second (JCT: over the run; capacity: the probe at the capacity); <= 0: unknown.
   double agents = 0, prompt_tokens_per_s = -1, generated_tokens_per_s = -1;
+  double read_per_agent = -1;  // capacity: the probe at the capacity's storage reads per agent, bytes (-1: unknown)
+};
+
+// How far a variant's best split is from ideal (`plan --objective capacity --ideal`; cli/plan_ideal.hpp).
+struct IdealFigures {
+  size_t split = 0;  // the variant's best split (index into its splits)
+  // The §4.2 read bound in APS: the hit-KV bytes/s the split's links can read over the bytes an agent read at the
+  // capacity (NaN: the policy loads no KV from storage, or the probe has no figure), and the links full first.
+  double read_bound_aps = NAN;
+  std::string read_bound_link;
+  // The Oracle's capacity on the same split (free KV loads: no storage, no KV transfers) and its bracket.
+  bool oracle_ok = false;
+  double oracle_aps = NAN, oracle_lowest_failing = NAN;
 };
 
 // One cluster variant (a combination of --vary values) and the splits evaluated for it.
@@ -45,13 +59,19 @@ struct VariantPlan {
   bool dual_path = true;     // its policy reads through DE SNICs too (the §4.2 read rate of each split)
   bool reads_from_storage = true;  // every hit it loads comes through storage NICs (no DRAM pool, no HBM-resident pull)
   analysis::BandwidthParams bandwidth;
+  // A prefill and a decode node's price per hour on this variant's hardware (NaN: the plan has no prices).
+  double pe_node_hour = NAN, de_node_hour = NAN;
+  double cluster_per_hour(const analysis::PdSplit& s) const { return s.P * pe_node_hour + s.D * de_node_hour; }
+  std::optional<IdealFigures> ideal;  // --ideal
 };
 
 std::string split_name(const analysis::PdSplit& s);  // "2P4D"
-std::string dollars(double x);
+std::string dollars(double x);  // "$0.3302", "$294.96"; "-" when not finite
+// plan.json's "cost_basis": the prices the plan was given.
+nlohmann::json cost_basis_json(const analysis::Prices& p);
 // Every --set of a split's runs: the user's (`base`), the variant's, then the split's P, D and EP groups.
 std::vector<std::string> split_overrides(const std::vector<std::string>& base, const VariantPlan& vp,
-                                         const analysis::PdSplit& s);                       // "$0.3302", "$294.96"; "-" when not finite
+                                         const analysis::PdSplit& s);
 
 // What a plan ranks the splits by: the lowest JCT of an offline run, or the highest SLO capacity of an online one.
 enum class PlanObjective : uint8_t { Jct, Capacity };
@@ -66,8 +86,8 @@ struct PlanReport {
   double resolution = 0;   // capacity searches' (what a finer one would be)
   nlohmann::json identity;
   std::optional<long long> budget;  // GPUs
-  // --node-hour-cost or --gpu-hour-cost, dollars (a GPU's price is multiplied by each variant's GPUs per node).
-  std::optional<double> node_hour_cost, gpu_hour_cost;
+  // --node-hour-cost or --gpu-hour-cost, and the decode nodes' own (core/analysis/plan_cost.hpp).
+  analysis::Prices prices;
 };
 
 // Prints the tables and the recommendation on stdout and returns plan.json's content; `has_best` is set when some

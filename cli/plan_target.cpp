@@ -135,9 +135,9 @@ class VariantTarget {
 
   std::optional<analysis::SplitCost> cost() const {
     const auto h = holding();
-    if ((!spec_.node_hour_cost && !spec_.gpu_hour_cost) || h.empty()) return std::nullopt;
-    const double node_hour = spec_.node_hour_cost ? *spec_.node_hour_cost : *spec_.gpu_hour_cost * vp_.bandwidth.g;
-    return analysis::split_cost(*answer_ * node_hour, spec_.target_aps, h.front()->probe->prompt_tokens_per_s,
+    if (!spec_.prices.priced() || h.empty()) return std::nullopt;
+    const analysis::PdSplit& s = h.front()->split;  // the first holding split (ties: the same node count)
+    return analysis::split_cost(vp_.cluster_per_hour(s), spec_.target_aps, h.front()->probe->prompt_tokens_per_s,
                                 h.front()->probe->generated_tokens_per_s);
   }
 
@@ -252,8 +252,7 @@ bool run_target_plan(const TargetPlanSpec& spec, const std::vector<VariantPlan>&
     if (!t.search()) return false;
   nlohmann::json out = {{"identity", spec.identity}, {"objective", "capacity"}, {"target_aps", spec.target_aps},
                         {"max_nodes", spec.max_nodes}, {"variants", nlohmann::json::array()}};
-  if (spec.node_hour_cost) out["cost_basis"] = {{"node_hour", *spec.node_hour_cost}};
-  if (spec.gpu_hour_cost) out["cost_basis"] = {{"gpu_hour", *spec.gpu_hour_cost}};
+  if (spec.prices.priced()) out["cost_basis"] = cost_basis_json(spec.prices);
   std::cout << "plan: the fewest nodes holding " << aps_text(spec.target_aps) << " APS within the SLO\n";
   std::optional<int> fewest;
   for (const auto& t : targets) {

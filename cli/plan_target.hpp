@@ -28,7 +28,7 @@ struct TargetPlanSpec {
   bool ttft_only = false;        // the scenario's workload.stop is slo-ttft
   unsigned slots = 1;            // probes at once
   bool varied = false;
-  std::optional<double> node_hour_cost, gpu_hour_cost;
+  analysis::Prices prices;
   nlohmann::json identity;
 };
 

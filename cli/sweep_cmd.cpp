@@ -36,6 +36,7 @@
 #include "cli/shard.hpp"
 #include "cli/slurm_jobs.hpp"
 #include "core/analysis/bandwidth_model.hpp"
+#include "core/analysis/scenario_bandwidth.hpp"
 #include "core/analysis/vary_grid.hpp"
 #include "core/config/input_error.hpp"
 #include "core/config/loader.hpp"
@@ -137,8 +138,7 @@ std::vector<std::string> metrics_row(const PointInfo& p) {
   const double jct = r.jct;
   const double read = r.bytes.storage_read;
   const auto f = effective_features(sc.policy);
-  analysis::BandwidthParams bp{sc.topology.gpus_per_node, sc.topology.snic_bw / sc.topology.cnic_bw,
-                               sc.topology.cnic_bw, sc.topology.dram_bw, 0};
+  const analysis::BandwidthParams bp = analysis::bandwidth_params(sc, /*with_pcie=*/false);
   double lo = NAN, hi = NAN, cap = NAN;
   try {
     const auto range = analysis::bottleneck_free_range(bp);

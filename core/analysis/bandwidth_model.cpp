@@ -20,27 +20,43 @@ struct Row {
   const char* steps;
 };
 
+// One role's capacities: s·B its SNIC, B a CNIC, M its DRAM, pcie a GPU's PCIe link.
+struct Side {
+  double s, B, M, pcie;
+  double snic() const { return s * B; }
+};
+Side pe_side(const BandwidthParams& p) { return {p.s, p.B, p.M, p.pcie}; }
+Side de_side(const BandwidthParams& p) {
+  return {p.de_s > 0 ? p.de_s : p.s, p.de_B > 0 ? p.de_B : p.B, p.de_M > 0 ? p.de_M : p.M,
+          p.de_pcie > 0 ? p.de_pcie : p.pcie};
+}
+
+// Each row is the bytes a link carries per PE-SNIC byte (a) and per DE-SNIC byte (b), over the link's own capacity:
+// with one kind of node these are the header's fractions (S_P = S_D, B_P = B_D).
 std::vector<Row> rows(const BandwidthParams& p, double P, double D) {
-  const double g = p.g, s = p.s, B = p.B, M = p.M;
+  const double g = p.g;
+  const Side pe = pe_side(p), de = de_side(p);
+  const double Sp = pe.snic(), Sd = de.snic();
   // r = P/D multiplies PE-path bytes landing on one DE GPU/node; 1/r multiplies DE-path bytes on one PE GPU.
   const double r = D > 0 ? P / D : 0;
   const double inv_r = D / P;
+  const double has_de = D > 0 ? 1.0 : 0.0;
   std::vector<Row> out = {
-      {Link::PeSnic, 1, 0, s * B, "PE 1-2"},
-      {Link::DeSnic, 0, D > 0 ? 1.0 : 0.0, s * B, "DE 1-2"},
-      {Link::PeCnicRead, 2 * s / g, 0, B, "PE 3, PE 5"},
-      {Link::PeCnicWrite, s / g, s / g * inv_r, B, "PE 4, DE 5"},
-      {Link::DeCnicRead, s / g * r, D > 0 ? 2 * s / g : 0.0, B, "PE 8, DE 3, DE 6"},
-      {Link::DeCnicWrite, 2 * s / g * r, D > 0 ? s / g : 0.0, B, "PE 7, PE 9, DE 7"},
-      {Link::PeDram, 2 * s * B / M, 0, M, "SNIC write + PE 3"},
-      {Link::DeDram, 2 * r * s * B / M, D > 0 ? 3 * s * B / M : 0.0, M, "DE 1-2 write, DE 3, DE 6; PE 7, PE 8"},
+      {Link::PeSnic, 1, 0, Sp, "PE 1-2"},
+      {Link::DeSnic, 0, has_de, Sd, "DE 1-2"},
+      {Link::PeCnicRead, 2 * Sp / (g * pe.B), 0, pe.B, "PE 3, PE 5"},
+      {Link::PeCnicWrite, Sp / (g * pe.B), Sd / (g * pe.B) * inv_r, pe.B, "PE 4, DE 5"},
+      {Link::DeCnicRead, Sp / (g * de.B) * r, has_de * 2 * Sd / (g * de.B), de.B, "PE 8, DE 3, DE 6"},
+      {Link::DeCnicWrite, 2 * Sp / (g * de.B) * r, has_de * Sd / (g * de.B), de.B, "PE 7, PE 9, DE 7"},
+      {Link::PeDram, 2 * Sp / pe.M, 0, pe.M, "SNIC write + PE 3"},
+      {Link::DeDram, 2 * r * Sp / de.M, has_de * 3 * Sd / de.M, de.M, "DE 1-2 write, DE 3, DE 6; PE 7, PE 8"},
   };
   if (p.pcie > 0) {
-    const double c = s * B / (g * p.pcie);
-    out.push_back({Link::PePcieH2d, c, 0, p.pcie, "PE 3"});
-    out.push_back({Link::PePcieD2h, 0, 0, p.pcie, "-"});
-    out.push_back({Link::DePcieH2d, c * r, D > 0 ? 2 * c : 0.0, p.pcie, "PE 8, DE 3, DE 6"});
-    out.push_back({Link::DePcieD2h, c * r, 0, p.pcie, "PE 7"});
+    out.push_back({Link::PePcieH2d, Sp / (g * pe.pcie), 0, pe.pcie, "PE 3"});
+    out.push_back({Link::PePcieD2h, 0, 0, pe.pcie, "-"});
+    out.push_back({Link::DePcieH2d, Sp / (g * de.pcie) * r, has_de * 2 * Sd / (g * de.pcie), de.pcie,
+                   "PE 8, DE 3, DE 6"});
+    out.push_back({Link::DePcieD2h, Sp / (g * de.pcie) * r, 0, de.pcie, "PE 7"});
   }
   return out;
 }
@@ -52,6 +68,11 @@ void check_pd(double P, double D) {
 
 }  // namespace
 
+namespace {
+BandwidthRange mixed_range(const BandwidthParams& p);
+void close_range(BandwidthRange& r);
+}  // namespace
+
 void validate(const BandwidthParams& p) {
   if (p.g < 1) throw std::invalid_argument("g (GPUs per node) must be >= 1");
   auto pos = [](double v, const char* what) {
@@ -61,6 +82,9 @@ void validate(const BandwidthParams& p) {
   pos(p.B, "B (CNIC bandwidth)");
   pos(p.M, "M (DRAM bandwidth)");
   if (!(p.pcie >= 0) || !std::isfinite(p.pcie)) throw std::invalid_argument("PCIe bandwidth must be >= 0");
+  for (const auto& [v, what] : {std::pair<double, const char*>{p.de_s, "the decode nodes' s"}, {p.de_B, "the decode nodes' B"},
+                                {p.de_M, "the decode nodes' M"}, {p.de_pcie, "the decode nodes' PCIe bandwidth"}})
+    if (!(v >= 0) || !std::isfinite(v)) throw std::invalid_argument(std::string(what) + " must be >= 0 (0 = the prefill nodes')");
 }
 
 const char* link_name(Link l) {
@@ -126,6 +150,7 @@ LinkLoad most_loaded(const std::vector<LinkLoad>& loads) {
 
 BandwidthRange bottleneck_free_range(const BandwidthParams& p) {
   validate(p);
+  if (p.mixed()) return mixed_range(p);
   const double g = p.g, s = p.s, m = p.M / (p.B * p.s);
   BandwidthRange r;
   auto bound = [&](Link l, Constraint::Kind k, double v, const char* f) {
@@ -141,7 +166,37 @@ BandwidthRange bottleneck_free_range(const BandwidthParams& p) {
   bound(Link::DeCnicWrite, Constraint::Upper, (g - s) / (2 * s), "P/D <= (g-s)/(2s)");
   fixed(Link::PeDram, 2 * p.s * p.B / p.M, "2sB <= M");
   bound(Link::DeDram, Constraint::Upper, (m - 3) / 2, "P/D <= (M/(Bs)-3)/2");
+  close_range(r);
+  return r;
+}
 
+namespace {
+
+// The header's mixed-hardware line: each constraint of the one-kind range with each side's own capacities.
+BandwidthRange mixed_range(const BandwidthParams& p) {
+  const double g = p.g;
+  const Side pe = pe_side(p), de = de_side(p);
+  const double S = pe.snic(), Sd = de.snic();
+  BandwidthRange r;
+  auto bound = [&](Link l, Constraint::Kind k, double v, const char* f) {
+    r.constraints.push_back({l, k, v, v > 0 && std::isfinite(v), f});
+  };
+  auto fixed = [&](Link l, double fraction, const char* f) {
+    r.constraints.push_back({l, Constraint::Fixed, fraction, fraction <= 1 + kRelTol, f});
+  };
+  fixed(Link::PeCnicRead, 2 * pe.s / g, "s <= g/2");
+  bound(Link::PeCnicWrite, Constraint::Lower,
+        pe.s < g ? Sd / (pe.B * (g - pe.s)) : std::numeric_limits<double>::infinity(), "P/D >= S_D/(B(g-s))");
+  bound(Link::DeCnicRead, Constraint::Upper, (g - 2 * de.s) * de.B / S, "P/D <= (g-2s_D)B_D/S");
+  bound(Link::DeCnicWrite, Constraint::Upper, (g - de.s) * de.B / (2 * S), "P/D <= (g-s_D)B_D/(2S)");
+  fixed(Link::PeDram, 2 * S / pe.M, "2S <= M");
+  bound(Link::DeDram, Constraint::Upper, (de.M - 3 * Sd) / (2 * S), "P/D <= (M_D-3S_D)/(2S)");
+  close_range(r);
+  return r;
+}
+
+// The range's bounds, binding constraints and emptiness from its constraints.
+void close_range(BandwidthRange& r) {
   r.lower = 0;
   r.upper = std::numeric_limits<double>::infinity();
   for (const auto& c : r.constraints) {
@@ -155,8 +210,9 @@ BandwidthRange bottleneck_free_range(const BandwidthParams& p) {
   }
   r.empty = !r.violated_fixed.empty() || !(r.upper > 0) || r.lower > r.upper * (1 + kRelTol) ||
             !std::isfinite(r.lower);
-  return r;
 }
+
+}  // namespace
 
 bool in_range(const BandwidthRange& r, double P, double D) {
   check_pd(P, D);
@@ -174,6 +230,8 @@ ReadMix best_read_mix(const BandwidthParams& p, double P, double D, bool dual_pa
   struct Half {
     double a, b, c;  // a·x_P + b·x_D <= c
   };
+  // Mixed hardware: a DE SNIC's byte counts S_D/S prefill SNICs.
+  const double de_weight = de_side(p).snic() / pe_side(p).snic();
   std::vector<Half> hs = {{-1, 0, 0}, {0, -1, 0}};
   for (const Row& row : rows(p, P, D)) hs.push_back({row.a, row.b, 1});
   if (!dual_path || D == 0) hs.push_back({0, 1, 0});  // Basic: no DE reads
@@ -189,7 +247,8 @@ ReadMix best_read_mix(const BandwidthParams& p, double P, double D, bool dual_pa
       if (std::fabs(det) < 1e-15) continue;
       const double xp = (hs[i].c * hs[j].b - hs[j].c * hs[i].b) / det;
       const double xd = (hs[i].a * hs[j].c - hs[j].a * hs[i].c) / det;
-      if (feasible(xp, xd) && P * xp + D * xd > best.snics + 1e-12) best = {xp, xd, P * xp + D * xd};
+      const double snics = P * xp + D * de_weight * xd;
+      if (feasible(xp, xd) && snics > best.snics + 1e-12) best = {xp, xd, snics};
     }
   return best;
 }

@@ -20,6 +20,10 @@
 // With x_P = x_D = 1 the bottleneck-free range is
 //   s/(g-s) <= P/D <= min{(g-2s)/s, (g-s)/(2s), (M/(B·s)-3)/2}, provided s <= g/2 (PE CNIC read; the paper's
 //   "s <= g" is looser than its own algebra) and 2·s·B <= M (PE DRAM).
+// Mixed hardware (each role its own s, B, M, PCIe; PE values unsuffixed, DE values with a D; S = s·B a node's
+// SNIC): the same byte flows over each side's own capacities, so with x_P = x_D = 1
+//   S_D/(B(g-s)) <= P/D <= min{(g-2s_D)·B_D/S, (g-s_D)·B_D/(2S), (M_D-3S_D)/(2S)}, provided s <= g/2 and 2S <= M,
+// which is the line above when both roles are one.
 #pragma once
 
 #include <string>
@@ -33,6 +37,10 @@ struct BandwidthParams {
   double B = 50e9;    // CNIC bandwidth per direction, bytes/s
   double M = 500e9;   // DRAM bandwidth per node (half duplex), bytes/s
   double pcie = 0;    // PCIe bandwidth per GPU per direction, bytes/s; 0 = not modelled
+  // The decode nodes' own s, B, M and PCIe where their hardware differs (mixed hardware, issue 65: Scenario's
+  // decode_topology); 0 = the prefill nodes' value above. g is one for both roles.
+  double de_s = 0, de_B = 0, de_M = 0, de_pcie = 0;
+  bool mixed() const { return de_s > 0 || de_B > 0 || de_M > 0 || de_pcie > 0; }
 };
 
 // Throws std::invalid_argument for g < 1 or a non-positive / non-finite s, B, M (pcie may be 0).
@@ -94,7 +102,7 @@ BandwidthRange bottleneck_free_range(const BandwidthParams& p);
 // True when P/D lies in the range (inclusive, 1e-9 relative slack).
 bool in_range(const BandwidthRange& r, double P, double D);
 
-// Maximum total hit-KV read rate, in units of one SNIC (s·B), that P:D can sustain with every link at or below
+// Maximum total hit-KV read rate, in units of one (prefill node's) SNIC (s·B), that P:D can sustain with every link at or below
 // capacity, choosing x_P, x_D in [0, 1] (policy "dualpath"), or with x_D = 0 (policy "basic"). Inside the range it
 // is P + D (DualPath) and P (Basic); outside it the binding link caps it.
 double max_read_rate_snics(const BandwidthParams& p, double P, double D, bool dual_path = true);
@@ -104,7 +112,7 @@ double max_read_rate_snics(const BandwidthParams& p, double P, double D, bool du
 // (dualpath-split) cannot raise the cap, only help a per-request rule reach it (docs/split-reads.md).
 struct ReadMix {
   double x_pe = 0, x_de = 0;  // PE-side and DE-side SNIC utilisation (0..1)
-  double snics = 0;           // P·x_pe + D·x_de
+  double snics = 0;           // P·x_pe + D·x_de (· S_D/S with mixed hardware): in prefill SNICs
 };
 ReadMix best_read_mix(const BandwidthParams& p, double P, double D, bool dual_path = true);
 

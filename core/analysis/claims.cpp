@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/analysis/csv_line.hpp"
+#include "core/analysis/scenario_bandwidth.hpp"
 #include "core/config/loader.hpp"
 #include "core/metrics/summary.hpp"
 #include "core/run/summary_sections.hpp"
@@ -287,8 +288,7 @@ double ClaimChecks::started_hit_tokens(const std::string& path) {
 // The analytic model's parameters: the scenario's topology without --sim-set.
 BandwidthParams ClaimChecks::model_params(const Point& p) const {
   const Scenario sc = load_scenario(scen_dir_ + "/" + p.scenario, claim_point_sets(p));
-  const auto& t = sc.topology;
-  return {t.gpus_per_node, t.snic_bw / t.cnic_bw, t.cnic_bw, t.dram_bw, t.pcie_bw};
+  return bandwidth_params(sc, /*with_pcie=*/true);
 }
 
 WindowUtil ClaimChecks::window(const Point& p) const {

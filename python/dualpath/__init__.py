@@ -266,14 +266,19 @@ def capacity(scenario, policies=None, slo_ttft=None, slo_tpot=None, resolution=N
 
 def plan(scenario, nodes=None, budget=None, objective="jct", policy=None, vary=None, resolution=None, slo_ttft=None,
          slo_tpot=None, jobs=None, max_candidates=None, node_hour_cost=None, gpu_hour_cost=None, target_aps=None,
-         max_nodes=None, out=None):
+         max_nodes=None, ideal=False, out=None):
     """The best P/D split of `dualpath plan` (docs/capacity.md): returns plan.json as a dict (its "splits" and its
     "recommendation"; with a price, each one's "cost"). vary: {key: [values]} as --vary KEY=V1,V2. target_aps asks
-    the inverse question (objective "capacity"): the fewest nodes holding that load, per variant."""
+    the inverse question (objective "capacity"): the fewest nodes holding that load, per variant. A price is one
+    number or, per topology name, {"hopper-8gpu-80g": 98.32, "h20-8gpu-96g": 40}. ideal (capacity plans): each
+    variant's best split also carries "ideal" (the Oracle's capacity and the §4.2 read bound)."""
+    def price(v):
+        return ",".join(f"{k}={p}" for k, p in v.items()) if isinstance(v, dict) else v
+    node_hour_cost, gpu_hour_cost = price(node_hour_cost), price(gpu_hour_cost)
     if not isinstance(scenario, Scenario):
         scenario = Scenario(scenario)
     with tempfile.TemporaryDirectory(prefix="dualpath-plan-") as tmp:
-        args = ["plan", *scenario._cli_args(tmp), "--objective", objective, "--no-plot"]
+        args = ["plan", *scenario._cli_args(tmp), "--objective", objective, "--no-plot"] + (["--ideal"] if ideal else [])
         for flag, v in (("--nodes", nodes), ("--budget", budget), ("--policy", policy), ("--resolution", resolution),
                         ("--slo-ttft", slo_ttft), ("--slo-tpot", slo_tpot), ("--jobs", jobs),
                         ("--max-candidates", max_candidates), ("--node-hour-cost", node_hour_cost),

@@ -175,3 +175,47 @@ TEST(AnalysisBandwidth, RejectsBadParameters) {
   EXPECT_THROW(link_loads(paper(), 0, 1), std::invalid_argument);
   EXPECT_THROW(link_loads(paper(), 1, 0, 1, 1), std::invalid_argument);
 }
+
+// Mixed hardware (issue 65): decode nodes of their own. Naming the prefill values again as the decode ones goes
+// through the mixed formulas and must give the paper's range and loads exactly.
+TEST(AnalysisBandwidth, MixedFormulasReduceToThePaperWhenBothRolesAreOne) {
+  BandwidthParams same = paper();
+  same.pcie = 64e9;
+  BandwidthParams named = same;
+  named.de_s = same.s, named.de_B = same.B, named.de_M = same.M, named.de_pcie = same.pcie;
+  ASSERT_TRUE(named.mixed());
+  const BandwidthRange a = bottleneck_free_range(same), b = bottleneck_free_range(named);
+  EXPECT_NEAR(b.lower, a.lower, 1e-12);
+  EXPECT_NEAR(b.upper, a.upper, 1e-12);
+  EXPECT_EQ(b.binding_upper, a.binding_upper);
+  for (const double P : {1.0, 3.0, 7.0}) {
+    const auto la = link_loads(same, P, 2, 1, 1), lb = link_loads(named, P, 2, 1, 1);
+    ASSERT_EQ(la.size(), lb.size());
+    for (size_t i = 0; i < la.size(); ++i) EXPECT_NEAR(lb[i].fraction, la[i].fraction, 1e-12) << link_name(la[i].link);
+    EXPECT_NEAR(max_read_rate_snics(named, P, 2), max_read_rate_snics(same, P, 2), 1e-12);
+  }
+}
+
+// Decode nodes with 200 Gbps CNICs (B_D = 25 GB/s) and the same 50 GB/s SNIC (s_D = 2), by hand (S = S_D = 50e9):
+//   lower  S_D/(B(g-s)) = 50/(50*7) = 1/7;  DE CNIC read (g-2s_D)B_D/S = 4*25/50 = 2;
+//   DE CNIC write (g-s_D)B_D/(2S) = 6*25/100 = 1.5 (binds);  DE DRAM (M_D-3S_D)/(2S) = 350/100 = 3.5.
+TEST(AnalysisBandwidth, MixedRangeByHand) {
+  BandwidthParams p = paper();
+  p.de_B = 25e9, p.de_s = 2;
+  const BandwidthRange r = bottleneck_free_range(p);
+  EXPECT_NEAR(r.lower, 1.0 / 7, 1e-12);
+  EXPECT_NEAR(r.upper, 1.5, 1e-12);
+  ASSERT_EQ(r.binding_upper.size(), 1u);
+  EXPECT_EQ(r.binding_upper[0], Link::DeCnicWrite);
+  // At P/D = 1.5 with both sides saturated the DE CNIC write runs exactly full: 2*S*r/(g*B_D) + S_D/(g*B_D) = 1.
+  const auto loads = link_loads(p, 3, 2, 1, 1);
+  EXPECT_NEAR(load(loads, Link::DeCnicWrite), 1.0, 1e-12);
+  EXPECT_NEAR(load(loads, Link::DeCnicRead), (50e9 * 1.5 + 2 * 50e9) / (8 * 25e9), 1e-12);  // 0.875
+  EXPECT_NEAR(most_loaded(loads).fraction, 1.0, 1e-12);
+  // Inside the range every SNIC reads: P + D prefill SNICs (S_D = S). Twice the DE SNIC counts twice.
+  EXPECT_NEAR(max_read_rate_snics(p, 1, 1), 2.0, 1e-12);
+  p.de_s = 4;  // 100 GB/s DE SNICs over 25 GB/s CNICs: DE CNIC read (8-8)*25/50 = 0, the DE path cannot run at x_D = 1
+  EXPECT_TRUE(bottleneck_free_range(p).empty);
+  EXPECT_GT(max_read_rate_snics(p, 1, 1), 1.0);          // some DE reads still fit
+  EXPECT_LT(max_read_rate_snics(p, 1, 1), 1.0 + 2.0);    // but not the DE SNIC's whole 2 units
+}

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <stdexcept>
 
 #include "core/analysis/plan_cost.hpp"
 
@@ -22,4 +23,24 @@ TEST(PlanCost, UnknownRatesGiveNoFigure) {
   EXPECT_DOUBLE_EQ(c.per_hour, 100);
   EXPECT_TRUE(std::isnan(c.per_agent) && std::isnan(c.per_million_input_tokens) &&
               std::isnan(c.per_million_output_tokens));
+}
+
+// Mixed hardware (issue 65): each kind of node at its own price, by topology name, by hand.
+TEST(PlanCost, EachTopologyAtItsOwnPrice) {
+  using dualpath::analysis::parse_prices;
+  const auto one = parse_prices("98.32", false);
+  EXPECT_EQ(one.node_hour("anything", 8), 98.32);
+  const auto mixed = parse_prices("hopper-8gpu-80g=98.32,h20-8gpu-96g=40", false);
+  EXPECT_EQ(mixed.node_hour("hopper-8gpu-80g", 8), 98.32);
+  EXPECT_EQ(mixed.node_hour("h20-8gpu-96g", 8), 40.0);
+  EXPECT_FALSE(mixed.node_hour("other", 8).has_value());  // the plan refuses a node it cannot price
+  const auto per_gpu = parse_prices("hopper-8gpu-80g=12.29,h20-8gpu-96g=5", true);
+  EXPECT_DOUBLE_EQ(*per_gpu.node_hour("hopper-8gpu-80g", 8), 8 * 12.29);
+  EXPECT_DOUBLE_EQ(*per_gpu.node_hour("h20-8gpu-96g", 8), 40.0);
+  // 3 H800 prefill and 2 H20 decode nodes: 3 x 98.32 + 2 x 40 = 374.96 $/h; over 1.5 APS, 374.96 / 3600 / 1.5 $ each.
+  const double hour = 3 * *mixed.node_hour("hopper-8gpu-80g", 8) + 2 * *mixed.node_hour("h20-8gpu-96g", 8);
+  EXPECT_NEAR(hour, 374.96, 1e-9);
+  EXPECT_NEAR(split_cost(hour, 1.5, NAN, NAN).per_agent, 374.96 / 3600 / 1.5, 1e-12);
+  for (const char* bad : {"", "0", "-3", "1e7", "abc", "x=", "=5", "a=1,a=2", "a=1,b", "12.5$"})
+    EXPECT_THROW(parse_prices(bad, false), std::invalid_argument) << bad;
 }

@@ -56,3 +56,14 @@ def test_capacity_and_plan(data, tmp_path):
     splits = {f"{s['P']}P{s['D']}D": s for s in p["splits"]}
     assert set(splits) == {"1P2D", "2P1D"} and all(s["jct_s"] > 0 for s in splits.values())
     assert p["recommendation"]["split"] == min(splits, key=lambda k: splits[k]["jct_s"])
+
+
+def test_plan_prices_each_topology(data):
+    """Mixed hardware (issue 65): a decode role on H20 nodes, each node at its topology's price."""
+    mixed = dp.Scenario(os.path.join(data, "scenarios", "ds27b-1p1d.json"), set={
+        "workload.agents": 16, "workload.trajectories": 16,
+        "decode_topology": os.path.join(data, "topologies", "h20-8gpu-96g.json")})
+    p = dp.plan(mixed, nodes=3, jobs=2, node_hour_cost={"hopper-8gpu-80g": 98.32, "h20-8gpu-96g": 40})
+    assert p["cost_basis"] == {"node_hour": {"hopper-8gpu-80g": 98.32, "h20-8gpu-96g": 40}}
+    for s in p["splits"]:
+        assert s["cost"]["per_hour"] == s["P"] * 98.32 + s["D"] * 40
