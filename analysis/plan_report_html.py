@@ -3,7 +3,8 @@ folder, from its plan.json: the splits as a chart with their brackets (capacity)
 where the plan was priced, the recommendation and its ties, and the command that reproduces the plan. Both
 questions: the forward one (`plan --nodes N | --budget G`, jct or capacity, with or without --vary) and the inverse
 one (`plan --target-aps X`). Charts are inline SVG, plot_plan.py's figure a data: URI: no other file, no network.
-A plan.json that is not what `dualpath plan` writes raises ResultsError naming the file and the JSON path (exit 2).
+A plan.json that is not what `dualpath plan` writes raises ResultsError naming the file and the JSON path (exit 2;
+analysis/plan_json.py).
 """
 import base64
 import html
@@ -14,7 +15,7 @@ import os
 import shlex
 import sys
 
-from results import ResultsError
+from plan_json import COST, load_plan
 
 E = html.escape
 # The resources a plan's `binds` names (docs/glossary.md, "What binds"): the colour of its family (orange storage,
@@ -28,87 +29,6 @@ BINDS = {"snic": (ST, "the storage NICs (reading hit KV)"), "storage_write": (ST
          "kv_transfer": (NE, "the KV transfer to decode"), "handoff": (NE, "the prefill-to-decode handoff"),
          "scheduler_fetch": ("#8a8a8a", "the scheduler's fetch period")}
 VARIANT = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf"]
-
-# --- plan.json, checked --------------------------------------------------------------------------------------------
-# A key ending in ? may be absent; "a|b" takes either; [spec] is an array of spec; {..} an object with those keys.
-COST = {k: "number" for k in ("per_hour", "per_agent", "per_million_input_tokens", "per_million_output_tokens")}
-COMMON = {"objective": "string", "identity": {"scenario": "string", "set": ["string"], "overlays?": ["string"],
-                                              "vary?": ["string"], "policy": "string", "resolution?": "number|null"},
-          "cost_basis?": {"node_hour?": "prices", "gpu_hour?": "prices"}}  # one price, or one per topology
-FORWARD = dict(COMMON, **{
-    "nodes?": "count", "budget_gpus?": "count",
-    "splits": [{"P": "count", "D": "count", "feasible": "boolean", "variant?": "string", "in_analytic_range?": "boolean",
-                "pe_group_gpus?": "count", "de_group_gpus?": "count", "jct_s?": "number|null",
-                "capacity_aps?": "number|null", "lowest_failing_aps?": "number|null", "binds?": "string",
-                "search?": "string", "dropped_below?": "string", "why?": "string", "probes?": "int",
-                "lower_bound?": "boolean", "cost?": COST}],
-    "variants?": [{"label": "string", "nodes": "count", "best?": "string", "runner_up?": "string", "tie?": "boolean",
-                   "margin?": "number"}],
-    "recommendation?": {"split": "string", "value": "number", "binds?": "string", "variant?": "string",
-                        "tie?": "boolean", "tied_with?": ["string"], "runner_up?": "string",
-                        "runner_up_variant?": "string", "margin?": "number", "cost?": COST}})
-TARGET = dict(COMMON, **{
-    "target_aps": "number", "max_nodes": "count",
-    "variants": [{"policy": "string", "label?": "string", "nodes": "count|null", "largest_failing_nodes": "count|null",
-                  "cost?": COST, "holding_splits?": [{"split": "string", "binds": "string"}],
-                  "decided": [{"nodes": "count", "holds": "boolean", "splits": [
-                      {"split": "string", "meets_slo": "boolean", "binds?": "string", "ruled_out?": "string",
-                       "probe?": {k + "?": "number|null" for k in (
-                           "ttft_window_mean_s", "tpot_mean_s", "storage_read_per_s")}}]}]}],
-    "recommendation?": {"variant": "string", "nodes": "count", "tie?": "boolean", "tied_with?": ["string"]}})
-WANT = {"object": "an object", "array": "an array", "string": "a string", "boolean": "true or false",
-        "number": "a number", "int": "a whole number", "count": "a whole number >= 1", "null": "null",
-        "prices": "a price or an object of prices per topology"}
-
-
-def _ok(v, kind):
-    if kind == "prices":
-        return _ok(v, "number") or (isinstance(v, dict) and bool(v) and all(_ok(x, "number") for x in v.values()))
-    if kind in ("number", "int", "count"):
-        return (not isinstance(v, bool) and isinstance(v, (int, float)) and math.isfinite(v)
-                and (kind == "number" or (v == int(v) and (kind == "int" or v >= 1))))
-    return v is None if kind == "null" else type(v) is {"string": str, "boolean": bool, "object": dict,
-                                                         "array": list}[kind]
-
-
-def check(v, spec, where, path):
-    """Raises ResultsError naming `path` and the JSON path of the first value that does not match `spec`."""
-    kinds = ("object" if isinstance(spec, dict) else "array" if isinstance(spec, list) else spec).split("|")
-    if not any(_ok(v, k) for k in kinds):
-        shown = json.dumps(v)
-        raise ResultsError(f"{path}: {where or '/'}: expected {' or '.join(WANT[k] for k in kinds)}, found "
-                           f"{shown if len(shown) <= 60 else shown[:57] + '...'} (not a plan.json `dualpath plan` writes)")
-    for key, sub in (spec.items() if isinstance(spec, dict) else ()):
-        if key.rstrip("?") in v:
-            check(v[key.rstrip("?")], sub, f"{where}/{key.rstrip('?')}", path)
-        elif not key.endswith("?"):
-            raise ResultsError(f"{path}: {where}/{key}: missing (not a plan.json `dualpath plan` writes)")
-    for i, x in enumerate(v if isinstance(spec, list) else ()):
-        check(x, spec[0], f"{where}/{i}", path)
-
-
-def load_plan(path):
-    """plan.json, parsed and checked against the shapes cli/plan_report.cpp and cli/plan_target.cpp write."""
-    try:
-        with open(path, encoding="utf-8") as f:
-            p = json.load(f)
-    except json.JSONDecodeError as e:
-        raise ResultsError(f"{path}: not valid JSON (line {e.lineno} column {e.colno}: {e.msg}); "
-                           "a plan interrupted while writing? rerun its `dualpath plan` command") from None
-    except (OSError, UnicodeDecodeError) as e:
-        raise ResultsError(f"{path}: unreadable ({e})") from None
-    target = isinstance(p, dict) and "target_aps" in p
-    check(p, TARGET if target else FORWARD, "", path)
-    bad = ("/objective", 'expected "jct" or "capacity"') if p["objective"] not in ("jct", "capacity") else \
-        ("/target_aps", "expected a rate above 0") if target and p["target_aps"] <= 0 else \
-        ("/cost_basis", "expected a node_hour or gpu_hour price") if p.get("cost_basis") == {} else \
-        ("/nodes", "missing: a plan for --nodes names them here or per variant") if not target and not (
-            "nodes" in p or "budget_gpus" in p or p.get("variants")) else None
-    if bad:
-        found = json.dumps(p.get(bad[0][1:]))
-        raise ResultsError(f"{path}: {bad[0]}: {bad[1]}" + ("" if bad[1].startswith("missing") else f", found {found}"))
-    return p
-
 
 num = lambda x, digits=4: "-" if x is None else f"{x:.{digits}g}"  # noqa: E731
 dollars = lambda x: "-" if x is None else (f"${x:.4f}" if x < 10 else f"${x:,.2f}")  # noqa: E731 (as plan prints)
@@ -315,6 +235,16 @@ def table(head, rows):
             + "".join("<tr>" + "".join(f"<td>{r[i]}</td>" for i in keep) + "</tr>" for r in rows) + "</table>")
 
 
+def ideal_words(s):
+    """`plan --ideal`'s figures beside a variant's best split (cli/plan_ideal.cpp), or nothing."""
+    i = s.get("ideal")
+    if not i:
+        return ""
+    bound = i.get("read_bound_aps")
+    return (f"; with free KV loads (the Oracle) {num(i.get('oracle_aps'))} APS; the §4.2 read bound "
+            + (f"{num(bound)} APS ({E(i.get('read_bound_link', ''))} full first)" if bound is not None else "none"))
+
+
 def forward_sections(p, plan_path):
     jct, rec, res = p["objective"] == "jct", p.get("recommendation"), p["identity"].get("resolution")
     by_name = {(s.get("variant", ""), split_name(s)): s for s in p["splits"]}
@@ -347,7 +277,9 @@ def forward_sections(p, plan_path):
             words.append(E(cost_words(rec["cost"], nodes.get(rec.get("variant", ""), p.get("nodes", "?")))) + ".")
     best = "".join(f"<li>{E(v['label'])}: {E(v.get('best', 'no split evaluated'))}" + (" (a TIE)" if v.get("tie") else
                    f", {100 * v['margin']:.3g}% ahead of {E(v.get('runner_up', '?'))}" if "margin" in v else "")
-                   + "</li>" for v in p.get("variants", []))
+                   + ideal_words(by_name.get((v["label"], v.get("best")), {})) + "</li>" for v in p.get("variants", []))
+    if not p.get("variants") and rec and by_name.get(("", rec["split"]), {}).get("ideal"):
+        best = f"<li>{E(rec['split'])}{ideal_words(by_name[('', rec['split'])])}</li>"
     rec_html = " ".join(words) + (f"<p>Best split per variant:</p><ul>{best}</ul>" if best else "")
     legend = ("Bars: " + ("the JCT of each split's run." if jct else "the capacity (the highest rate that met the "
               "SLO); the band between <b>[</b> and <b>)</b> is its bracket, up to the lowest rate that missed. Dashed: "
