@@ -17,14 +17,7 @@ bin="$1"; root="$2"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 sc="$root/scenarios/ds27b-1p1d.json"
 
-python3 - "$tmp/trace.jsonl" <<'PY'
-import json, sys
-shapes = [(4096, 8), (3072, 10), (6144, 6), (2048, 12)]  # (first append, rounds after it)
-with open(sys.argv[1], "w") as f:
-    for i in range(64):
-        a0, k = shapes[i % 4]
-        f.write(json.dumps({"id": f"t{i}", "rounds": [[a0, 16]] + [[256, 16]] * k}) + "\n")
-PY
+python3 "$root/tests/cli/lib/io_bound_trace.py" "$tmp/trace.jsonl"
 
 search() {  # search <folder> <policy> <snic_bw>
   "$bin" capacity "$sc" --policy "$2" --set workload.source=file --set "workload.file=$tmp/trace.jsonl" \
@@ -36,25 +29,13 @@ search basic basic "50 Gbps"
 search dualpath dualpath "50 Gbps"
 search basic100 basic "100 Gbps"
 
-PYTHONPATH="$root/tests/cli" python3 - "$tmp" "$root/models/ds-27b.json" "$root/topologies/hopper-8gpu-80g.json" <<'PY'
+PYTHONPATH="$root/tests/cli:$root/tests/cli/lib" python3 - "$tmp" "$root/models/ds-27b.json" "$root/topologies/hopper-8gpu-80g.json" <<'PY'
 import json, sys
 from checks import check, done
+from io_bound_trace import per_agent_bytes
 t, model_file, topology_file = sys.argv[1], sys.argv[2], sys.argv[3]
-m = json.load(open(model_file))
-per_layer = float(m["kv_bytes_per_token_layer"].split()[0])
-if m.get("count_indexer_cache"):  # a DSA hit loads its indexer keys too
-    per_layer += float(m["indexer_bytes_per_token_layer"].split()[0])
-bytes_per_token = m["n_layers"] * per_layer
+per_agent = per_agent_bytes(f"{t}/trace.jsonl", model_file)
 efficiency = json.load(open(topology_file))["storage"].get("client_read_efficiency", 1)
-hits = []
-for line in open(f"{t}/trace.jsonl"):
-    ctx, hit = 0, 0
-    for k, (append, gen) in enumerate(json.loads(line)["rounds"]):
-        if k > 0:
-            hit += ctx // 64 * 64  # the stored, block-aligned context this round reuses
-        ctx += append + gen
-    hits.append(hit)
-per_agent = sum(hits) / len(hits) * bytes_per_token  # agents replay trajectories sampled uniformly
 for folder, policy, snic_gbps, snics in (("basic", "basic", 50, 1), ("dualpath", "dualpath", 50, 2),
                                          ("basic100", "basic", 100, 1)):
     bound = snics * snic_gbps * 1e9 / 8 * efficiency / per_agent

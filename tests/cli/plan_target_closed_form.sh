@@ -14,14 +14,7 @@ bin="$1"; root="$2"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 sc="$root/scenarios/ds27b-1p1d.json"
 
-python3 - "$tmp/trace.jsonl" <<'PY'
-import json, sys
-shapes = [(4096, 8), (3072, 10), (6144, 6), (2048, 12)]  # (first append, rounds after it)
-with open(sys.argv[1], "w") as f:
-    for i in range(64):
-        a0, k = shapes[i % 4]
-        f.write(json.dumps({"id": f"t{i}", "rounds": [[a0, 16]] + [[256, 16]] * k}) + "\n")
-PY
+python3 "$root/tests/cli/lib/io_bound_trace.py" "$tmp/trace.jsonl"
 # One SNIC holds 6.912 APS of this trace (docs/capacity.md "Against a closed form"). 10.4 APS needs two SNICs, 15.6
 # three (75% of their bounds).
 for x in 10.4 15.6; do
@@ -32,25 +25,13 @@ for x in 10.4 15.6; do
     || { echo "FAIL plan --target-aps $x:"; tail -5 "$tmp/x$x.err"; exit 1; }
 done
 
-PYTHONPATH="$root/tests/cli" python3 - "$tmp" "$root/models/ds-27b.json" "$root/topologies/hopper-8gpu-80g.json" <<'PY'
+PYTHONPATH="$root/tests/cli:$root/tests/cli/lib" python3 - "$tmp" "$root/models/ds-27b.json" "$root/topologies/hopper-8gpu-80g.json" <<'PY'
 import json, math, sys
 from checks import check, done
+from io_bound_trace import per_agent_bytes
 t, model_file, topology_file = sys.argv[1], sys.argv[2], sys.argv[3]
-m = json.load(open(model_file))
-per_layer = float(m["kv_bytes_per_token_layer"].split()[0])
-if m.get("count_indexer_cache"):
-    per_layer += float(m["indexer_bytes_per_token_layer"].split()[0])
-bytes_per_token = m["n_layers"] * per_layer
+per_agent = per_agent_bytes(f"{t}/trace.jsonl", model_file)
 efficiency = json.load(open(topology_file))["storage"].get("client_read_efficiency", 1)
-hits = []
-for line in open(f"{t}/trace.jsonl"):
-    ctx, hit = 0, 0
-    for k, (append, gen) in enumerate(json.loads(line)["rounds"]):
-        if k > 0:
-            hit += ctx // 64 * 64
-        ctx += append + gen
-    hits.append(hit)
-per_agent = sum(hits) / len(hits) * bytes_per_token
 one_snic = 50e9 / 8 * efficiency / per_agent  # APS one SNIC holds at most
 for x in ("10.4", "15.6"):
     snics = math.ceil(float(x) / one_snic)
