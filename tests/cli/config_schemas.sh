@@ -82,6 +82,7 @@ s = copy.deepcopy(scen); del s["workload"]["agents"]; bad.append(("scenarios", "
 s = copy.deepcopy(scen); s["deployment"]["fetch_period"] = "50 GB"; bad.append(("scenarios", "duration as bytes", s))
 s = copy.deepcopy(scen); s["model"] = {"name": "x"}; bad.append(("scenarios", "inline model missing keys", s))
 s = copy.deepcopy(scen); s["topology"] = dict(topo, cnic_bw="1 s"); bad.append(("scenarios", "inline topology bad unit", s))
+s = copy.deepcopy(scen); s["decode_topology"] = dict(topo, snic_bw="1 s"); bad.append(("scenarios", "inline decode_topology bad unit", s))
 faults = [{"kind": "snic-down", "node": 0, "at": "300 s", "until": "600 s"},
           {"kind": "snic-degrade", "node": 1, "factor": 0.5, "at": "1 s"},
           {"kind": "storage-degrade", "factor": 0.25, "at": "10 s", "until": "20 s"},
