@@ -10,6 +10,7 @@
 #include <memory>
 #include <sstream>
 #include <stdexcept>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,7 @@ using namespace dualpath::analysis;
 
 struct AnalyzeArgs {
   std::string topology;
+  std::string decode_topology;  // the decode nodes' own hardware (mixed hardware, issue 65); "" = the topology's
   std::vector<std::string> pds;
   bool basic = false;
   bool json = false;
@@ -75,6 +77,16 @@ void analyze(const AnalyzeArgs& a) {
   } catch (const std::invalid_argument& e) {
     throw InputError(a.topology, e.what());
   }
+  std::optional<Topology> de;
+  if (!a.decode_topology.empty()) {
+    de = load_topology(a.decode_topology);
+    if (de->gpus_per_node != t.gpus_per_node)
+      throw InputError(a.decode_topology, "expected gpus_per_node " + std::to_string(t.gpus_per_node) +
+                                              " (the prefill topology's), found " + std::to_string(de->gpus_per_node));
+    p.de_s = de->snic_bw / de->cnic_bw, p.de_B = de->cnic_bw, p.de_M = de->dram_bw, p.de_pcie = de->pcie_bw;
+  }
+  // A DE SNIC's share of the reads counts S_D/S prefill SNICs (best_read_mix's unit).
+  const double de_weight = de ? de->snic_bw / t.snic_bw : 1.0;
   std::vector<std::pair<int, int>> pds;
   for (const auto& s : a.pds) pds.push_back(parse_pd_ratio(s));
   const BandwidthRange r = bottleneck_free_range(p);
@@ -82,6 +94,7 @@ void analyze(const AnalyzeArgs& a) {
   if (a.json) {
     nlohmann::json j;
     j["params"] = {{"g", p.g}, {"s", p.s}, {"B", p.B}, {"M", p.M}, {"pcie", p.pcie}, {"M_over_Bs", p.M / (p.B * p.s)}};
+    if (de) j["params"]["decode"] = {{"topology", de->name}, {"s", p.de_s}, {"B", p.de_B}, {"M", p.de_M}, {"pcie", p.de_pcie}};
     j["range"] = {{"lower", r.lower}, {"upper", std::isfinite(r.upper) ? nlohmann::json(r.upper) : nlohmann::json()},
                   {"empty", r.empty}};
     for (auto l : r.binding_lower) j["range"]["binding_lower"].push_back(link_key(l));
@@ -103,10 +116,15 @@ void analyze(const AnalyzeArgs& a) {
 
   std::cout << "topology " << t.name << ": g = " << p.g << ", B = " << p.B * 8 / 1e9 << " Gbps, s = " << p.s
             << ", M = " << p.M / 1e9 << " GB/s (M/(B*s) = " << std::setprecision(4) << p.M / (p.B * p.s)
-            << "), PCIe " << p.pcie / 1e9 << " GB/s\n\n";
-  std::cout << std::left << std::setw(15) << "link" << std::setw(22) << "constraint" << "value\n";
+            << "), PCIe " << p.pcie / 1e9 << " GB/s\n";
+  if (de)
+    std::cout << "decode nodes on " << de->name << ": B = " << p.de_B * 8 / 1e9 << " Gbps, s = " << p.de_s
+              << ", M = " << p.de_M / 1e9 << " GB/s, PCIe " << p.de_pcie / 1e9 << " GB/s (mixed hardware)\n";
+  std::cout << "\n";
+  const int fw = de ? 25 : 22;  // the mixed formulas are longer
+  std::cout << std::left << std::setw(15) << "link" << std::setw(fw) << "constraint" << "value\n";
   for (const auto& c : r.constraints) {
-    std::cout << std::left << std::setw(15) << link_name(c.link) << std::setw(22) << c.formula;
+    std::cout << std::left << std::setw(15) << link_name(c.link) << std::setw(fw) << c.formula;
     if (c.kind == Constraint::Fixed)
       std::cout << "load " << pct(c.bound) << (c.holds ? " (holds)" : " (VIOLATED)") << "\n";
     else
@@ -146,7 +164,7 @@ void analyze(const AnalyzeArgs& a) {
     // each read in dualpath-split, that reaches the cap has to produce these SNIC loads).
     if (!a.basic && mix.snics > 0)
       std::cout << "at SNIC utilisation PE " << pct(mix.x_pe) << ", DE " << pct(mix.x_de) << ": the DE path carries "
-                << pct(D * mix.x_de / mix.snics) << " of the hit KV (any mix of the two paths, per request or split "
+                << pct(D * de_weight * mix.x_de / mix.snics) << " of the hit KV (any mix of the two paths, per request or split "
                 << "within requests, has this cap)\n";
   }
 }
@@ -160,6 +178,8 @@ void register_analyze_command(CLI::App& app) {
   CLI::App* bw = cmd->add_subcommand(
       "bandwidth", "The §4.2 traffic model: link loads with every SNIC saturated, the bottleneck-free P/D range");
   bw->add_option("--topology", args->topology, "Topology JSON file")->required();
+  bw->add_option("--decode-topology", args->decode_topology,
+                 "The decode nodes' own topology (mixed hardware): each side's own s, B, M and PCIe");
   bw->add_option("--pd", args->pds, "P:D to tabulate the link loads for (repeatable)");
   bw->add_flag("--basic", args->basic, "Basic policy: PE reads only (x_D = 0)");
   bw->add_flag("--json", args->json, "Machine-readable output");

@@ -296,10 +296,12 @@ def plan(scenario, nodes=None, budget=None, objective="jct", policy=None, vary=N
         return _in_folder(out, "dualpath-plan-", body)
 
 
-def analyze_bandwidth(topology, pd_ratios=None, basic=False):
+def analyze_bandwidth(topology, pd_ratios=None, basic=False, decode_topology=None):
     """The §4.2 bandwidth model of `dualpath analyze bandwidth --json` for a topology file: its parameters, the
     bottleneck-free P/D range and, per P:D ("1:2" or (1, 2)), each link's load and what saturates first."""
     args = ["analyze", "bandwidth", "--topology", os.fspath(topology), "--json"]
+    if decode_topology is not None:
+        args += ["--decode-topology", os.fspath(decode_topology)]
     for r in pd_ratios or []:
         args += ["--pd", r if isinstance(r, str) else f"{r[0]}:{r[1]}"]
     if basic:

@@ -4,7 +4,8 @@
 #   max(s/(g-s)) = 1/7  <=  P/D  <=  min((g-2s)/s, (g-s)/(2s), (M/(Bs)-3)/2) = min(6, 7/2, 7/2) = 7/2,
 # bound below by the PE CNIC write side and above by the DE CNIC write side and the DE DRAM. Inside it DualPath
 # reads with all P + D SNICs and Basic with P; with M halved (M/(Bs) = 5) the DE DRAM bound falls to (5-3)/2 = 1.
-# Bad input gets exit 2.
+# Mixed hardware (--decode-topology): decode nodes with 200 Gbps CNICs (B_D = 25 GB/s, s_D = 2) bound P/D above at
+# (g-s_D)B_D/(2S) = 6 x 25 / 100 = 1.5 (DE CNIC write), below still at S_D/(B(g-s)) = 1/7. Bad input gets exit 2.
 # Usage: analyze_bandwidth.sh <dualpath-binary> <repo-root>
 set -u
 bin="$1"; root="$2"
@@ -15,7 +16,12 @@ topo="$root/topologies/hopper-8gpu-80g.json"
 python3 -c "
 import json, sys
 t = json.load(open('$topo')); t['dram_bw'] = '250 GB/s'
-json.dump(t, open('$tmp/half-dram.json', 'w'))"
+json.dump(t, open('$tmp/half-dram.json', 'w'))
+t = json.load(open('$topo')); t['cnic_bw'] = '200 Gbps'; t['name'] = 'slow-cnic'
+json.dump(t, open('$tmp/slow-cnic.json', 'w'))
+t['gpus_per_node'] = 4
+json.dump(t, open('$tmp/four-gpus.json', 'w'))"
+"$bin" analyze bandwidth --topology "$topo" --decode-topology "$tmp/slow-cnic.json" --pd 1:1 --json > "$tmp/mixed.json" || exit 1
 "$bin" analyze bandwidth --topology "$tmp/half-dram.json" --json > "$tmp/half.json" || exit 1
 "$bin" analyze bandwidth --topology "$topo" --pd 1:2 --pd 8:1 > "$tmp/text.txt" || exit 1
 PYTHONPATH="$root/tests/cli" python3 - "$tmp" <<'PY'
@@ -44,6 +50,11 @@ txt = open(f"{t}/text.txt").read()
 check("bottleneck-free range: 1/7 <= P/D <= 7/2" in txt, "the text output states the range as fractions")
 check("at SNIC utilisation PE 43.8%, DE 100.0%: the DE path carries 22.2% of the hit KV" in txt,
       "the text output gives 8P1D's best path mix")
+x = json.load(open(f"{t}/mixed.json"))
+check(abs(x["range"]["lower"] - 1 / 7) < 1e-12 and abs(x["range"]["upper"] - 1.5) < 1e-12
+      and x["range"]["binding_upper"] == ["de_cnic_wr"] and x["params"]["decode"]["topology"] == "slow-cnic",
+      f"decode CNICs at 200 Gbps: range [{x['range']['lower']:.4f}, {x['range']['upper']}] = [1/7, 3/2], DE CNIC write binds")
+check(abs(x["pd"][0]["max_read_rate_snics"] - 2) < 1e-12, "1P1D inside it reads with both SNICs")
 done()
 PY
 [ $? -eq 0 ] || exit 1
@@ -51,4 +62,6 @@ fail=0
 source "$root/tests/cli/bad_input.bash"
 bad_input "missing topology file" "nope.json" "$bin" analyze bandwidth --topology "$tmp/nope.json"
 bad_input "malformed P:D" "--pd" "$bin" analyze bandwidth --topology "$topo" --pd 3
+bad_input "a decode topology of other nodes" "expected gpus_per_node 8" "$bin" analyze bandwidth --topology "$topo" \
+  --decode-topology "$tmp/four-gpus.json"
 exit $fail

@@ -37,6 +37,8 @@ def test_analyze(data):
     topo = os.path.join(data, "topologies", "hopper-8gpu-80g.json")
     bw = dp.analyze_bandwidth(topo, pd_ratios=[(1, 1), "1:2"])
     assert [(r["P"], r["D"]) for r in bw["pd"]] == [(1, 1), (1, 2)] and bw["params"]["g"] == 8
+    mixed = dp.analyze_bandwidth(topo, decode_topology=os.path.join(data, "topologies", "h20-8gpu-96g.json"))
+    assert mixed["params"]["decode"]["topology"] == "h20-8gpu-96g" and mixed["range"] == bw["range"]  # same NICs
     cost = dp.analyze_cost(os.path.join(data, "models", "ds-27b.json"), topo, batch=[1, 8], de_group=8, pe_group=8)
     assert cost == json.loads(cli("analyze", "cost", "--model", os.path.join(data, "models", "ds-27b.json"),
                                   "--topology", topo, "--json", "--batch", "1", "--batch", "8", "--de-group", "8",
