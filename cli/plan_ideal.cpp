@@ -3,6 +3,7 @@
 #include <cmath>
 #include <iomanip>
 #include <iostream>
+#include <map>
 #include <optional>
 #include <sstream>
 
@@ -28,6 +29,7 @@ nlohmann::json ideal_json(const IdealFigures& f) {
   nlohmann::json j = {{"read_bound_aps", num(f.read_bound_aps)}, {"oracle_aps", f.oracle_ok ? num(f.oracle_aps) : nlohmann::json()},
                       {"oracle_lowest_failing_aps", f.oracle_ok ? num(f.oracle_lowest_failing) : nlohmann::json()}};
   if (!f.read_bound_link.empty()) j["read_bound_link"] = f.read_bound_link;
+  if (!f.oracle_dir.empty()) j["oracle_dir"] = f.oracle_dir;
   return j;
 }
 
@@ -56,7 +58,10 @@ void print_ideal(const VariantPlan& vp) {
 void find_ideal(const CapacityPlanSpec& spec, const std::vector<std::string>& overrides,
                 std::vector<VariantPlan>& plans) {
   std::vector<CapacityCandidate> cands;
-  std::vector<size_t> owner;  // the variant of each Oracle candidate
+  std::vector<std::vector<size_t>> owners;  // the variants each Oracle candidate answers for
+  // Variants that differ only in their policy have one Oracle (the probes run policy oracle whatever policy.name
+  // the variant sets): its search runs once, in the first such variant's folder.
+  std::map<std::string, size_t> by_runs;
   for (size_t vi = 0; vi < plans.size(); ++vi) {
     VariantPlan& vp = plans[vi];
     std::optional<size_t> best;
@@ -72,20 +77,31 @@ void find_ideal(const CapacityPlanSpec& spec, const std::vector<std::string>& ov
     f.read_bound_aps = read_bound_aps(vp, s, o.read_per_agent, f.read_bound_link);
     vp.ideal = f;
     const std::string name = (vp.variant.label.empty() ? "" : vp.variant.label + " ") + split_name(s) + " (oracle)";
+    std::vector<std::string> sets = split_overrides(overrides, vp, s);
+    std::string key;
+    for (const auto& set : sets)
+      if (set.rfind("policy.name=", 0) != 0) key += set + "\n";
+    if (const auto it = by_runs.find(key); it != by_runs.end()) {
+      owners[it->second].push_back(vi);
+      continue;
+    }
+    by_runs[key] = cands.size();
     // Its own group: the Oracle's search competes with nothing and runs to the resolution.
-    cands.push_back({name, vp.folder + "/" + split_name(s) + "/oracle", "oracle", split_overrides(overrides, vp, s),
+    cands.push_back({name, vp.folder + "/" + split_name(s) + "/oracle", "oracle", std::move(sets),
                      static_cast<int>(vi), 1});
-    owner.push_back(vi);
+    owners.push_back({vi});
   }
   if (cands.empty()) return;
   std::cerr << "plan: --ideal: the Oracle's capacity on " << cands.size() << " best split(s)\n";
   const auto results = search_capacities(spec, cands);
-  for (size_t c = 0; c < results.size(); ++c) {
-    IdealFigures& f = *plans[owner[c]].ideal;
-    f.oracle_ok = results[c].ok;
-    f.oracle_aps = results[c].capacity;
-    f.oracle_lowest_failing = results[c].lowest_failing ? *results[c].lowest_failing : NAN;
-  }
+  for (size_t c = 0; c < results.size(); ++c)
+    for (const size_t vi : owners[c]) {
+      IdealFigures& f = *plans[vi].ideal;
+      f.oracle_ok = results[c].ok;
+      f.oracle_aps = results[c].capacity;
+      f.oracle_lowest_failing = results[c].lowest_failing ? *results[c].lowest_failing : NAN;
+      f.oracle_dir = cands[c].dir;
+    }
 }
 
 }  // namespace dualpath::cli

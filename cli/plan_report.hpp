@@ -44,6 +44,7 @@ struct IdealFigures {
   // The Oracle's capacity on the same split (free KV loads: no storage, no KV transfers) and its bracket.
   bool oracle_ok = false;
   double oracle_aps = NAN, oracle_lowest_failing = NAN;
+  std::string oracle_dir;  // where its search ran (variants that differ only in policy share one)
 };
 
 // One cluster variant (a combination of --vary values) and the splits evaluated for it.

@@ -2,7 +2,8 @@
 # `plan --objective capacity --ideal` (issue 65 item 4, docs/capacity.md "How far from ideal"): beside each variant's
 # best split, the Oracle's capacity on it and the §4.2 read bound. On DS 27B, 3 nodes, short probes (TTFT-only rule):
 #   - each variant's best split carries "ideal" in plan.json, and a line under its table;
-#   - the Oracle (free KV loads) holds more than the split: its search ran in SPLIT/oracle/ with policy oracle;
+#   - the Oracle (free KV loads) holds more than the split: its search ran in SPLIT/oracle/ with policy oracle, once
+#     for the two variants (they differ only in policy and share their best split);
 #   - the read bound is the hand computation: the bytes/s the split's SNICs can read (§4.2: Basic reads through the
 #     P prefill SNICs alone, DualPath through all P + D inside the bottleneck-free range; 400 Gbps each) over the
 #     bytes an agent read in its probe at the capacity (capacity.json); DualPath's names both SNICs, Basic's the PE
@@ -31,6 +32,7 @@ t, jct_rc, target_rc = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 plan = json.load(open(f"{t}/p/plan.json"))
 out = open(f"{t}/p.out").read()
 snic = 400e9 / 8
+oracle_dirs, best_names = set(), set()
 for variant, policy in (("policy.name=basic", "basic"), ("policy.name=dualpath", "dualpath")):
     splits = [s for s in plan["splits"] if s.get("variant") == variant]
     best = max((s for s in splits if s.get("capacity_aps")), key=lambda s: s["capacity_aps"])
@@ -41,9 +43,12 @@ for variant, policy in (("policy.name=basic", "basic"), ("policy.name=dualpath",
     name = f"{best['P']}P{best['D']}D"
     check(f"ideal on {name}: holds" in out, f"{policy}: the line under its table")
     folder = glob.glob(f"{t}/p/splits/*-{variant}/{name}")[0]
-    oracle = json.load(open(f"{folder}/oracle/capacity.json"))["policies"].get("oracle")
-    check(oracle is not None and os.path.isdir(f"{folder}/oracle/probes/oracle"),
-          f"{policy}: the Oracle's search ran in {name}/oracle with policy oracle")
+    odir = ideal.get("oracle_dir", "")
+    oracle = json.load(open(f"{odir}/capacity.json"))["policies"].get("oracle") if odir else None
+    check(oracle is not None and os.path.isdir(f"{odir}/probes/oracle") and odir.endswith(f"/{name}/oracle"),
+          f"{policy}: the Oracle's search ran in {odir} with policy oracle")
+    oracle_dirs.add(odir)
+    best_names.add(name)
     check(ideal["oracle_aps"] is not None and ideal["oracle_aps"] > best["capacity_aps"],
           f"{policy}: free KV loads hold more ({ideal['oracle_aps']} > {best['capacity_aps']} APS)")
     cap = json.load(open(f"{folder}/capacity.json"))["policies"][policy]
@@ -60,6 +65,9 @@ for variant, policy in (("policy.name=basic", "basic"), ("policy.name=dualpath",
           f"{policy}: below the capacity ({below}) only for a lower-bound probe, and the line says so")
     links = "PE SNIC" if policy == "basic" else "PE SNIC, DE SNIC"
     check(ideal["read_bound_link"] == links, f"{policy}: full first: {ideal['read_bound_link']} (expected {links})")
+# Variants that differ only in policy run the same Oracle on the same best split: one search per best split.
+check(len(oracle_dirs) == len(best_names) == len(glob.glob(f"{t}/p/splits/*/*/oracle")),
+      f"one Oracle search per best split ({sorted(best_names)}), not per variant: {sorted(oracle_dirs)}")
 again = open(f"{t}/again.err").read()
 check(" 0 probe(s) run" in again or "probe(s) run" not in again, "a rerun probes nothing: " +
       ([l for l in again.splitlines() if "probe(s) run" in l] or ["(no probes line)"])[0])
