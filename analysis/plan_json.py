@@ -9,7 +9,8 @@ from results import ResultsError
 
 # --- plan.json, checked --------------------------------------------------------------------------------------------
 # A key ending in ? may be absent; "a|b" takes either; [spec] is an array of spec; {..} an object with those keys.
-COST = {k: "number" for k in ("per_hour", "per_agent", "per_million_input_tokens", "per_million_output_tokens")}
+# A cost figure is null where its rate is unknown (a probe recorded before plans had costs).
+COST = {k: "number|null" for k in ("per_hour", "per_agent", "per_million_input_tokens", "per_million_output_tokens")}
 COMMON = {"objective": "string", "identity": {"scenario": "string", "set": ["string"], "overlays?": ["string"],
                                               "vary?": ["string"], "policy": "string", "resolution?": "number|null"},
           "cost_basis?": {"node_hour?": "prices", "gpu_hour?": "prices"}}  # one price, or one per topology
@@ -22,10 +23,10 @@ FORWARD = dict(COMMON, **{
                 "lower_bound?": "boolean", "cost?": COST,
                 "ideal?": {k + "?": "number|null" for k in ("oracle_aps", "oracle_lowest_failing_aps", "read_bound_aps")}}],
     "variants?": [{"label": "string", "nodes": "count", "best?": "string", "runner_up?": "string", "tie?": "boolean",
-                   "margin?": "number"}],
+                   "margin?": "number|null"}],
     "recommendation?": {"split": "string", "value": "number", "binds?": "string", "variant?": "string",
                         "tie?": "boolean", "tied_with?": ["string"], "runner_up?": "string",
-                        "runner_up_variant?": "string", "margin?": "number", "cost?": COST}})
+                        "runner_up_variant?": "string", "margin?": "number|null", "cost?": COST}})
 TARGET = dict(COMMON, **{
     "target_aps": "number", "max_nodes": "count",
     "variants": [{"policy": "string", "label?": "string", "nodes": "count|null", "largest_failing_nodes": "count|null",

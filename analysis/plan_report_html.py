@@ -65,6 +65,7 @@ def command(p, folder):
     a += [x for flag, key in (("--overlay", "overlays"), ("--set", "set"), ("--vary", "vary"))
           for v in idt.get(key, []) for x in (flag, v)]
     a += [x for k, v in p.get("cost_basis", {}).items() for x in (f"--{k.replace('_', '-')}-cost", price_arg(v))]
+    a += ["--ideal"] * any("ideal" in s for s in p.get("splits", []))  # its figures are rewritten only with it
     return shlex.join(a + ["--out", os.path.abspath(folder)])
 
 

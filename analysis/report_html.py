@@ -18,7 +18,8 @@ def simulated_table(runs):
     rows, seen = [], set()
     for r in runs:
         c = r.summary.get("config", {})
-        key = (r.backend, r.scenario, json.dumps({k: c.get(k) for k in ("model", "deployment", "topology", "workload")},
+        key = (r.backend, r.scenario, json.dumps({k: c.get(k) for k in ("model", "deployment", "topology", "workload",
+                                                                        "prefill_topology", "decode_topology")},
                                                   sort_keys=True))
         if key in seen:
             continue
@@ -36,8 +37,11 @@ def simulated_table(runs):
             "model": m.get("name", "?") + (" (profile)" if m.get("timing") == "profile" else ""),
             "prefill": f"{d.get('prefill_nodes', '?')} nodes x {gpn} GPUs, EP{d.get('pe_group_gpus', '?')}",
             "decode": f"{d.get('decode_nodes', '?')} nodes x {gpn} GPUs, EP{d.get('de_group_gpus', '?')}",
-            "GPU": t.get("name", "?"),
-            "SNIC / CNIC per node": f"{rate(t.get('snic_bw', 0))} / {rate(t.get('cnic_bw', 0))}",
+            # Each role's topology where it has its own (mixed hardware): prefill's, then decode's.
+            "GPU": " / ".join(dict.fromkeys(c.get(k, t).get("name", "?") for k in ("prefill_topology", "decode_topology"))),
+            "SNIC / CNIC per node": " / ".join(dict.fromkeys(
+                f"{rate(x.get('snic_bw', 0))} / {rate(x.get('cnic_bw', 0))}"
+                for x in (c.get("prefill_topology", t), c.get("decode_topology", t)))),
             "storage": (f"{storage.get('servers')} servers" if storage.get("servers") else "no server limit")
                        + (", GDR" if storage.get("gdr") else ""),
             "workload": f"{load}; {source}",

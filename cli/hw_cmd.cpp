@@ -213,6 +213,11 @@ void hw_run(const HwRunArgs& a) {
   opt.op_timeout = a.op_timeout;
   // The loader already resolved workload.file against the scenario's folder: no second base directory.
   hw::HwRunOutcome o;
+  try {
+    hw::refuse_mixed_hardware(sc);  // before any storage folder is cleared or rank started
+  } catch (const std::invalid_argument& e) {
+    throw InputError("dualpath hw run", e.what());
+  }
 #ifndef DUALPATH_HW_RANKS
   if (!a.policies.empty()) {
     const std::vector<std::string> policies = name_list(a.policies, "--policy");
@@ -299,6 +304,11 @@ void hw_calibrate_profile(const HwCalArgs& a) {
   if (a.scenario.empty()) throw InputError("--profile", "needs --scenario (its model, GPU and group sizes)");
   check_output_file(a.profile, "--profile", {a.scenario});  // before measuring (the output rule)
   const Scenario sc = load_scenario(a.scenario, a.overrides, a.overlays);
+  try {
+    hw::refuse_mixed_hardware(sc);  // the profile is this machine's GPU, for one kind of node
+  } catch (const std::invalid_argument& e) {
+    throw InputError(a.scenario, e.what());
+  }
   const nlohmann::json m = hw::measure_step_profile(sc.model, sc.topology, sc.deployment.pe_group_gpus,
                                                     sc.deployment.de_group_gpus);
   if (!m.value("available", false)) {

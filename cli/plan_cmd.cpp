@@ -190,6 +190,7 @@ void plan(PlanArgs a) {  // a copy: the prices are parsed into it
     vp.dual_path = f.dual_path;
     vp.reads_from_storage = !f.dram_pool && !f.de_resident && !f.bypass_io;
     vp.bandwidth = bp;
+    vp.read_efficiency = sc.topology.storage.client_read_efficiency;
     if (a.prices.priced())
       price_variant(a.prices, a.prices.per_gpu ? "--gpu-hour-cost " + a.gpu_hour_cost : "--node-hour-cost " + a.node_hour_cost,
                     sc, vp);

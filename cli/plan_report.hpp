@@ -60,9 +60,14 @@ struct VariantPlan {
   bool dual_path = true;     // its policy reads through DE SNICs too (the §4.2 read rate of each split)
   bool reads_from_storage = true;  // every hit it loads comes through storage NICs (no DRAM pool, no HBM-resident pull)
   analysis::BandwidthParams bandwidth;
+  // What a storage client delivers on reads, as a share of its SNIC (topology.storage.client_read_efficiency).
+  double read_efficiency = 1;
   // A prefill and a decode node's price per hour on this variant's hardware (NaN: the plan has no prices).
   double pe_node_hour = NAN, de_node_hour = NAN;
-  double cluster_per_hour(const analysis::PdSplit& s) const { return s.P * pe_node_hour + s.D * de_node_hour; }
+  double cluster_per_hour(const analysis::PdSplit& s) const {
+    // One kind of node: (P + D) x its price, the figure before roles had their own (to the last bit).
+    return pe_node_hour == de_node_hour ? (s.P + s.D) * pe_node_hour : s.P * pe_node_hour + s.D * de_node_hour;
+  }
   std::optional<IdealFigures> ideal;  // --ideal
 };
 

@@ -136,9 +136,12 @@ class VariantTarget {
   std::optional<analysis::SplitCost> cost() const {
     const auto h = holding();
     if (!spec_.prices.priced() || h.empty()) return std::nullopt;
-    const analysis::PdSplit& s = h.front()->split;  // the first holding split (ties: the same node count)
-    return analysis::split_cost(vp_.cluster_per_hour(s), spec_.target_aps, h.front()->probe->prompt_tokens_per_s,
-                                h.front()->probe->generated_tokens_per_s);
+    // The cheapest holding split (with each kind of node at its own price, ties of one node count can differ).
+    const SplitProbe* c = h.front();
+    for (const SplitProbe* x : h)
+      if (vp_.cluster_per_hour(x->split) < vp_.cluster_per_hour(c->split)) c = x;
+    return analysis::split_cost(vp_.cluster_per_hour(c->split), spec_.target_aps, c->probe->prompt_tokens_per_s,
+                                c->probe->generated_tokens_per_s);
   }
 
   // Prints the variant's answer and table; returns its plan.json entry.
@@ -210,7 +213,10 @@ class VariantTarget {
     for (auto& sp : d.splits) {
       if (sp.probe || !sp.ruled_out.empty()) continue;
       const double snics = sp.split.P + (vp_.dual_path ? sp.split.D : 0);
-      const double can = snics * vp_.bandwidth.s * vp_.bandwidth.B;
+      // Each side's SNICs at their own line rate (mixed hardware: the decode nodes' may be faster).
+      const double de_snic = (vp_.bandwidth.de_s > 0 ? vp_.bandwidth.de_s : vp_.bandwidth.s) *
+                             (vp_.bandwidth.de_B > 0 ? vp_.bandwidth.de_B : vp_.bandwidth.B);
+      const double can = sp.split.P * vp_.bandwidth.s * vp_.bandwidth.B + (vp_.dual_path ? sp.split.D * de_snic : 0);
       if (can >= demand_) continue;
       std::ostringstream why;
       why << "its " << snics << " storage NICs read at most " << std::setprecision(4) << can / 1e9

@@ -156,7 +156,7 @@ std::vector<std::string> metrics_row(const PointInfo& p) {
     row.push_back(v);
   for (const LinkKind* k : sweep_link_kinds()) row.push_back(csv_num(cls(k->name)));
   for (const std::string& v :
-       {csv_num(read), csv_num(jct > 0 ? read / jct / sc.topology.snic_bw : NAN), std::to_string(P), std::to_string(D),
+       {csv_num(read), csv_num(jct > 0 ? read / jct / sc.pe_topology().snic_bw : NAN), std::to_string(P), std::to_string(D),
         csv_num(D > 0 ? static_cast<double>(P) / D : NAN), sc.policy.name, csv_num(lo), csv_num(hi), csv_num(cap)})
     row.push_back(v);
   return row;

@@ -10,12 +10,20 @@
 
 namespace dualpath::hw {
 
+void refuse_mixed_hardware(const Scenario& sc) {
+  if (sc.mixed_hardware())
+    throw std::invalid_argument("prefill_topology / decode_topology: the hardware backend runs on the machines it is "
+                                "given, whose hardware is what it is; a mixed-hardware scenario is the simulator's "
+                                "(remove both keys to run it here)");
+}
+
 HwRunOutcome run_hw_scenario(const Scenario& sc, const std::string& scenario_dir, const std::string& out_dir,
                              const HwOptions& options) {
   if (options.launch != Launch::Threads)
     throw std::invalid_argument(std::string("hw: run_hw_scenario runs one process; --launch ") +
                                 name_of(options.launch) +
                                 " goes through run_mpi");
+  refuse_mixed_hardware(sc);  // before anything is cleared or started
   const int gpus = sc.topology.gpus_per_node * (sc.deployment.prefill_nodes + sc.deployment.decode_nodes);
   const ComputeSetup compute = make_compute_setup(sc, options, 0, gpus);
   clear_storage_dir(options.storage_dir);  // this run's block files must be the only ones
@@ -38,10 +46,6 @@ class HwBody final : public RunBody {
         link_log_(sc.deployment.prefill_nodes + sc.deployment.decode_nodes, sc.topology.gpus_per_node, snic_,
                   sc.topology.cnic_bw, sc.outputs.link_sample_interval),
         backend_(sc, loop, nodes, &link_log_) {
-    if (sc.mixed_hardware())
-      throw std::invalid_argument("prefill_topology / decode_topology: the hardware backend runs on the machines it is "
-                                  "given, whose hardware is what it is; a mixed-hardware scenario is the simulator's "
-                                  "(remove both keys to run it here)");
     if (sc.topology.storage.gdr)
       throw std::invalid_argument("topology.storage.gdr: the hardware backend reads storage into host memory only (its "
                                   "block store has no GPUDirect Storage path, and 3FS's GDR has no fallback to host "

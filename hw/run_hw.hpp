@@ -24,6 +24,10 @@ struct HwRunOutcome {
   bool abort_job = false;     // mpi: a node process hung; after reporting, end the job with end_mpi_job()
 };
 
+// A mixed-hardware scenario (prefill_topology / decode_topology, issue 65) is the simulator's: the hardware backend
+// runs on the machines it is given, and measures their hardware. Throws std::invalid_argument.
+void refuse_mixed_hardware(const Scenario& scenario);
+
 // scenario_dir resolves relative trace paths; out_dir is created. Throws InputError on bad input. A storage or
 // transport error, or a stall, does not throw: the summary is still written with "complete": false and the
 // errors, and the outcome says why.

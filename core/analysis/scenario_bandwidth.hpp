@@ -11,8 +11,8 @@ namespace dualpath::analysis {
 inline BandwidthParams bandwidth_params(const Scenario& sc, bool with_pcie) {
   const Topology& pe = sc.pe_topology();
   BandwidthParams p{pe.gpus_per_node, pe.snic_bw / pe.cnic_bw, pe.cnic_bw, pe.dram_bw, with_pcie ? pe.pcie_bw : 0};
-  if (sc.decode_topology) {
-    const Topology& de = *sc.decode_topology;
+  if (sc.mixed_hardware()) {  // a prefill_topology alone leaves the decode nodes on `topology`: theirs differs too
+    const Topology& de = sc.de_topology();
     p.de_s = de.snic_bw / de.cnic_bw, p.de_B = de.cnic_bw, p.de_M = de.dram_bw;
     if (with_pcie) p.de_pcie = de.pcie_bw;
   }

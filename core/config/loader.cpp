@@ -52,7 +52,8 @@ std::optional<Topology> parse_role_topology(const ObjectReader& root, const std:
                        "each role's nodes have as many GPUs), found " + std::to_string(t.gpus_per_node));
   if (!(t.storage == cluster.storage))
     root.fail(key, "expected the storage section of \"topology\" (" + cluster.name + "): the storage cluster is " +
-                       "one for both roles; set it there, found another in " + t.name);
+                       "one for both roles, found another in " + t.name + " (a --set of topology.storage.X needs " +
+                       key + ".storage.X too)");
   return t;
 }
 

@@ -114,7 +114,7 @@ class Scenario:
         if path is None:
             doc = json.loads(json.dumps(self._document))
             absolute = lambda p: p if os.path.isabs(p) else os.path.normpath(os.path.join(self._base_dir, p))
-            for key in ("model", "topology"):
+            for key in ("model", "topology", "prefill_topology", "decode_topology"):
                 if isinstance(doc.get(key), str):
                     doc[key] = absolute(doc[key])
             if isinstance(doc.get("model"), dict) and isinstance(doc["model"].get("profile"), str):

@@ -5,8 +5,11 @@
 #include <stdexcept>
 
 #include "core/analysis/bandwidth_model.hpp"
+#include "core/analysis/scenario_bandwidth.hpp"
 
 using namespace dualpath::analysis;
+using dualpath::Scenario;
+using dualpath::Topology;
 
 namespace {
 
@@ -218,4 +221,42 @@ TEST(AnalysisBandwidth, MixedRangeByHand) {
   EXPECT_TRUE(bottleneck_free_range(p).empty);
   EXPECT_GT(max_read_rate_snics(p, 1, 1), 1.0);          // some DE reads still fit
   EXPECT_LT(max_read_rate_snics(p, 1, 1), 1.0 + 2.0);    // but not the DE SNIC's whole 2 units
+}
+
+// Every side-specific term apart (S_D != S, M_D != M), by hand: decode nodes with a 100 GB/s SNIC (s_D = 2 over
+// 50 GB/s CNICs) and 400 GB/s of DRAM. Lower S_D/(B(g-s)) = 100/(50*7) = 2/7; DE CNIC read (g-2s_D)B_D/S = 4;
+// DE CNIC write (g-s_D)B_D/(2S) = 3; DE DRAM (M_D-3S_D)/(2S) = (400-300)/100 = 1 (binds).
+TEST(AnalysisBandwidth, MixedRangeWithItsOwnSnicAndDram) {
+  BandwidthParams p = paper();
+  p.de_s = 2, p.de_M = 400e9;
+  const BandwidthRange r = bottleneck_free_range(p);
+  EXPECT_NEAR(r.lower, 2.0 / 7, 1e-12);
+  EXPECT_NEAR(r.upper, 1.0, 1e-12);
+  ASSERT_EQ(r.binding_upper.size(), 1u);
+  EXPECT_EQ(r.binding_upper[0], Link::DeDram);
+  const auto loads = link_loads(p, 1, 1, 1, 1);
+  EXPECT_NEAR(load(loads, Link::DeDram), (2 * 50e9 + 3 * 100e9) / 400e9, 1e-12);   // exactly full at P/D = 1
+  EXPECT_NEAR(load(loads, Link::PeCnicWrite), (50e9 + 100e9) / (8 * 50e9), 1e-12);  // PE 4 + DE 5 (the 1/r term)
+  EXPECT_NEAR(load(loads, Link::DeSnic), 1.0, 1e-12);
+  // Inside the range every SNIC reads: the DE SNIC counts twice a prefill one.
+  EXPECT_NEAR(max_read_rate_snics(p, 1, 1), 1 + 2, 1e-12);
+}
+
+// A scenario whose prefill nodes alone have their own hardware leaves the decode nodes on `topology`: the §4.2
+// parameters take each side's (core/analysis/scenario_bandwidth.hpp).
+TEST(AnalysisBandwidth, ScenarioParamsTakeEachRolesTopology) {
+  Scenario sc;
+  sc.topology.gpus_per_node = 8, sc.topology.cnic_bw = 50e9, sc.topology.snic_bw = 50e9, sc.topology.dram_bw = 500e9;
+  sc.topology.pcie_bw = 64e9;
+  Topology pe = sc.topology;
+  pe.snic_bw = 25e9, pe.dram_bw = 250e9;
+  sc.prefill_topology = pe;
+  const BandwidthParams p = bandwidth_params(sc, true);
+  EXPECT_DOUBLE_EQ(p.s, 0.5);
+  EXPECT_DOUBLE_EQ(p.M, 250e9);
+  EXPECT_TRUE(p.mixed());
+  EXPECT_DOUBLE_EQ(p.de_s, 1.0);      // the decode nodes: `topology`
+  EXPECT_DOUBLE_EQ(p.de_M, 500e9);
+  EXPECT_DOUBLE_EQ(p.de_pcie, 64e9);
+  EXPECT_FALSE(bandwidth_params(Scenario{}, false).mixed());
 }
