@@ -71,6 +71,7 @@ Cluster::Cluster(const Scenario& scenario, std::vector<Agent> agents, Backend& b
   for (int n = 0; n < nodes; ++n) {
     view_.nodes[n].prefill = n < dep.prefill_nodes;
     view_.nodes[n].buffer = BufferPool(sc_.node_topology(n).dram_buffer_bytes);
+    view_.nodes[n].read_bw = sc_.node_topology(n).snic_read_bw();
   }
   view_.engines.resize(static_cast<size_t>(nodes) * gpus_per_node);
   check_weights_fit(sc_);

@@ -25,9 +25,19 @@ struct EngineState {
 struct NodeState {
   bool prefill = false;
   int64_t read_queue_tokens = 0;  // hit tokens waiting for or being read through this node's SNIC
+  // What its SNIC reads, bytes/s (snic_bw x the storage client's efficiency): with mixed hardware (issue 65) two
+  // nodes' queues drain at different speeds, so their read queues compare as times (read_queue_drains_first).
+  double read_bw = 1;
   bool snic_up = true;            // false while a fault has its storage NIC down (scenario "faults")
   BufferPool buffer;              // the node's DRAM buffer (PE buffer or DE buffer)
 };
+
+// True when node a's read queue drains before node b's: fewer tokens at one SNIC speed (exactly the token
+// comparison of one kind of node), else fewer seconds at each node's own.
+inline bool read_queue_drains_first(const NodeState& a, const NodeState& b) {
+  if (a.read_bw == b.read_bw) return a.read_queue_tokens < b.read_queue_tokens;
+  return static_cast<double>(a.read_queue_tokens) / a.read_bw < static_cast<double>(b.read_queue_tokens) / b.read_bw;
+}
 
 struct ClusterView {
   std::vector<EngineState> engines;       // indexed by global GPU index

@@ -213,3 +213,24 @@ TEST(QuotaBatcher, HbmBudgetCapsNonLayerwiseBatches) {
   EXPECT_EQ(form_batch(ready, BatchLimits{0.3, 100}, predict).size(), 2u);
   EXPECT_EQ(form_batch(ready, BatchLimits{0.3, 0}, predict).size(), 3u);  // layerwise: unconstrained
 }
+
+// Mixed hardware (issue 65): a DE node whose SNIC reads twice as fast drains twice the tokens in the same time, so
+// the read goes where the queue empties first, not where it is shorter; one kind of node compares tokens as before.
+TEST(ReadPath, QueuesCompareAsTimesWhenSnicsDiffer) {
+  auto v = view_with(2, 1);
+  PolicySpec spec;
+  spec.name = "dualpath";
+  auto p = make_policy(spec);
+  Request r;
+  r.pe = 0, r.de = 1, r.hit = 3000;
+  v.nodes[0].read_queue_tokens = 100, v.nodes[1].read_queue_tokens = 150;
+  EXPECT_EQ(p->choose_read_side(v, r), ReadSide::Pe);  // one speed: the shorter queue
+  v.nodes[0].read_bw = 50e9, v.nodes[1].read_bw = 100e9;
+  EXPECT_EQ(p->choose_read_side(v, r), ReadSide::De);  // 150 at 2x drains in 75 < 100
+  v.nodes[1].read_queue_tokens = 250;
+  EXPECT_EQ(p->choose_read_side(v, r), ReadSide::Pe);  // 125 > 100
+  // The split levels drain times: (0 + x) / 1 = (0 + 3000 - x) / 2 -> x = 1000 through the PE.
+  spec.name = "dualpath-split";
+  v.nodes[0].read_queue_tokens = v.nodes[1].read_queue_tokens = 0;
+  EXPECT_EQ(make_policy(spec)->split_pe_tokens(v, r), 1000);
+}

@@ -23,10 +23,11 @@ class PaperPolicy final : public PlacedPolicy {
     // Dual-path loading without the scheduler (the paper's third ablation step): both paths are used, but the
     // choice does not look at queues; requests alternate between the PE and DE side.
     if (!f_.scheduler) return (alternate_++ % 2 == 0) ? ReadSide::Pe : ReadSide::De;
-    // §6.1: read on the side whose node has the shorter storage read queue (ties go to the PE).
+    // §6.1: read on the side whose node has the shorter storage read queue (ties go to the PE); with SNICs of two
+    // speeds (mixed hardware) the queue that drains first.
     const auto& pe_node = view.nodes[view.engines[r.pe].node];
     const auto& de_node = view.nodes[view.engines[r.de].node];
-    return de_node.read_queue_tokens < pe_node.read_queue_tokens ? ReadSide::De : ReadSide::Pe;
+    return read_queue_drains_first(de_node, pe_node) ? ReadSide::De : ReadSide::Pe;
   }
 
  private:

@@ -25,9 +25,14 @@ class SplitReadPolicy final : public PlacedPolicy {
   }
 
   int64_t split_pe_tokens(const ClusterView& view, const Request& r) override {
-    const int64_t q_pe = view.nodes[view.engines[r.pe].node].read_queue_tokens;
-    const int64_t q_de = view.nodes[view.engines[r.de].node].read_queue_tokens;
-    return std::clamp<int64_t>((q_de + r.hit - q_pe) / 2, 0, r.hit);
+    const auto& pe = view.nodes[view.engines[r.pe].node];
+    const auto& de = view.nodes[view.engines[r.de].node];
+    const int64_t q_pe = pe.read_queue_tokens, q_de = de.read_queue_tokens;
+    if (pe.read_bw == de.read_bw) return std::clamp<int64_t>((q_de + r.hit - q_pe) / 2, 0, r.hit);
+    // SNICs of two speeds (mixed hardware): both queues drain together, (q_pe + x) / b_pe = (q_de + hit - x) / b_de.
+    const double x = (pe.read_bw * static_cast<double>(q_de + r.hit) - de.read_bw * static_cast<double>(q_pe)) /
+                     (pe.read_bw + de.read_bw);
+    return std::clamp<int64_t>(static_cast<int64_t>(x), 0, r.hit);
   }
 };
 
