@@ -86,7 +86,7 @@ void analyze(const AnalyzeArgs& a) {
     p.de_s = de->snic_bw / de->cnic_bw, p.de_B = de->cnic_bw, p.de_M = de->dram_bw, p.de_pcie = de->pcie_bw;
   }
   // A DE SNIC's share of the reads counts S_D/S prefill SNICs (best_read_mix's unit).
-  const double de_weight = de ? de->snic_bw / t.snic_bw : 1.0;
+  const double de_weight = p.de().snic() / p.pe().snic();
   std::vector<std::pair<int, int>> pds;
   for (const auto& s : a.pds) pds.push_back(parse_pd_ratio(s));
   const BandwidthRange r = bottleneck_free_range(p);

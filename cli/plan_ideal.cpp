@@ -16,7 +16,7 @@ double read_bound_aps(const VariantPlan& vp, const analysis::PdSplit& s, double 
   if (!vp.reads_from_storage || !(read_per_agent > 0)) return NAN;
   const analysis::ReadMix mix = analysis::best_read_mix(vp.bandwidth, s.P, s.D, vp.dual_path);
   // bytes/s: the mix's prefill SNICs, each delivering what the storage client reads of its line rate
-  const double can = mix.snics * vp.bandwidth.s * vp.bandwidth.B * vp.read_efficiency;
+  const double can = mix.snics * vp.bandwidth.pe().snic() * vp.read_efficiency;
   // Every link full at the best mix (inside the §4.2 range: every SNIC of the policy's paths).
   const auto loads = analysis::link_loads(vp.bandwidth, s.P, s.D, mix.x_pe, mix.x_de);
   const double top = analysis::most_loaded(loads).fraction;

@@ -214,9 +214,7 @@ class VariantTarget {
       if (sp.probe || !sp.ruled_out.empty()) continue;
       const double snics = sp.split.P + (vp_.dual_path ? sp.split.D : 0);
       // Each side's SNICs at their own line rate (mixed hardware: the decode nodes' may be faster).
-      const double de_snic = (vp_.bandwidth.de_s > 0 ? vp_.bandwidth.de_s : vp_.bandwidth.s) *
-                             (vp_.bandwidth.de_B > 0 ? vp_.bandwidth.de_B : vp_.bandwidth.B);
-      const double can = sp.split.P * vp_.bandwidth.s * vp_.bandwidth.B + (vp_.dual_path ? sp.split.D * de_snic : 0);
+      const double can = sp.split.P * vp_.bandwidth.pe().snic() + (vp_.dual_path ? sp.split.D * vp_.bandwidth.de().snic() : 0);
       if (can >= demand_) continue;
       std::ostringstream why;
       why << "its " << snics << " storage NICs read at most " << std::setprecision(4) << can / 1e9

@@ -20,22 +20,11 @@ struct Row {
   const char* steps;
 };
 
-// One role's capacities: s·B its SNIC, B a CNIC, M its DRAM, pcie a GPU's PCIe link.
-struct Side {
-  double s, B, M, pcie;
-  double snic() const { return s * B; }
-};
-Side pe_side(const BandwidthParams& p) { return {p.s, p.B, p.M, p.pcie}; }
-Side de_side(const BandwidthParams& p) {
-  return {p.de_s > 0 ? p.de_s : p.s, p.de_B > 0 ? p.de_B : p.B, p.de_M > 0 ? p.de_M : p.M,
-          p.de_pcie > 0 ? p.de_pcie : p.pcie};
-}
-
 // Each row is the bytes a link carries per PE-SNIC byte (a) and per DE-SNIC byte (b), over the link's own capacity:
 // with one kind of node these are the header's fractions (S_P = S_D, B_P = B_D).
 std::vector<Row> rows(const BandwidthParams& p, double P, double D) {
   const double g = p.g;
-  const Side pe = pe_side(p), de = de_side(p);
+  const Side pe = p.pe(), de = p.de();
   const double Sp = pe.snic(), Sd = de.snic();
   // r = P/D multiplies PE-path bytes landing on one DE GPU/node; 1/r multiplies DE-path bytes on one PE GPU.
   const double r = D > 0 ? P / D : 0;
@@ -66,11 +55,6 @@ void check_pd(double P, double D) {
   if (!(D >= 0) || !std::isfinite(D)) throw std::invalid_argument("D must be a non-negative number");
 }
 
-}  // namespace
-
-namespace {
-BandwidthRange mixed_range(const BandwidthParams& p);
-void close_range(BandwidthRange& r);
 }  // namespace
 
 void validate(const BandwidthParams& p) {
@@ -150,8 +134,12 @@ LinkLoad most_loaded(const std::vector<LinkLoad>& loads) {
 
 BandwidthRange bottleneck_free_range(const BandwidthParams& p) {
   validate(p);
-  if (p.mixed()) return mixed_range(p);
-  const double g = p.g, s = p.s, m = p.M / (p.B * p.s);
+  // One kind of node: the paper's closed forms (exact: 1/7, 7/2). Mixed hardware: the same constraints with each
+  // side's own capacities (the header's second line).
+  const bool one = !p.mixed();
+  const double g = p.g;
+  const Side pe = p.pe(), de = p.de();
+  const double s = pe.s, S = pe.snic(), Sd = de.snic(), m = p.M / (p.B * p.s);
   BandwidthRange r;
   auto bound = [&](Link l, Constraint::Kind k, double v, const char* f) {
     r.constraints.push_back({l, k, v, v > 0 && std::isfinite(v), f});
@@ -160,43 +148,18 @@ BandwidthRange bottleneck_free_range(const BandwidthParams& p) {
     r.constraints.push_back({l, Constraint::Fixed, fraction, fraction <= 1 + kRelTol, f});
   };
   fixed(Link::PeCnicRead, 2 * s / g, "s <= g/2");
-  bound(Link::PeCnicWrite, Constraint::Lower, s < g ? s / (g - s) : std::numeric_limits<double>::infinity(),
-        "P/D >= s/(g-s)");
-  bound(Link::DeCnicRead, Constraint::Upper, (g - 2 * s) / s, "P/D <= (g-2s)/s");
-  bound(Link::DeCnicWrite, Constraint::Upper, (g - s) / (2 * s), "P/D <= (g-s)/(2s)");
-  fixed(Link::PeDram, 2 * p.s * p.B / p.M, "2sB <= M");
-  bound(Link::DeDram, Constraint::Upper, (m - 3) / 2, "P/D <= (M/(Bs)-3)/2");
-  close_range(r);
-  return r;
-}
-
-namespace {
-
-// The header's mixed-hardware line: each constraint of the one-kind range with each side's own capacities.
-BandwidthRange mixed_range(const BandwidthParams& p) {
-  const double g = p.g;
-  const Side pe = pe_side(p), de = de_side(p);
-  const double S = pe.snic(), Sd = de.snic();
-  BandwidthRange r;
-  auto bound = [&](Link l, Constraint::Kind k, double v, const char* f) {
-    r.constraints.push_back({l, k, v, v > 0 && std::isfinite(v), f});
-  };
-  auto fixed = [&](Link l, double fraction, const char* f) {
-    r.constraints.push_back({l, Constraint::Fixed, fraction, fraction <= 1 + kRelTol, f});
-  };
-  fixed(Link::PeCnicRead, 2 * pe.s / g, "s <= g/2");
   bound(Link::PeCnicWrite, Constraint::Lower,
-        pe.s < g ? Sd / (pe.B * (g - pe.s)) : std::numeric_limits<double>::infinity(), "P/D >= S_D/(B(g-s))");
-  bound(Link::DeCnicRead, Constraint::Upper, (g - 2 * de.s) * de.B / S, "P/D <= (g-2s_D)B_D/S");
-  bound(Link::DeCnicWrite, Constraint::Upper, (g - de.s) * de.B / (2 * S), "P/D <= (g-s_D)B_D/(2S)");
-  fixed(Link::PeDram, 2 * S / pe.M, "2S <= M");
-  bound(Link::DeDram, Constraint::Upper, (de.M - 3 * Sd) / (2 * S), "P/D <= (M_D-3S_D)/(2S)");
-  close_range(r);
-  return r;
-}
+        s < g ? (one ? s / (g - s) : Sd / (pe.B * (g - s))) : std::numeric_limits<double>::infinity(),
+        one ? "P/D >= s/(g-s)" : "P/D >= S_D/(B(g-s))");
+  bound(Link::DeCnicRead, Constraint::Upper, one ? (g - 2 * s) / s : (g - 2 * de.s) * de.B / S,
+        one ? "P/D <= (g-2s)/s" : "P/D <= (g-2s_D)B_D/S");
+  bound(Link::DeCnicWrite, Constraint::Upper, one ? (g - s) / (2 * s) : (g - de.s) * de.B / (2 * S),
+        one ? "P/D <= (g-s)/(2s)" : "P/D <= (g-s_D)B_D/(2S)");
+  fixed(Link::PeDram, 2 * S / pe.M, one ? "2sB <= M" : "2S <= M");
+  bound(Link::DeDram, Constraint::Upper, one ? (m - 3) / 2 : (de.M - 3 * Sd) / (2 * S),
+        one ? "P/D <= (M/(Bs)-3)/2" : "P/D <= (M_D-3S_D)/(2S)");
 
-// The range's bounds, binding constraints and emptiness from its constraints.
-void close_range(BandwidthRange& r) {
+  // The range's bounds, binding constraints and emptiness from its constraints.
   r.lower = 0;
   r.upper = std::numeric_limits<double>::infinity();
   for (const auto& c : r.constraints) {
@@ -210,9 +173,8 @@ void close_range(BandwidthRange& r) {
   }
   r.empty = !r.violated_fixed.empty() || !(r.upper > 0) || r.lower > r.upper * (1 + kRelTol) ||
             !std::isfinite(r.lower);
+  return r;
 }
-
-}  // namespace
 
 bool in_range(const BandwidthRange& r, double P, double D) {
   check_pd(P, D);
@@ -231,7 +193,7 @@ ReadMix best_read_mix(const BandwidthParams& p, double P, double D, bool dual_pa
     double a, b, c;  // a·x_P + b·x_D <= c
   };
   // Mixed hardware: a DE SNIC's byte counts S_D/S prefill SNICs.
-  const double de_weight = de_side(p).snic() / pe_side(p).snic();
+  const double de_weight = p.de().snic() / p.pe().snic();
   std::vector<Half> hs = {{-1, 0, 0}, {0, -1, 0}};
   for (const Row& row : rows(p, P, D)) hs.push_back({row.a, row.b, 1});
   if (!dual_path || D == 0) hs.push_back({0, 1, 0});  // Basic: no DE reads

@@ -31,6 +31,12 @@
 
 namespace dualpath::analysis {
 
+// One role's capacities: s·B its SNIC, B a CNIC, M its DRAM, pcie a GPU's PCIe link.
+struct Side {
+  double s, B, M, pcie;
+  double snic() const { return s * B; }
+};
+
 struct BandwidthParams {
   int g = 8;          // GPUs (and CNICs) per node
   double s = 1;       // SNIC bandwidth / CNIC bandwidth
@@ -41,6 +47,10 @@ struct BandwidthParams {
   // decode_topology); 0 = the prefill nodes' value above. g is one for both roles.
   double de_s = 0, de_B = 0, de_M = 0, de_pcie = 0;
   bool mixed() const { return de_s > 0 || de_B > 0 || de_M > 0 || de_pcie > 0; }
+  Side pe() const { return {s, B, M, pcie}; }
+  Side de() const {
+    return {de_s > 0 ? de_s : s, de_B > 0 ? de_B : B, de_M > 0 ? de_M : M, de_pcie > 0 ? de_pcie : pcie};
+  }
 };
 
 // Throws std::invalid_argument for g < 1 or a non-positive / non-finite s, B, M (pcie may be 0).
