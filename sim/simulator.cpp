@@ -92,7 +92,7 @@ void Simulator::scale_storage(double factor) {
     if (links[i].cls == LinkClass::Storage) scale_link(static_cast<int>(i), factor);
 }
 
-void Simulator::transfer(Hop hop, Place src, Place dst, double bytes, TrafficClass cls, Done done) {
+std::pair<int, int> Simulator::transfer_ends(Hop hop, Place src, Place dst) const {
   const Fabric& f = fabric();
   auto endpoint = [&f](Place pl) {
     require_in_range(pl.gpu, f.gpus(), "transfer: gpu");
@@ -116,7 +116,35 @@ void Simulator::transfer(Hop hop, Place src, Place dst, double bytes, TrafficCla
               "pool transfers must be DRAM -> DRAM of two nodes");
       break;
   }
+  return {s, d};
+}
+
+void Simulator::transfer(Hop hop, Place src, Place dst, double bytes, TrafficClass cls, Done done) {
+  const auto [s, d] = transfer_ends(hop, src, dst);
   transfer_checked(s, d, bytes, cls, std::move(done));
+}
+
+void Simulator::transfer_group(Hop hop, const std::vector<GroupPart>& parts, TrafficClass cls, Done done) {
+  require_running();
+  require(!parts.empty(), "transfer_group: a group needs at least one transfer");
+  require(static_cast<bool>(done), "empty completion callback");
+  std::vector<GroupFlow> flows;
+  flows.reserve(parts.size());
+  for (const GroupPart& p : parts) {
+    require(std::isfinite(p.bytes) && p.bytes >= 0, "transfer size must be a finite number >= 0");
+    const auto [s, d] = transfer_ends(hop, p.src, p.dst);
+    flows.push_back(GroupFlow{s, d, p.bytes});
+  }
+  start_flow_group(flows, cls, std::move(done));
+}
+
+void Simulator::start_flow_group(const std::vector<GroupFlow>& flows, TrafficClass cls, Done done) {
+  auto left = std::make_shared<size_t>(flows.size());
+  auto all_done = std::make_shared<Done>(std::move(done));
+  for (const GroupFlow& f : flows)
+    start_flow(f.src, f.dst, f.bytes, cls, [left, all_done] {
+      if (--*left == 0) (*all_done)();
+    });
 }
 
 void Simulator::compute(int gpu, const ComputeWork& work, Done done) {

@@ -24,6 +24,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/config/units.hpp"
@@ -84,6 +85,7 @@ class Simulator : public Backend {
   void storage_read_to_hbm(int gpu, const BlockRanges& blocks, double bytes, Done done, Failed failed) final;
   void storage_write(int node, const BlockRanges& blocks, double bytes, Done done, Failed failed) final;
   void transfer(Hop hop, Place src, Place dst, double bytes, TrafficClass cls, Done done) final;
+  void transfer_group(Hop hop, const std::vector<GroupPart>& parts, TrafficClass cls, Done done) final;
   void compute(int gpu, const ComputeWork& work, Done done) final;
   void timer(double delay, Done done) final;
   // Faults: link bandwidths scaled in the engine's solver (utilisation in links.csv stays relative to the
@@ -100,6 +102,14 @@ class Simulator : public Backend {
   // A flow of `bytes` (finite, >= 0) from fabric endpoint src to dst; `done` is not empty. Returns a handle for
   // cancel_flow.
   virtual uint64_t start_flow(int src, int dst, double bytes, TrafficClass cls, Done done) = 0;
+  // Flows started together whose one `done` runs when the last of them would have run its own (not empty; each
+  // as start_flow's). This default starts each with start_flow and counts them down (the SimGrid engine); the
+  // native engine overrides it with one completion event per group.
+  struct GroupFlow {
+    int src, dst;
+    double bytes;
+  };
+  virtual void start_flow_group(const std::vector<GroupFlow>& flows, TrafficClass cls, Done done);
   // Stops a running flow without running its `done` (nothing happens if it already finished).
   virtual void cancel_flow(uint64_t handle) = 0;
   // Sets fabric link `link` to `factor` (> 0) x its nominal bandwidth; running flows get new rates.
@@ -120,6 +130,8 @@ class Simulator : public Backend {
  private:
   void require_running() const;
   uint64_t transfer_checked(int src, int dst, double bytes, TrafficClass cls, Done done);
+  // A transfer's fabric endpoints (source, destination), after the checks every transfer gets.
+  std::pair<int, int> transfer_ends(Hop hop, Place src, Place dst) const;
   void storage_io(int node, int src, int dst, double bytes, Done done, Failed failed);
   std::function<void(double)> step_hook_;
   // Storage I/O in flight per node, kept once track_storage_io() was called (runs with faults only): the flow,

@@ -1,5 +1,6 @@
 #include "core/backend/backend.hpp"
 
+#include <memory>
 #include <stdexcept>
 
 namespace dualpath {
@@ -7,6 +8,16 @@ namespace dualpath {
 void Backend::storage_read_to_hbm(int gpu, const BlockRanges&, double, Done, Failed) {
   throw std::logic_error("backend: storage reads into GPU " + std::to_string(gpu) +
                          "'s HBM (topology.storage.gdr) are not supported by this backend");
+}
+
+void Backend::transfer_group(Hop hop, const std::vector<GroupPart>& parts, TrafficClass cls, Done done) {
+  if (parts.empty()) throw std::invalid_argument("backend: transfer_group needs at least one transfer");
+  auto left = std::make_shared<size_t>(parts.size());
+  auto all_done = std::make_shared<Done>(std::move(done));
+  for (const GroupPart& p : parts)
+    transfer(hop, p.src, p.dst, p.bytes, cls, [left, all_done] {
+      if (--*left == 0) (*all_done)();
+    });
 }
 
 const char* hop_name(Hop h) {

@@ -104,6 +104,15 @@ class Backend {
   void storage_write(int node, double bytes, Done done) { storage_write(node, BlockRanges{}, bytes, std::move(done)); }
   // Between memories over CNICs (and PCIe/DRAM); cls picks the QoS lane.
   virtual void transfer(Hop hop, Place src, Place dst, double bytes, TrafficClass cls, Done done) = 0;
+  // Transfers started together that the caller waits for as one (a lockstep step's EP all-to-all): `done` runs
+  // once, when the last of them would have run its own, and never for an empty group (refused). This default
+  // starts each with transfer() and counts their completions; a backend may do better (the native engine queues
+  // one completion event for the group instead of one per transfer: docs/performance.md, "Flow groups").
+  struct GroupPart {
+    Place src, dst;
+    double bytes;
+  };
+  virtual void transfer_group(Hop hop, const std::vector<GroupPart>& parts, TrafficClass cls, Done done);
   // GPU compute on one GPU.
   virtual void compute(int gpu, const ComputeWork& work, Done done) = 0;
   // Fire `done` after `delay` seconds.

@@ -215,7 +215,7 @@ void DecodeStage::maybe_start_chunk(int group) {
     if (--units_[group].pending == 0) chunk_done(group);
   };
   const auto collectives = EpAllToAll::flows(engines, batches, steps, rdma, layout_.n_layers);
-  s.pending += static_cast<int>(collectives.size());
+  s.pending += collectives.empty() ? 0 : 1;  // the all-to-all ends as one (EpAllToAll::start)
   s.log_chunk =
       obs_->decode_chunk_started({group, engines[0], s.chunk_start, -1, steps, static_cast<int>(batch_total)});
   be_.compute(engines[0], work, part_done);

@@ -286,7 +286,7 @@ void PrefillStage::try_compute(PrefillForward& f) {
   const auto collectives =
       EpAllToAll::flows(engines, tokens, 1.0,
                         scenario_.model.prefill_ep_rdma_bytes_per_token_layer(layout_.nodes_spanned(engines)), layers);
-  f.loads_pending[stage] = 1 + static_cast<int>(collectives.size());
+  f.loads_pending[stage] = collectives.empty() ? 1 : 2;  // compute, and the all-to-all as one (EpAllToAll::start)
   be_.compute(engines[0], work, [this, fp, stage, part_done] {
     if (!fp->lost && fp->loads_pending[stage] > 1) mark(*fp, WaitCause::EpAllToAll);  // the all-to-all outlasts compute
     part_done();

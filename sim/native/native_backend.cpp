@@ -39,6 +39,7 @@ struct NativeBackend::Impl {
     uint64_t seq = 0;
     Done done;
     int index = -1;      // in `flows`
+    int group = -1;      // in `groups` when it is one of a group (`done` is then empty: the group's runs)
     uint32_t stamp = 0;  // bumped when `finish` changes or the flow ends: older Due entries are stale
   };
   // A flow's finish time in the heap of next completions; stale when its stamp is behind the flow's.
@@ -72,6 +73,19 @@ struct NativeBackend::Impl {
   std::vector<Due> due;                      // min-heap of finish times, with stale entries
   std::vector<std::unique_ptr<Flow>> spare;  // finished flows kept for reuse
   std::vector<Flow*> by_id;                  // solver id -> running flow
+  // A flow group (start_flow_group): one callback when its last flow's would have run. A member's own callback
+  // would have been queued at (its last byte + route latency, its start sequence number); the group's is queued
+  // at the latest of those, in the event queue's (time, seq) order, once every member has completed, so it runs
+  // exactly where the last member's would have. The members' callbacks were the caller's count-downs to that
+  // one: the engine saves an event, and a clock advance, per member but the last.
+  struct Group {
+    int pending = 0;  // members still running
+    double time = -1;  // the latest member callback (time, seq) so far
+    uint64_t seq = 0;
+    Done done;
+  };
+  std::vector<Group> groups;
+  std::vector<int> free_groups;
   bool dirty = false;  // the set of running flows changed since the last solve
   bool ran = false;
   bool hit_limit = false;
@@ -95,15 +109,18 @@ struct NativeBackend::Impl {
     events.push(clock + delay, events.next_seq(), std::move(done));
   }
 
-  uint64_t start_flow(int src, int dst, double bytes, TrafficClass cls, Done done) {
+  // `group`: the flow is a member of that group (start_group) and `done` is empty.
+  uint64_t start_flow(int src, int dst, double bytes, TrafficClass cls, Done done, int group = -1) {
     ++stats.transfers;
     const uint64_t seq = events.next_seq();
     // Whole bytes, as the SimGrid engine sends them.
     const double size = static_cast<double>(static_cast<uint64_t>(std::llround(bytes)));
     if (size == 0) {
-      events.push(clock, seq, std::move(done));
+      if (group >= 0) member_done(group, clock, seq);
+      else events.push(clock, seq, std::move(done));
       return seq;
     }
+    if (group >= 0) ++groups[static_cast<size_t>(group)].pending;
     stats.bytes += size;
     std::unique_ptr<Flow> f;
     if (spare.empty()) {
@@ -121,6 +138,7 @@ struct NativeBackend::Impl {
     f->cls = cls;
     f->seq = seq;
     f->done = std::move(done);
+    f->group = group;
     if (by_id.size() <= static_cast<size_t>(f->id)) by_id.resize(static_cast<size_t>(f->id) + 1, nullptr);
     by_id[static_cast<size_t>(f->id)] = f.get();
     feed.change_rate(f->route.link.data(), f->route.n, cls, 0, +1);
@@ -129,6 +147,33 @@ struct NativeBackend::Impl {
     flows.push_back(std::move(f));
     dirty = true;
     return seq;
+  }
+
+  void start_group(const std::vector<GroupFlow>& members, TrafficClass cls, Done done) {
+    int gi;
+    if (free_groups.empty()) {
+      gi = static_cast<int>(groups.size());
+      groups.emplace_back();
+    } else {
+      gi = free_groups.back();
+      free_groups.pop_back();
+    }
+    groups[static_cast<size_t>(gi)] = Group{0, -1, 0, std::move(done)};
+    for (const GroupFlow& m : members) start_flow(m.src, m.dst, m.bytes, cls, nullptr, gi);
+    if (groups[static_cast<size_t>(gi)].pending == 0) group_done(gi);
+  }
+
+  // A member's callback would run at (time, seq): the group's runs at the latest.
+  void member_done(int gi, double time, uint64_t seq) {
+    Group& g = groups[static_cast<size_t>(gi)];
+    if (time > g.time || (time == g.time && seq > g.seq)) g.time = time, g.seq = seq;
+  }
+
+  void group_done(int gi) {
+    Group& g = groups[static_cast<size_t>(gi)];
+    events.push(g.time, g.seq, std::move(g.done));
+    g.done = nullptr;
+    free_groups.push_back(gi);
   }
 
   // A fault stops a running flow: it leaves the solver without completing (rare: a linear search is fine).
@@ -213,7 +258,12 @@ struct NativeBackend::Impl {
       Flow& f = *due.front().flow;
       std::pop_heap(due.begin(), due.end(), due_later);
       due.pop_back();
-      events.push(t + f.route.latency, f.seq, std::move(f.done));
+      if (f.group >= 0) {
+        member_done(f.group, t + f.route.latency, f.seq);
+        if (--groups[static_cast<size_t>(f.group)].pending == 0) group_done(f.group);
+      } else {
+        events.push(t + f.route.latency, f.seq, std::move(f.done));
+      }
       f.done = nullptr;
       spare.push_back(retire(f));
       dirty = true;
@@ -228,6 +278,8 @@ struct NativeBackend::Impl {
     }
     due.clear();
     events.clear();
+    groups.clear();
+    free_groups.clear();
   }
 
   void loop() {
@@ -298,6 +350,9 @@ const Fabric& NativeBackend::fabric() const { return impl_->fabric; }
 LinkMeter& NativeBackend::meter() { return impl_->meter; }
 uint64_t NativeBackend::start_flow(int src, int dst, double bytes, TrafficClass cls, Done done) {
   return impl_->start_flow(src, dst, bytes, cls, std::move(done));
+}
+void NativeBackend::start_flow_group(const std::vector<GroupFlow>& flows, TrafficClass cls, Done done) {
+  impl_->start_group(flows, cls, std::move(done));
 }
 void NativeBackend::cancel_flow(uint64_t handle) { impl_->cancel_flow(handle); }
 void NativeBackend::scale_link(int link, double factor) { impl_->scale_link(link, factor); }

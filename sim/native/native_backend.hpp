@@ -38,6 +38,7 @@ class NativeBackend final : public Simulator {
   const Fabric& fabric() const override;
   LinkMeter& meter() override;
   uint64_t start_flow(int src, int dst, double bytes, TrafficClass cls, Done done) override;
+  void start_flow_group(const std::vector<GroupFlow>& flows, TrafficClass cls, Done done) override;
   void cancel_flow(uint64_t handle) override;
   void scale_link(int link, double factor) override;
   void add_timer(double delay, Done done) override;
