@@ -115,7 +115,13 @@ class SimBody final : public RunBody {
   nlohmann::json perf_counts() const override {
     const auto& st = sim_->stats();
     return {{"transfers", st.transfers}, {"timers", st.timers}, {"callbacks", st.callbacks},
-            {"solver_steps", st.solver_steps}, {"threads", options_.threads > 1 ? 2 : 1}};
+            {"solver_steps", st.solver_steps}, {"threads", options_.threads > 1 ? 2 : 1},
+            {"census",
+             {{"completions", st.completions},
+              {"idle_steps", st.idle_steps},
+              {"solves", st.solves},
+              {"resolved_flows", st.resolved_flows},
+              {"max_resolved", st.max_resolved}}}};
   }
   double end_time() const override { return sim_->links().end_time; }
   uint64_t events() const { return sim_->stats().callbacks; }

@@ -53,6 +53,13 @@ struct SimStats {
   uint64_t callbacks = 0;       // completion callbacks run
   uint64_t solver_steps = 0;    // clock advances (each ends with the flow rates of the step solved)
   double bytes = 0;             // bytes moved by transfers
+  // The event census of docs/performance.md, kept by the native engine (SimGrid leaves them 0): what an exact
+  // speed-up must reduce, and how the solver's work grows with the cluster (issue 63).
+  uint64_t completions = 0;      // flows that completed (a group's members each count)
+  uint64_t idle_steps = 0;       // clock advances that completed no flow (callbacks and timers only)
+  uint64_t solves = 0;           // solver calls that re-solved at least one flow
+  uint64_t resolved_flows = 0;   // flows re-solved over all calls (a flow counts once per call)
+  uint64_t max_resolved = 0;     // the most flows one call re-solved: the largest coupled component set
 };
 
 // Simulated seconds (~31.7 years) past which a run is stopped as unable to progress; see check_horizon.

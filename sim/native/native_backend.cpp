@@ -237,6 +237,11 @@ struct NativeBackend::Impl {
 
   void solve() {
     maxmin.solve();
+    if (const uint64_t n = maxmin.solved_flows()) {
+      ++stats.solves;
+      stats.resolved_flows += n;
+      stats.max_resolved = std::max(stats.max_resolved, n);
+    }
     for (int id : maxmin.solved()) {
       Flow& f = *by_id[static_cast<size_t>(id)];
       const double rate = maxmin.rate(id);
@@ -252,6 +257,7 @@ struct NativeBackend::Impl {
     ++stats.solver_steps;
     feed.advance_to(t);
     clock = t;
+    const uint64_t completed_before = stats.completions;
     while (true) {
       prune_due();
       if (due.empty() || due.front().finish > clock + kTimeEps) break;
@@ -267,7 +273,9 @@ struct NativeBackend::Impl {
       f.done = nullptr;
       spare.push_back(retire(f));
       dirty = true;
+      ++stats.completions;
     }
+    if (stats.completions == completed_before) ++stats.idle_steps;
   }
 
   // Work still pending is dropped (time limit, stop rule, error); what the flows sent so far stays in the meter.

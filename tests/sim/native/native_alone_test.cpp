@@ -46,3 +46,25 @@ TEST(NativeAlone, ModelTrafficGets99PercentAndKvFinishesWorkConserving) {
   EXPECT_NEAR(model, 1 * GB / 49.5e9, 1e-9);
   EXPECT_NEAR(kv, 2 * GB / 50e9, 1e-9);
 }
+
+// The event census (SimStats, perf.json's "census"): reads of 1 and 2 GB share node 0's SNIC (25 GB/s each), a
+// 3 GB read runs alone on node 1's. t = 0: one solve of all three. 40 ms: the 1 GB read ends and its partner is
+// re-solved alone (50 GB/s). 60 ms: the 2 GB read (1 GB left at 40 ms) and the 3 GB read end in the same step,
+// leaving nothing to re-solve. 70 ms: a timer, a step that completes no flow.
+TEST(NativeAlone, EventCensusCountsStepsSolvesAndCompletions) {
+  NativeBackend b(small_topology(), deployment(1, 1), qos_on(), SimSpec{});
+  b.run([&] {
+    b.storage_read(0, 1 * GB, [] {});
+    b.storage_read(0, 2 * GB, [] {});
+    b.storage_read(1, 3 * GB, [] {});
+    b.timer(0.070, [] {});
+  });
+  const SimStats& s = b.stats();
+  EXPECT_EQ(s.completions, 3u);
+  EXPECT_EQ(s.solver_steps, 3u);  // 40 ms, 60 ms, 70 ms
+  EXPECT_EQ(s.idle_steps, 1u);    // 70 ms: the timer alone
+  EXPECT_EQ(s.solves, 2u);        // t = 0 (three flows), 40 ms (the 2 GB read)
+  EXPECT_EQ(s.resolved_flows, 4u);
+  EXPECT_EQ(s.max_resolved, 3u);
+  EXPECT_NEAR(b.now(), 0.070, 1e-12);
+}
