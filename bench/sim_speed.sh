@@ -20,7 +20,8 @@
 # record) when SIM_ENGINE is native, cut at SIMGRID_LIMIT wall seconds (default 600), and prints its wall time, the
 # ratio to the native median and whether the two runs' JCT agree (the native engine is exact: they should, up to
 # rounding); a run past the limit prints "> LIMIT s".
-# Prints one line per run and the median of the repeats. Run on a quiet machine (the figures are wall times).
+# Prints one line per run, the native engine's event census of the last (perf.json's "census") and the median of the
+# repeats. Run on a quiet machine (the figures are wall times).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 bin="${1:-$root/build/release/cli/dualpath}"
@@ -39,6 +40,21 @@ simgrid="${SIMGRID:-on}" simgrid_limit="${SIMGRID_LIMIT:-600}"
 case "$simgrid" in on | off) ;; *) echo "SIMGRID must be on or off, not '$simgrid'" >&2; exit 2 ;; esac
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 result() { /usr/bin/python3 -c "import json; print(json.load(open('$1/summary.json'))['results']['$2'])"; }  # folder key
+# The event census of a native run's perf.json (docs/performance.md): steps, of which idle, completions, solves and
+# the flows they re-solved (mean and most in one solve), per round when a round count is given.
+census() {  # folder [rounds]
+  /usr/bin/python3 - "$1" "${2:-0}" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1] + "/perf.json"))
+c, rounds = p.get("census", {}), int(sys.argv[2])
+if not c.get("solves"):
+    sys.exit(0)
+per = f"; per round {p['solver_steps'] / rounds:.1f} steps, {c['solves'] / rounds:.1f} solves" if rounds else ""
+print(f"  census: {p['solver_steps'] / 1e6:.2f} M steps ({c['idle_steps'] / 1e6:.2f} M complete no flow), "
+      f"{c['completions'] / 1e6:.2f} M completions, {c['solves'] / 1e6:.2f} M solves re-solving "
+      f"{c['resolved_flows'] / c['solves']:.1f} flows each (at most {c['max_resolved']}){per}")
+PY
+}
 
 # The same run on the engine of record, once, beside a native figure: name, the native run's folder, its median
 # wall time, the results key both runs print (jct_s; rounds for runs cut at a time limit), the run's arguments.
@@ -73,6 +89,7 @@ run_case() {  # name, extra args...
       "$name" "$i" "$wall" "$((kb / 1024))" "$sim" "$(echo "$sim / $wall" | bc -l)" "$ev"
     walls+=("$wall")
   done
+  census "$tmp/$name"
   local median
   median=$(printf '%s\n' "${walls[@]}" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
   printf '%-8s median wall %s s over %d runs (--threads %s)\n' "$name" "$median" "$repeats" "$threads"
@@ -98,6 +115,7 @@ ladder() {
     rounds=$(result "$out" rounds)
     printf '%-7s %8d %10.1f %10d %12.0f %14.2f\n' "${p}P${d}D" "$agents" "$wall" "$rounds" \
       "$(echo "$rounds / $wall" | bc -l)" "$(echo "$sim_s / $wall" | bc -l)"
+    census "$out" "$rounds"
     simgrid_beside "${p}P${d}D" "$out" "$wall" rounds --set policy.name=dualpath --set deployment.prefill_nodes=$p \
       --set deployment.decode_nodes=$d --set workload.agents=$agents --set "sim.time_limit=$sim_s s"
   done

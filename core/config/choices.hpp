@@ -48,6 +48,8 @@ enum class DepartureSolve : uint8_t { WholeComponent, AboveDeparted };
 // sim.arrivals: after flows arrive, the native engine re-solves their whole components, or keeps the flows below
 // the lowest level at which one of the new flows' links saturates and re-fills the rest (SimSpec::arrivals).
 enum class ArrivalSolve : uint8_t { WholeComponent, AboveSaturation };
+// sim.fidelity: the model of record, or its approximations for speed, each with its measured error (SimSpec::fidelity).
+enum class Fidelity : uint8_t { Exact, Fast };
 // policy.pool.eviction: the DRAM pool (policy dram-pool) evicts its least recently used blocks, or keeps what it
 // holds and refuses what does not fit.
 enum class PoolEviction : uint8_t { Lru, None };
@@ -70,6 +72,7 @@ inline constexpr ChoiceName<DepartureSolve> kDepartureSolves[] = {{DepartureSolv
                                                                   {DepartureSolve::AboveDeparted, "above-departed"}};
 inline constexpr ChoiceName<ArrivalSolve> kArrivalSolves[] = {{ArrivalSolve::WholeComponent, "whole-component"},
                                                               {ArrivalSolve::AboveSaturation, "above-saturation"}};
+inline constexpr ChoiceName<Fidelity> kFidelities[] = {{Fidelity::Exact, "exact"}, {Fidelity::Fast, "fast"}};
 inline constexpr ChoiceName<PoolEviction> kPoolEvictions[] = {{PoolEviction::Lru, "lru"}, {PoolEviction::None, "none"}};
 inline constexpr ChoiceName<WorkloadSource> kWorkloadSources[] = {{WorkloadSource::Generate, "generate"},
                                                                   {WorkloadSource::File, "file"}};
@@ -115,6 +118,7 @@ inline const char* name_of(DecodeChunkEnd v) { return choice_name(kDecodeChunkEn
 inline const char* name_of(StepTiming v) { return choice_name(kStepTimings, v); }
 inline const char* name_of(DepartureSolve v) { return choice_name(kDepartureSolves, v); }
 inline const char* name_of(ArrivalSolve v) { return choice_name(kArrivalSolves, v); }
+inline const char* name_of(Fidelity v) { return choice_name(kFidelities, v); }
 inline const char* name_of(PoolEviction v) { return choice_name(kPoolEvictions, v); }
 inline const char* name_of(WorkloadSource v) { return choice_name(kWorkloadSources, v); }
 inline const char* name_of(Table2Reading v) { return choice_name(kTable2Readings, v); }

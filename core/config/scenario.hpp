@@ -239,6 +239,11 @@ struct OutputSpec {
 };
 
 struct SimSpec {
+  // "exact": the model of record. "fast": the defaults of the speed switches below become their approximate
+  // settings (decode_chunk_end = steps with 3-step chunks, departures = above-departed, arrivals =
+  // above-saturation), each still settable on its own; their measured error is in docs/performance.md ("The fast
+  // fidelity"). Read before the keys it changes (core/config/sections.cpp).
+  Fidelity fidelity = Fidelity::Exact;
   int layer_group = 0;           // layers coalesced per streamed transfer (0 = automatic)
   int decode_chunk_steps = 4;    // decode steps simulated as one chunk (1 = every step); 4: within 2% JCT of 1
   // Where a decode chunk ends: at the first request that finishes ("first-finish"; with hundreds of requests per

@@ -303,11 +303,19 @@ OutputSpec parse_outputs(const ObjectReader& parent, const std::string& key) {
 SimSpec parse_sim(const ObjectReader& parent, const std::string& key, const ModelSpec& model) {
   const ObjectReader r =
       parent.object(key,
-                    {"layer_group", "decode_chunk_steps", "decode_chunk_end", "kv_port", "time_limit", "lmm_update",
-                     "engine", "departures", "arrivals"},
+                    {"fidelity", "layer_group", "decode_chunk_steps", "decode_chunk_end", "kv_port", "time_limit",
+                     "lmm_update", "engine", "departures", "arrivals"},
                     /*required=*/false);
-  const SimSpec d;
+  SimSpec d;
+  d.fidelity = choice_value(kFidelities, r.choice("fidelity", choice_names(kFidelities), name_of(d.fidelity)));
+  if (d.fidelity == Fidelity::Fast) {  // the approximate defaults; a key given on its own still wins
+    d.decode_chunk_end = DecodeChunkEnd::Steps;
+    d.decode_chunk_steps = 3;
+    d.departures = DepartureSolve::AboveDeparted;
+    d.arrivals = ArrivalSolve::AboveSaturation;
+  }
   SimSpec s;
+  s.fidelity = d.fidelity;
   // More layers per group than the model has would be meaningless; 0 lets the simulator choose.
   s.layer_group = static_cast<int>(r.integer("layer_group", 0, model.n_layers, d.layer_group));
   s.decode_chunk_steps = static_cast<int>(r.integer("decode_chunk_steps", 1, 1000000, d.decode_chunk_steps));

@@ -104,8 +104,8 @@ if "$root/bench/sim_fidelity.sh" "$bin" 128 1 2> "$tmp/fidelity.err"; then
   echo "FAIL bench/sim_fidelity.sh accepted one member per side"; exit 1
 fi
 grep -q "MEMBERS must be an integer >= 2, not '1'" "$tmp/fidelity.err"
-grep -q "^on side:    --set sim.decode_chunk_end=steps --set sim.decode_chunk_steps=3 " "$tmp/fidelity.txt" \
-  || { echo "FAIL bench/sim_fidelity.sh did not print the speed switches as its on side"; exit 1; }
+grep -qx "on side:    --set sim.fidelity=fast" "$tmp/fidelity.txt" \
+  || { echo "FAIL bench/sim_fidelity.sh did not print the speed switches (sim.fidelity = fast) as its on side"; exit 1; }
 # ON and BOTH weigh one setting alone, with or without some traffic (docs/performance.md, "Fidelity at full size
 # on issue 41's step times"): here the 2-step chunk switch, both sides without EP all-to-all traffic.
 ON="--set sim.decode_chunk_end=steps --set sim.decode_chunk_steps=2" BOTH="--set model.ep_bytes_per_token_layer=1B" \
@@ -125,3 +125,18 @@ if ON="" "$root/bench/sim_fidelity.sh" "$bin" 128 2 2> "$tmp/fidelity.err"; then
 fi
 grep -q "ON must name the on side's run arguments" "$tmp/fidelity.err"
 echo "ok   bench/sim_fidelity.sh: reports every headline metric, prints each side's arguments, takes ON and BOTH, refuses MEMBERS=1 and an empty ON"
+
+# sim.fidelity = fast is the three switches, no more: the same bytes as naming them; a switch named on its own
+# still wins over fast's default (fast with first-finish chunks is the two re-fill switches alone).
+small=(--set workload.agents=128 --policy dualpath)
+"$bin" run "$root/scenarios/ds660b-2p4d.json" --quiet --out "$tmp/fast" "${small[@]}" --set sim.fidelity=fast
+"$bin" run "$root/scenarios/ds660b-2p4d.json" --quiet --out "$tmp/named" "${small[@]}" --set sim.decode_chunk_end=steps \
+  --set sim.decode_chunk_steps=3 --set sim.departures=above-departed --set sim.arrivals=above-saturation
+cmp "$tmp/fast/requests.csv" "$tmp/named/requests.csv" || { echo "FAIL sim.fidelity=fast is not the three switches"; exit 1; }
+"$bin" run "$root/scenarios/ds660b-2p4d.json" --quiet --out "$tmp/fast-ff" "${small[@]}" --set sim.fidelity=fast \
+  --set sim.decode_chunk_end=first-finish --set sim.decode_chunk_steps=4
+"$bin" run "$root/scenarios/ds660b-2p4d.json" --quiet --out "$tmp/refill" "${small[@]}" --set sim.departures=above-departed \
+  --set sim.arrivals=above-saturation
+cmp "$tmp/fast-ff/requests.csv" "$tmp/refill/requests.csv" || { echo "FAIL a key named on its own did not win over fast"; exit 1; }
+grep -q '"fidelity": "fast"' "$tmp/fast/summary.json" || { echo "FAIL summary.json does not echo sim.fidelity"; exit 1; }
+echo "ok   sim.fidelity=fast: the three switches byte for byte; a key named on its own wins"
