@@ -240,9 +240,9 @@ struct OutputSpec {
 
 struct SimSpec {
   // "exact": the model of record. "fast": the defaults of the speed switches below become their approximate
-  // settings (decode_chunk_end = steps with 3-step chunks, departures = above-departed, arrivals =
-  // above-saturation), each still settable on its own; their measured error is in docs/performance.md ("The fast
-  // fidelity"). Read before the keys it changes (core/config/sections.cpp).
+  // settings (decode_chunk_end = steps with 3-step chunks; departures = above-departed and arrivals =
+  // above-saturation, the defaults anyway), each still settable on its own; their measured error is in
+  // docs/performance.md ("The fast fidelity"). Read before the keys it changes (core/config/sections.cpp).
   Fidelity fidelity = Fidelity::Exact;
   int layer_group = 0;           // layers coalesced per streamed transfer (0 = automatic)
   int decode_chunk_steps = 4;    // decode steps simulated as one chunk (1 = every step); 4: within 2% JCT of 1
@@ -265,16 +265,17 @@ struct SimSpec {
   // ~1e-12, tests/cli/sim_engines.sh). Native is the default because it is 4-7x cheaper per run.
   // lmm_update applies to "simgrid" only.
   NetworkEngine engine = NetworkEngine::Native;
-  // What the native engine re-solves after flows leave (and none arrive): their whole components
-  // ("whole-component"), or only the flows at or above the lowest departed flow's level ("above-departed": the
-  // others provably keep their rates, sim/native/maxmin.hpp; the same allocation up to rounding, which this chaotic
-  // model amplifies, so a speed switch: docs/performance.md "Departures re-fill above their level"). Native only.
-  DepartureSolve departures = DepartureSolve::WholeComponent;
-  // What the native engine re-solves after flows arrive: their whole components ("whole-component"), or only the
-  // flows at or above the lowest level at which a link of a new flow saturates ("above-saturation": the flows
-  // below it provably keep their rates, sim/native/maxmin.hpp; the same allocation up to rounding, so a speed
-  // switch like `departures`: docs/performance.md "Arrivals re-fill above their first saturation"). Native only.
-  ArrivalSolve arrivals = ArrivalSolve::WholeComponent;
+  // What the native engine re-solves after flows leave (and none arrive): only the flows at or above the lowest
+  // departed flow's level ("above-departed", the default: the others provably keep their rates,
+  // sim/native/maxmin.hpp, docs/performance.md "Departures re-fill above their level"), or their whole components
+  // ("whole-component"). The same allocation up to rounding; every bundled scenario's requests.csv and links.csv
+  // are byte-identical either way (docs/performance.md, "Re-fills as the model of record"). Native only.
+  DepartureSolve departures = DepartureSolve::AboveDeparted;
+  // What the native engine re-solves after flows arrive: only the flows at or above the lowest level at which a
+  // link of a new flow saturates ("above-saturation", the default: the flows below it provably keep their rates),
+  // or their whole components ("whole-component"); as `departures`, the same allocation up to rounding (docs/
+  // performance.md "Arrivals re-fill above their first saturation"). Native only.
+  ArrivalSolve arrivals = ArrivalSolve::AboveSaturation;
 };
 
 // A fault injected at a simulated time (scenario "faults", `run --fault`; docs/faults.md). Node indices are the

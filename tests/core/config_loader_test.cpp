@@ -122,7 +122,9 @@ TEST_F(config_loader, DefaultsComeFromScenarioHpp) {
   EXPECT_EQ(s.outputs.dir, "results");
   EXPECT_EQ(s.sim.decode_chunk_steps, sim.decode_chunk_steps);
   EXPECT_EQ(s.sim.decode_chunk_end, dualpath::DecodeChunkEnd::FirstFinish);
-  EXPECT_EQ(s.sim.departures, dualpath::DepartureSolve::WholeComponent);
+  EXPECT_EQ(s.sim.departures, dualpath::DepartureSolve::AboveDeparted);
+  EXPECT_EQ(s.sim.arrivals, dualpath::ArrivalSolve::AboveSaturation);
+  EXPECT_EQ(s.sim.fidelity, dualpath::Fidelity::Exact);
   EXPECT_EQ(s.workload.profile, dualpath::Profile::K64);
   EXPECT_EQ(s.workload.trajectories, 500);
   EXPECT_EQ(s.source_file, scenario());
