@@ -324,3 +324,37 @@ TEST(MaxMin, KeptLowestLinkIsTheScannedOne) {
 
 }  // namespace
 }  // namespace dualpath::sim
+
+namespace dualpath::sim {
+namespace {
+
+// Issue 63, item 3: no exact decomposition of a CNIC plane finer than the components the solver already re-solves
+// (flows linked through saturated links). In one plane, PE GPU p0's CNIC write link A takes KV from three DE nodes
+// (x, and two that arrive) and y from DE node d0; d0's CNIC read link B sends y, z (to PE GPU p1) and b (to a
+// third PE); p1's CNIC write link C takes z and w (from another DE node). The arrivals on A lower y, which hands
+// B's capacity to z, which takes it from w on C: w, two saturated links away from the arrival and sharing no link
+// with it, drops from 2/3 to 5/8 of a CNIC. At 48P96D such chains span a plane: the largest pass of a 600-s run
+// re-solved 1,552 flows over 592 saturated CNIC links on 101 nodes (docs/performance.md, "Round 4").
+TEST(MaxMin, ACnicPlaneCouplesFlowsTwoSaturatedLinksApart) {
+  const double c = 50e9;
+  MaxMin m({c, c, c});
+  const int32_t a[] = {0}, ab[] = {0, 1}, b[] = {1}, bc[] = {1, 2}, cc[] = {2};
+  const int x = m.add(a, 1, 1), y = m.add(ab, 2, 1), z = m.add(bc, 2, 1), bb = m.add(b, 1, 1), w = m.add(cc, 1, 1);
+  m.solve();
+  EXPECT_NEAR(m.rate(y), c / 3, 1);
+  EXPECT_NEAR(m.rate(z), c / 3, 1);
+  EXPECT_NEAR(m.rate(bb), c / 3, 1);
+  EXPECT_NEAR(m.rate(x), 2 * c / 3, 1);
+  EXPECT_NEAR(m.rate(w), 2 * c / 3, 1);
+  m.add(a, 1, 1);
+  m.add(a, 1, 1);
+  m.solve();
+  EXPECT_NEAR(m.rate(y), c / 4, 1);
+  EXPECT_NEAR(m.rate(z), 3 * c / 8, 1);
+  EXPECT_NEAR(m.rate(w), 5 * c / 8, 1);
+  const auto& solved = m.solved();
+  EXPECT_NE(std::find(solved.begin(), solved.end(), w), solved.end());  // the re-solve reached it
+}
+
+}  // namespace
+}  // namespace dualpath::sim
