@@ -242,7 +242,7 @@ struct SimSpec {
   // "exact": the model of record. "fast": the defaults of the speed switches below become their approximate
   // settings (decode_chunk_end = steps with 3-step chunks; departures = above-departed and arrivals =
   // above-saturation, the defaults anyway), each still settable on its own; their measured error is in
-  // docs/performance.md ("The fast fidelity"). Read before the keys it changes (core/config/sections.cpp).
+  // docs/performance.md ("Round 4 (issue 63)", item 4). Read before the keys it changes (core/config/sections.cpp).
   Fidelity fidelity = Fidelity::Exact;
   int layer_group = 0;           // layers coalesced per streamed transfer (0 = automatic)
   int decode_chunk_steps = 4;    // decode steps simulated as one chunk (1 = every step); 4: within 2% JCT of 1
@@ -269,7 +269,7 @@ struct SimSpec {
   // departed flow's level ("above-departed", the default: the others provably keep their rates,
   // sim/native/maxmin.hpp, docs/performance.md "Departures re-fill above their level"), or their whole components
   // ("whole-component"). The same allocation up to rounding; every bundled scenario's requests.csv and links.csv
-  // are byte-identical either way (docs/performance.md, "Re-fills as the model of record"). Native only.
+  // are byte-identical either way (docs/performance.md, "Round 4 (issue 63)", item 2). Native only.
   DepartureSolve departures = DepartureSolve::AboveDeparted;
   // What the native engine re-solves after flows arrive: only the flows at or above the lowest level at which a
   // link of a new flow saturates ("above-saturation", the default: the flows below it provably keep their rates),
