@@ -139,12 +139,8 @@ void Simulator::transfer_group(Hop hop, const std::vector<GroupPart>& parts, Tra
 }
 
 void Simulator::start_flow_group(const std::vector<GroupFlow>& flows, TrafficClass cls, Done done) {
-  auto left = std::make_shared<size_t>(flows.size());
-  auto all_done = std::make_shared<Done>(std::move(done));
-  for (const GroupFlow& f : flows)
-    start_flow(f.src, f.dst, f.bytes, cls, [left, all_done] {
-      if (--*left == 0) (*all_done)();
-    });
+  const Done one = after_all(flows.size(), std::move(done));
+  for (const GroupFlow& f : flows) start_flow(f.src, f.dst, f.bytes, cls, one);
 }
 
 void Simulator::compute(int gpu, const ComputeWork& work, Done done) {

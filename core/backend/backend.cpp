@@ -10,14 +10,18 @@ void Backend::storage_read_to_hbm(int gpu, const BlockRanges&, double, Done, Fai
                          "'s HBM (topology.storage.gdr) are not supported by this backend");
 }
 
+Done after_all(size_t n, Done done) {
+  auto left = std::make_shared<size_t>(n);
+  auto all_done = std::make_shared<Done>(std::move(done));
+  return [left, all_done] {
+    if (--*left == 0) (*all_done)();
+  };
+}
+
 void Backend::transfer_group(Hop hop, const std::vector<GroupPart>& parts, TrafficClass cls, Done done) {
   if (parts.empty()) throw std::invalid_argument("backend: transfer_group needs at least one transfer");
-  auto left = std::make_shared<size_t>(parts.size());
-  auto all_done = std::make_shared<Done>(std::move(done));
-  for (const GroupPart& p : parts)
-    transfer(hop, p.src, p.dst, p.bytes, cls, [left, all_done] {
-      if (--*left == 0) (*all_done)();
-    });
+  const Done one = after_all(parts.size(), std::move(done));
+  for (const GroupPart& p : parts) transfer(hop, p.src, p.dst, p.bytes, cls, one);
 }
 
 const char* hop_name(Hop h) {

@@ -5,6 +5,7 @@
 // event loop, on the thread that drives the core (the core is single-threaded and never blocks or sleeps).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <stdexcept>
@@ -75,6 +76,10 @@ struct BlockRange {
   int64_t first = 0, last = 0;
 };
 using BlockRanges = std::vector<BlockRange>;
+
+// A callback that runs `done` on its n-th call and does nothing before (n >= 1): the count-down of a group of
+// completions that the caller waits for as one (Backend::transfer_group's default, the SimGrid engine's groups).
+Done after_all(size_t n, Done done);
 
 class Backend {
  public:
