@@ -112,7 +112,7 @@ class Backend {
   // Transfers started together that the caller waits for as one (a lockstep step's EP all-to-all): `done` runs
   // once, when the last of them would have run its own, and never for an empty group (refused). This default
   // starts each with transfer() and counts their completions; a backend may do better (the native engine queues
-  // one completion event for the group instead of one per transfer: docs/performance.md, "Flow groups").
+  // one completion event for the group instead of one per transfer: docs/performance.md, "Round 4 (issue 63)", item 1).
   struct GroupPart {
     Place src, dst;
     double bytes;

@@ -22,8 +22,8 @@ EpAllToAll::Flows EpAllToAll::flows(const std::vector<int>& engines, const std::
   return out;
 }
 
-bool EpAllToAll::start(const std::vector<int>& engines, const Flows& flows, Done done) {
-  if (flows.empty()) return false;
+void EpAllToAll::start(const std::vector<int>& engines, const Flows& flows, Done done) {
+  if (flows.empty()) return;
   std::vector<Backend::GroupPart> parts;
   parts.reserve(flows.size());
   for (const auto& [i, bytes] : flows) {
@@ -32,7 +32,6 @@ bool EpAllToAll::start(const std::vector<int>& engines, const Flows& flows, Done
   }
   // The step waits for its slowest flow; the flows between are nobody's event (Backend::transfer_group).
   be_.transfer_group(Hop::Collective, parts, TrafficClass::Model, std::move(done));
-  return true;
 }
 
 int EpAllToAll::cross_node_peer(int gpu, const std::vector<int>& group) const {

@@ -23,9 +23,9 @@ class EpAllToAll {
   // per-engine load (tokens or batch) x per_load x rdma bytes per token and layer x layers.
   static Flows flows(const std::vector<int>& engines, const std::vector<double>& loads, double per_load, double rdma,
                      int layers);
-  // Starts them as one group: `done` once, when the last flow ends. Returns false, and starts nothing, when there
-  // are no flows (`done` then never runs).
-  bool start(const std::vector<int>& engines, const Flows& flows, Done done);
+  // Starts them as one group: `done` once, when the last flow ends. Starts nothing when there are no flows (`done`
+  // then never runs: the caller counts the group only when it has flows).
+  void start(const std::vector<int>& engines, const Flows& flows, Done done);
 
  private:
   int cross_node_peer(int gpu, const std::vector<int>& group) const;

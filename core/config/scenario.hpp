@@ -239,9 +239,9 @@ struct OutputSpec {
 };
 
 struct SimSpec {
-  // "exact": the model of record. "fast": the defaults of the speed switches below become their approximate
-  // settings (decode_chunk_end = steps with 3-step chunks; departures = above-departed and arrivals =
-  // above-saturation, the defaults anyway), each still settable on its own; their measured error is in
+  // "exact": the model of record. "fast": the defaults of the approximate speed switches below become their fast
+  // settings (today one: decode_chunk_end = steps with 3-step chunks; the exact re-fills, departures and arrivals,
+  // are on by default in both), each still settable on its own; their measured error is in
   // docs/performance.md ("Round 4 (issue 63)", item 4). Read before the keys it changes (core/config/sections.cpp).
   Fidelity fidelity = Fidelity::Exact;
   int layer_group = 0;           // layers coalesced per streamed transfer (0 = automatic)

@@ -311,8 +311,6 @@ SimSpec parse_sim(const ObjectReader& parent, const std::string& key, const Mode
   if (d.fidelity == Fidelity::Fast) {  // the approximate defaults; a key given on its own still wins
     d.decode_chunk_end = DecodeChunkEnd::Steps;
     d.decode_chunk_steps = 3;
-    d.departures = DepartureSolve::AboveDeparted;
-    d.arrivals = ArrivalSolve::AboveSaturation;
   }
   SimSpec s;
   s.fidelity = d.fidelity;
