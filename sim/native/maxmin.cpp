@@ -29,7 +29,8 @@ void MaxMin::touch_link(int link) {
   }
 }
 
-// Adds (delta +1) or removes (-1) flow f in link's B_l bookkeeping and recomputes B_l.
+// Adds (delta +1) or removes (-1) flow f in link's B_l bookkeeping and recomputes B_l when it changes: B_l counts
+// each other narrowest link once, so a flow joining or leaving a group that stays changes nothing.
 void MaxMin::count_group(int link, const FlowRec& f, int delta) {
   LinkSet& l = sets_[static_cast<size_t>(link)];
   if (f.narrowest == link) {
@@ -41,6 +42,8 @@ void MaxMin::count_group(int link, const FlowRec& f, int delta) {
     } else if ((it->second += delta) == 0) {
       *it = l.groups.back();
       l.groups.pop_back();
+    } else {
+      return;
     }
   }
   double b = l.self * links_[static_cast<size_t>(link)].capacity;
@@ -90,7 +93,9 @@ int MaxMin::add(const int32_t* links, int n, double weight) {
   f.bound = links_[static_cast<size_t>(f.narrowest)].capacity;
   for (int k = 0; k < n; ++k) {
     LinkRec& l = links_[static_cast<size_t>(links[k])];
-    sets_[static_cast<size_t>(links[k])].flows.push_back(id);
+    std::vector<int>& on = sets_[static_cast<size_t>(links[k])].flows;
+    f.slot[static_cast<size_t>(k)] = static_cast<int32_t>(on.size());
+    on.push_back(id);
     count_group(links[k], f, +1);
     update_binding(links[k]);
     if (l.active) touch_link(links[k]);
@@ -105,11 +110,16 @@ void MaxMin::remove(int id) {
   departed_level_ = std::min(departed_level_, f.rate / f.weight);  // 0 for a flow never solved: nothing is kept
   for (int k = 0; k < f.n; ++k) {
     LinkRec& l = links_[static_cast<size_t>(f.links[k])];
+    // Out of the link's list by its slot there; the last flow of the list takes it (and learns its new slot).
     std::vector<int>& on = sets_[static_cast<size_t>(f.links[k])].flows;
-    auto it = std::find(on.begin(), on.end(), id);
-    if (it != on.end()) {
-      *it = on.back();
-      on.pop_back();
+    const int32_t slot = f.slot[static_cast<size_t>(k)];
+    const int last = on.back();
+    on[static_cast<size_t>(slot)] = last;
+    on.pop_back();
+    if (last != id) {
+      FlowRec& g = flows_[static_cast<size_t>(last)];
+      for (int j = 0; j < g.n; ++j)
+        if (g.links[static_cast<size_t>(j)] == f.links[k]) g.slot[static_cast<size_t>(j)] = slot;
     }
     count_group(f.links[k], f, -1);
     l.load = on.empty() ? 0 : l.load - f.rate;

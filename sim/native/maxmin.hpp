@@ -87,6 +87,7 @@ class MaxMin {
  private:
   struct FlowRec {
     std::array<int32_t, kMaxLinks> links{};  // inline: every solve walks them
+    std::array<int32_t, kMaxLinks> slot{};   // its index in each link's LinkSet::flows (remove() needs no search)
     int n = 0;
     double weight = 1;
     double bound = 0;  // u_f: the smallest capacity on its route
