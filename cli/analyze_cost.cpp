@@ -40,6 +40,7 @@ struct CostArgs {
   bool public_points = false;
   std::string profile, write_profile, label;
   double decode_scale = 1;
+  std::string calibration;  // --calibration: the topology under a cluster calibration (docs/calibration.md)
 };
 
 GroupShape group_of(const std::string& flag, int gpus, const Topology& t) {
@@ -54,7 +55,7 @@ double us(double s) { return s * 1e6; }
 
 void analyze_cost(const CostArgs& a) {
   const ModelSpec m = load_model(a.model);
-  const Topology t = load_topology(a.topology);
+  const Topology t = load_topology(a.topology, a.calibration);
   if (a.context < 1) throw InputError("--context", "expected >= 1 token, found " + std::to_string(a.context));
   if (a.prefill_tokens < 1) throw InputError("--prefill-tokens", "expected >= 1 token");
   if (a.fresh < 1) throw InputError("--fresh", "expected >= 1 token (a prefill computes at least one)");
@@ -226,6 +227,9 @@ void register_analyze_cost(CLI::App& analyze) {
   c->add_option("--decode-scale", args->decode_scale,
                 "With --write-profile: multiply every decode time by this factor (say so in --label)");
   c->add_flag("--json", args->json, "Machine-readable output");
+  c->add_option("--calibration", args->calibration,
+                "The topology under a cluster calibration: a bundled name (ideal, paper-cluster) or a file "
+                "(docs/calibration.md)")->type_name("NAME|FILE");
   c->callback([args] { analyze_cost(*args); });
 }
 

@@ -26,6 +26,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli/band.hpp"
 #include "cli/capacity_probe.hpp"
 #include "cli/child_runs.hpp"
 #include "cli/commands.hpp"
@@ -58,7 +59,49 @@ struct CapacityArgs {
   bool no_plot = false;
   std::string shard;  // "I/N": run this slice of each probe set first (cli/shard.hpp)
   SlurmArgs slurm;
+  std::string band;   // --band: calibrations, one search each (cli/band.hpp)
 };
+
+// --band: the search once per calibration (OUT/<calibration>/capacity.json), then each policy's capacity as a
+// range with the calibration at each end and what binds there; OUT/band.json holds them.
+void capacity_band(const CapacityArgs& a, const Scenario& sc) {
+  if (!a.shard.empty() || a.slurm.shards > 0)
+    throw InputError("--band", "runs one search per calibration; shard a single-calibration search instead");
+  const auto members = run_band("capacity", a.band, a.out);
+  std::map<std::string, std::vector<std::pair<std::string, double>>> aps, ratio;
+  std::map<std::string, nlohmann::json> binds;
+  std::vector<std::string> order;
+  for (const auto& m : members) {
+    std::ifstream in(m.out + "/capacity.json");
+    const nlohmann::json j = nlohmann::json::parse(in);
+    for (const auto& [policy, pj] : j.at("policies").items()) {
+      if (!aps.count(policy)) order.push_back(policy);
+      aps[policy].emplace_back(m.name, pj.at("capacity_aps").get<double>());
+      for (const auto& [k, v] : pj.items())
+        if (k.rfind("ratio_to_", 0) == 0 && v.is_number()) ratio[policy].emplace_back(m.name, v.get<double>());
+      binds[policy][m.name] = pj.value("binds_at_capacity", std::string("-"));
+    }
+  }
+  std::cout << "capacity band of " << sc.name << " over " << members.size() << " calibrations (searches in " << a.out
+            << "/<calibration>/):\n";
+  for (const auto& m : members) std::cout << "  " << m.name << ": " << m.label << "\n";
+  nlohmann::json figures = {{"policies", nlohmann::json::object()}};
+  for (const auto& p : order) {
+    const BandRange r = band_range(aps[p]);
+    nlohmann::json pj = {{"capacity_aps", r.to_json()}, {"binds_at_capacity", binds[p]}};
+    std::cout << "  " << p << ": " << range_text(r, 3, " APS") << "; binds";
+    for (const auto& m : members) std::cout << " " << m.name << " " << binds[p].value(m.name, std::string("-")) << ";";
+    if (ratio.count(p) && p != order.front()) {
+      const BandRange q = band_range(ratio[p]);
+      pj["ratio_to_" + order.front()] = q.to_json();
+      std::cout << " ratio to " << order.front() << " " << range_text(q, 2, "x");
+    }
+    std::cout << "\n";
+    figures["policies"][p] = pj;
+  }
+  write_band_json(a.out, members, figures);
+  std::cout << "band: " << a.out << "/band.json\n";
+}
 
 std::string ratio_text(double r) {
   char buf[32];
@@ -73,6 +116,7 @@ void capacity(const CapacityArgs& a) {
     throw InputError("--resolution", "expected a fraction in [" + analysis::load_text(analysis::kMinResolution) +
                                          ", 1), e.g. 0.02, found " + analysis::load_text(a.resolution));
   const Scenario sc = load_scenario(a.scenario, a.overrides, a.overlays);
+  if (!a.band.empty()) return capacity_band(a, sc);
   std::vector<std::string> policies;
   {
     for (const std::string& p : name_list(a.policies, "--policy")) {
@@ -111,7 +155,8 @@ void capacity(const CapacityArgs& a) {
   claim_output_folder(a.out, "capacity.json", meta, "a capacity search");
   const std::string meta_path = a.out + "/capacity.json";
   const unsigned jobs = a.jobs ? a.jobs : default_parallelism();
-  nlohmann::json result = {{"identity", meta}, {"resolution", a.resolution}, {"policies", nlohmann::json::object()}};
+  nlohmann::json result = {{"identity", meta}, {"calibration", calibration_json(sc)}, {"resolution", a.resolution},
+                           {"policies", nlohmann::json::object()}};
   bool any_failed = false;
   std::map<std::string, double> caps;
   for (const auto& policy : policies) {
@@ -199,6 +244,7 @@ void capacity(const CapacityArgs& a) {
     result["policies"][p]["ratio_to_" + policies.front()] = base > 0 ? nlohmann::json(caps[p] / base) : nlohmann::json();
   write_json_atomically(meta_path, result);
 
+  std::cout << "calibration " << sc.calibration.name << ": " << sc.calibration.label << "\n";
   std::cout << "capacity of " << sc.name << " within TTFT <= " << aps_text(ttft) << " s, TPOT <= "
             << aps_text(tpot * 1e3) << " ms (resolution " << a.resolution * 100 << "%):\n";
   int w = 12;  // the policy column: as wide as the longest name and a space
@@ -238,6 +284,9 @@ void register_capacity_command(CLI::App& app) {
   cmd->add_flag("--no-plot", args->no_plot, "Do not draw capacity.png");
   cmd->add_option("--jobs", args->jobs, "Probes run at once (default: the core count)")->check(CLI::Range(1u, 1024u));
   add_shard_options(cmd, args->shard, args->slurm);
+  cmd->add_option("--band", args->band,
+                  "Search once per calibration (comma-separated, e.g. ideal,paper-cluster) into <out>/<calibration>/ "
+                  "and print each capacity as a range with the calibration at each end (docs/calibration.md)");
   cmd->callback([args] { capacity(*args); });
 }
 

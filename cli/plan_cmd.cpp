@@ -233,7 +233,8 @@ void plan(PlanArgs a) {  // a copy: the prices are parsed into it
                              {"objective", name_of(objective)},
                              {"resolution", objective == PlanObjective::Capacity ? nlohmann::json(a.resolution)
                                                                                  : nlohmann::json()},
-                             {"policy", policy}};
+                             {"policy", policy},
+                             {"calibration", calibration_json(base)}};
   if (!a.slo_ttft.empty()) identity["slo_ttft"] = a.slo_ttft;
   if (!a.slo_tpot.empty()) identity["slo_tpot"] = a.slo_tpot;
   if (!a.vary.empty()) identity["vary"] = a.vary;

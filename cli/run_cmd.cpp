@@ -14,9 +14,11 @@
 #include <iomanip>
 #include <iostream>
 #include <limits>
+#include <map>
 #include <memory>
 #include <sstream>
 
+#include "cli/band.hpp"
 #include "cli/child_runs.hpp"
 #include "cli/commands.hpp"
 #include "cli/number_format.hpp"
@@ -52,6 +54,7 @@ struct RunArgs {
   bool baseline = false;
   unsigned threads = 1;  // --threads: the native engine's link meter on a worker thread from 2 (sim/meter_feed.hpp)
   std::string fault_baseline;  // set by --baseline for its children: the run folder without faults to compare with
+  std::string band;            // --band: calibrations, one run each (cli/band.hpp)
 };
 
 // The run folder of `policy`: the results folder itself for one policy, <out>/<policy> for several.
@@ -71,6 +74,9 @@ void print_table(const std::vector<std::pair<std::string, nlohmann::json>>& summ
   std::vector<std::pair<std::string, RunFile>> runs;
   for (const auto& [name, s] : summaries) runs.emplace_back(name, run_file_from_json(s));
   const double base_jct = runs.front().second.results.jct;
+  // Which cluster the figures describe (docs/calibration.md): every table names its calibration.
+  if (const auto c = summaries.front().second.find("calibration"); c != summaries.front().second.end() && c->is_object())
+    std::cout << "calibration " << c->value("name", std::string("?")) << ": " << c->value("label", std::string()) << "\n";
   // A speed-up compares the policies' JCTs over the same agents, all started at t = 0: not for one policy, and not
   // online, where the arrivals set the end and JCT says little.
   const auto& cfg = summaries.front().second;
@@ -196,6 +202,48 @@ void print_fault_impact(const std::vector<std::string>& policies, const std::str
 
 void run_policies(const RunArgs& a, Scenario sc, const std::string& out, const std::vector<std::string>& policies);
 
+// --band: the run once per calibration (OUT/<calibration>/), then each policy's figures as ranges, with the
+// calibration that gives each end and what binds there; OUT/band.json holds them.
+void run_band_of(const RunArgs& a, const Scenario& sc, const std::string& out, const std::vector<std::string>& policies) {
+  if (a.baseline || !a.trace.empty())
+    throw InputError("--band", "runs one calibration per child; give --baseline or --trace to a single-calibration run");
+  const auto members = run_band("run", a.band, out);
+  const std::vector<std::string> names = policies.empty() ? std::vector<std::string>{sc.policy.name} : policies;
+  nlohmann::json figures = nlohmann::json::object();
+  std::cout << "band of " << sc.name << " over " << members.size() << " calibrations (results in " << out
+            << "/<calibration>/):\n";
+  for (const auto& m : members) std::cout << "  " << m.name << ": " << m.label << "\n";
+  for (const auto& policy : names) {
+    std::map<std::string, std::vector<std::pair<std::string, double>>> by_metric;
+    nlohmann::json binds_at = nlohmann::json::object();
+    for (const auto& m : members) {
+      std::ifstream in(run_folder_of(policies, m.out, policy) + "/summary.json");
+      const RunFile f = run_file_from_json(nlohmann::json::parse(in));
+      const RunSummary& r = f.results;
+      by_metric["jct_s"].emplace_back(m.name, r.jct);
+      by_metric["ttft_mean_s"].emplace_back(m.name, r.ttft.mean);
+      by_metric["ttft_p50_s"].emplace_back(m.name, r.ttft.p50);
+      by_metric["tpot_p50_s"].emplace_back(m.name, r.tpot.p50);
+      by_metric["prompt_tokens_per_s"].emplace_back(m.name, r.prompt_tokens_per_s);
+      binds_at[m.name] = binds(f);
+    }
+    nlohmann::json pj = {{"binds", binds_at}};
+    for (const auto& [metric, values] : by_metric) pj[metric] = band_range(values).to_json();
+    figures["policies"][policy] = pj;
+    const auto at = [&](const char* k) { return band_range(by_metric.at(k)); };
+    const BandRange tpot = at("tpot_p50_s");
+    BandRange tpot_ms = tpot;
+    tpot_ms.low *= 1e3, tpot_ms.high *= 1e3;
+    std::cout << "  " << policy << ": JCT " << range_text(at("jct_s"), 1, " s") << "; TTFT mean "
+              << range_text(at("ttft_mean_s"), 2, " s") << "; TPOT p50 " << range_text(tpot_ms, 1, " ms")
+              << "; binds";
+    for (const auto& m : members) std::cout << " " << m.name << " " << binds_at[m.name].get<std::string>() << ";";
+    std::cout << "\n";
+  }
+  write_band_json(out, members, figures);
+  std::cout << "band: " << out << "/band.json\n";
+}
+
 void run(const RunArgs& a) {
   Scenario sc = load_scenario(a.scenario, a.overrides, a.overlays);  // validates once, before any child starts
   const std::string out = !a.out.empty() ? a.out : sc.outputs.dir + "/" + sc.name;
@@ -207,6 +255,7 @@ void run(const RunArgs& a) {
     throw InputError("--threads " + std::to_string(a.threads),
                      "more than one thread needs the native engine (sim.engine = \"native\"); the SimGrid engine "
                      "runs on one thread");
+  if (!a.band.empty()) return run_band_of(a, sc, out, policies);
   const std::vector<std::string> names = policies.empty() ? std::vector<std::string>{sc.policy.name} : policies;
   if (a.baseline) {
     if (sc.faults.empty())
@@ -353,6 +402,9 @@ void register_run_command(CLI::App& app) {
                 "\"fault_impact\" (JCT, TTFT, TPOT, SLO with and without) to its summary.json");
   // --baseline's children: the run without faults this one compares with (hidden: --baseline sets it).
   cmd->add_option("--fault-baseline", args->fault_baseline)->group("");
+  cmd->add_option("--band", args->band,
+                  "Run once per calibration (comma-separated, e.g. ideal,paper-cluster) into <out>/<calibration>/ "
+                  "and print each figure as a range with the calibration at each end (docs/calibration.md)");
   cmd->callback([args] {
     // Each --fault appends one entry to "faults", after every --set (an override like any other: child runs
     // get it through --set).

@@ -9,6 +9,7 @@
 #include <CLI/CLI.hpp>
 
 #include "core/config/input_error.hpp"
+#include "core/config/overrides.hpp"
 #include "core/config/scenario.hpp"
 #include "core/sched/policy_registry.hpp"
 
@@ -22,6 +23,17 @@ inline void add_scenario_options(CLI::App* cmd, std::vector<std::string>& overri
                   "Overlay JSON file of overrides (e.g. from `hw calibrate`), applied before --set; repeatable")
       ->take_all()
       ->allow_extra_args(false);
+  // --calibration NAME|FILE is the scenario's "calibration" key, set under every --set (which runs its callback
+  // first: options run in the order they were added), so `--set calibration=...` still wins and child runs get it
+  // through --set like any other override.
+  cmd->add_option_function<std::string>(
+         "--calibration",
+         [&overrides](const std::string& ref) {
+           overrides.insert(overrides.begin(), labelled_override("--calibration " + ref, "calibration=" + ref));
+         },
+         "Cluster calibration: a bundled name (ideal, paper-cluster) or a calibration file; default: the scenario's "
+         "\"calibration\", else ideal (docs/calibration.md)")
+      ->type_name("NAME|FILE");
 }
 
 // Policy `name` under the scenario's policy settings: an unknown name (listing the known ones) or a setting the

@@ -291,7 +291,7 @@ ResourceUse Cluster::resource_use(double end) const {
   const DecodeLayerParts& parts = stages_->decode.parts();
   u.decode_attention = parts.attention, u.decode_dense = parts.dense;
   u.decode_experts = parts.experts, u.decode_kernels = parts.kernels, u.decode_ep = parts.ep;
-  u.decode_hidden = parts.hidden;
+  u.decode_hidden = parts.hidden, u.decode_fitted = parts.fitted;
   sources_->report_use(end, totals_, u);
   return u;
 }

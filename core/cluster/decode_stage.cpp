@@ -189,6 +189,7 @@ void DecodeStage::maybe_start_chunk(int group) {
   decode_parts_.kernels += layers_per_token * layer.kernels * steps;
   decode_parts_.ep += layers_per_token * layer.ep * steps;
   decode_parts_.hidden += layers_per_token * layer.hidden * steps;
+  decode_parts_.fitted += layers_per_token * layer.fitted * steps;
 
   s.running = true;
   s.steps = steps;

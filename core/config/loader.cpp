@@ -2,6 +2,7 @@
 
 #include <filesystem>
 
+#include "core/config/calibration.hpp"
 #include "core/config/faults.hpp"
 #include "core/config/input_error.hpp"
 #include "core/config/json_file.hpp"
@@ -89,6 +90,31 @@ Scenario load_tree(json tree, Origins origins, const std::string& source, const 
     edits.insert(edits.end(), std::make_move_iterator(overlay.set.begin()), std::make_move_iterator(overlay.set.end()));
   }
   for (const std::string& text : overrides) edits.push_back(parse_override(text));
+
+  // The calibration goes under every overlay and --set (so the command line wins): the last edit that names one,
+  // else the scenario's own, else "ideal". Its topology keys apply to each role's topology too, so a mixed
+  // cluster's roles share the storage reading and the fixed costs (a calibration describes the whole cluster).
+  std::string cal_ref = "ideal", cal_where = "calibration (default)", cal_base = base_dir;
+  auto take_ref = [&](const json& value, const std::string& where, const std::string& base) {
+    if (!value.is_string())
+      throw InputError(where, "expected a calibration name or file path (a string), found " + describe_found(value));
+    cal_ref = value.get<std::string>(), cal_where = where, cal_base = base;
+  };
+  if (const auto it = tree.find("calibration"); it != tree.end()) take_ref(*it, origins.where("/calibration"), base_dir);
+  for (const Override& o : edits)
+    if (o.pointer == "/calibration") take_ref(o.value, o.text, o.base_dir);
+  const Calibration calibration = read_calibration(cal_ref, cal_base, cal_where);
+  std::vector<Override> calibrated;
+  for (const Override& o : calibration.set) {
+    calibrated.push_back(o);
+    for (const char* role : {"prefill_topology", "decode_topology"})
+      if (const auto it = tree.find(role); it != tree.end() && it->is_object()) {
+        Override r = o;
+        r.pointer = std::string("/") + role + o.pointer.substr(std::string("/topology").size());
+        calibrated.push_back(std::move(r));
+      }
+  }
+  edits.insert(edits.begin(), calibrated.begin(), calibrated.end());
   for (const Override& o : edits) {
     apply_override(tree, o, origins);
     // A model or topology swapped by an edit is a file name relative to the edit's folder (the working
@@ -99,10 +125,13 @@ Scenario load_tree(json tree, Origins origins, const std::string& source, const 
 
   const ObjectReader root(tree, "", origins,
                           {"name", "description", "sources", "model", "topology", "prefill_topology",
-                           "decode_topology", "deployment", "workload", "policy", "slo", "outputs", "sim", "faults"});
+                           "decode_topology", "deployment", "workload", "policy", "slo", "outputs", "sim", "faults",
+                           "calibration"});
   Scenario s;
   s.source_file = source;
   s.overlays = overlay_files;
+  root.string_or("calibration", "");  // read above (a name or a file); declared here
+  s.calibration = {calibration.name, calibration.label, calibration.bundled ? "" : calibration.file};
   s.name = root.string("name");
   // The name becomes a results folder (results/<name>/), so it must be one safe path component.
   // The name becomes a folder name (outputs.dir/<name>), so it is also limited to 100 characters (filesystems
@@ -151,6 +180,18 @@ ModelSpec load_model(const std::string& path) { return load_section<ModelSpec>(p
 
 Topology load_topology(const std::string& path) {
   return load_section<Topology>(path, "topology", parse_topology);
+}
+
+Topology load_topology(const std::string& path, const std::string& calibration) {
+  if (calibration.empty()) return load_topology(path);
+  json tree = json::object();
+  tree["topology"] = read_json_file(path, "topology");
+  Origins origins;
+  origins.set("", path, /*is_file=*/true);
+  for (const Override& o : read_calibration(calibration, "", "--calibration " + calibration).set)
+    apply_override(tree, o, origins);
+  const ObjectReader root(tree, "", origins, {"topology"});
+  return parse_topology(root, "topology");
 }
 
 }  // namespace dualpath

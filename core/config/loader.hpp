@@ -35,10 +35,16 @@ Scenario load_scenario_document(const nlohmann::json& document, const std::strin
 // A model or topology file on its own (e.g. for tools that only need the hardware).
 ModelSpec load_model(const std::string& path);
 Topology load_topology(const std::string& path);
+// The same under a calibration (a bundled name or a file; "" = none): its topology values applied to the file's.
+Topology load_topology(const std::string& path, const std::string& calibration);
 
 // The effective configuration, for echoing into results and for `dualpath check`: same keys as the input
 // files, every quantity as a plain number in SI units (bytes, bytes/s, s, FLOP/s), defaults filled in, unset
 // policy toggles as null, plus a "derived" object (KV bytes per token, GPU and group counts).
 nlohmann::json scenario_to_json(const Scenario& scenario);
+
+// The calibration a scenario was loaded under, as every output names it: {"name", "label"} and "file" when it was
+// not a bundled one.
+nlohmann::json calibration_json(const Scenario& scenario);
 
 }  // namespace dualpath

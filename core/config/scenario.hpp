@@ -147,6 +147,14 @@ struct Topology {
   // Fixed time per prefill layer of DeepEP's normal-mode dispatch beyond moving bytes: its notify step's global
   // barriers and the host's wait for the receive counts (issue 62; docs/cost-model.md "Prefill at the agentic shape").
   double ep_normal_sync = 0;
+  // Fixed costs a calibration fits to a measured cluster (docs/calibration.md); all 0 in the sourced model.
+  struct FixedCosts {
+    double prefill_layer = 0;   // seconds added to every prefill forward's layer (any group size)
+    double decode_layer = 0;    // seconds added to every decode step's layer, per micro-batch
+    double decode_request = 0;  // seconds per request of the most loaded engine, per decode step layer
+    bool any() const { return prefill_layer > 0 || decode_layer > 0 || decode_request > 0; }
+    friend bool operator==(const FixedCosts&, const FixedCosts&) = default;
+  } fixed_costs;
   StorageSpec storage;
 };
 
@@ -299,6 +307,13 @@ struct Scenario {
   std::string description;
   std::string source_file;  // the scenario file this was loaded from (for messages)
   std::vector<std::string> overlays;  // overlay files applied on top of it, in order (summary.json "overlays")
+  // The calibration applied under the overlays (core/config/calibration.hpp): "ideal" unless a scenario's
+  // "calibration", an overlay or --calibration names another.
+  struct CalibrationInfo {
+    std::string name = "ideal";
+    std::string label;
+    std::string file;  // "" for a bundled one
+  } calibration;
   ModelSpec model;
   // The cluster's hardware: the storage cluster, and every node unless its role names its own (issue 65, mixed
   // hardware: "prefill_topology" / "decode_topology", e.g. prefill on H800-class nodes, decode on H20-class ones).

@@ -34,10 +34,21 @@ json topology_json(const Topology& t) {
                      {"client_read_efficiency", t.storage.client_read_efficiency}}}};
 
   if (t.storage.gdr) topology["storage"]["gdr"] = true;  // (a baseline's key, echoed when set: docs/baselines.md)
+  // A calibration's fitted fixed costs, echoed when a calibration sets them (the sourced model has none).
+  if (t.fixed_costs.any())
+    topology["fixed_costs"] = {{"prefill_layer", t.fixed_costs.prefill_layer},
+                               {"decode_layer", t.fixed_costs.decode_layer},
+                               {"decode_request", t.fixed_costs.decode_request}};
   return topology;
 }
 
 }  // namespace
+
+nlohmann::json calibration_json(const Scenario& s) {
+  json c = {{"name", s.calibration.name}, {"label", s.calibration.label}};
+  if (!s.calibration.file.empty()) c["file"] = s.calibration.file;
+  return c;
+}
 
 nlohmann::json scenario_to_json(const Scenario& s) {
   const ModelSpec& m = s.model;

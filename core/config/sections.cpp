@@ -146,7 +146,7 @@ Topology parse_topology(const ObjectReader& parent, const std::string& key) {
   const ObjectReader r =
       parent.object(key, {"name", "description", "sources", "gpus_per_node", "gpu", "cnic_bw", "snic_bw", "pcie_bw",
                           "dram_bw", "dram_buffer_bytes", "nic_latency", "ep_rdma_efficiency", "ep_op_latency",
-                          "ep_normal_sync", "storage"});
+                          "ep_normal_sync", "fixed_costs", "storage"});
   Topology t;
   t.name = non_empty_string(r, "name");
   r.string_or("description", "");
@@ -169,6 +169,15 @@ Topology parse_topology(const ObjectReader& parent, const std::string& key) {
   // Without its own figure a dispatch or combine costs one NIC hop (the model before the DeepEP floor).
   t.ep_op_latency = r.quantity("ep_op_latency", Dimension::Duration, Range{0.0, 1e-2, false}, t.nic_latency);
   t.ep_normal_sync = r.quantity("ep_normal_sync", Dimension::Duration, Range{0.0, 1.0, false}, 0.0);
+  // A calibration's fitted fixed costs (docs/calibration.md): absent in every bundled topology, 0 each.
+  if (r.has("fixed_costs")) {
+    const ObjectReader f = r.object("fixed_costs", {"prefill_layer", "decode_layer", "decode_request"});
+    // At most 1 s per layer: a larger fixed cost is a unit mistake (a whole forward would take minutes).
+    const Range per_layer{0.0, 1.0, false};
+    t.fixed_costs.prefill_layer = f.quantity("prefill_layer", Dimension::Duration, per_layer, 0.0);
+    t.fixed_costs.decode_layer = f.quantity("decode_layer", Dimension::Duration, per_layer, 0.0);
+    t.fixed_costs.decode_request = f.quantity("decode_request", Dimension::Duration, Range{0.0, 1e-2, false}, 0.0);
+  }
 
   const ObjectReader s = r.object("storage", {"servers", "server_nic_bw", "ssd_read_bw", "ssd_write_bw", "latency",
                                               "client_read_efficiency", "gdr"});

@@ -50,7 +50,8 @@ double CostModel::attention_layer_time(int64_t cached, int64_t fresh) const {
 double CostModel::prefill_layer_overhead(int group_gpus) const {
   const bool spans_nodes = net_.gpus_per_node > 0 && group_gpus > net_.gpus_per_node && sharded_weights() &&
                            !mutant("no_normal_sync");
-  return model_.kernels_per_layer * gpu_.kernel_overhead + (spans_nodes ? net_.normal_sync : 0.0);
+  return model_.kernels_per_layer * gpu_.kernel_overhead + (spans_nodes ? net_.normal_sync : 0.0) +
+         net_.fixed.prefill_layer;
 }
 
 double CostModel::linear_layer_time(double tokens, double weight_bytes_per_gpu) const {
@@ -128,11 +129,14 @@ DecodeLayerParts CostModel::decode_layer(double attention, double mean_batch, do
   p.dense = mb * lin.dense;
   p.experts = mb * lin.experts;
   p.kernels = mb * kernels;
+  // A calibration's fixed part: per micro-batch, and per request of the most loaded engine (the group waits for it).
+  const double fitted_half = net_.fixed.decode_layer + net_.fixed.decode_request * max_batch / mb;
+  p.fitted = mb * fitted_half;
   p.ep = mb * ep;
   if (model_.decode_micro_batches > 1) {
     // Each half's compute runs while the other half's all-to-all is in flight: the layer takes the longer of the
     // two per half (the pipeline spans layers, so its fill is paid once per step, not per layer: left out).
-    const double compute = attention / mb + lin.total() + kernels;
+    const double compute = attention / mb + lin.total() + kernels + fitted_half;
     p.hidden = p.compute() + p.ep - mb * std::max(compute, ep);
   } else {
     p.hidden = model_.decode_comm_overlap * std::min(p.compute(), p.ep);

@@ -25,8 +25,10 @@ struct EpNetwork {
   double op_latency = 0;
   double normal_sync = 0;
   int gpus_per_node = 0;  // 0 = unknown: no group spans nodes
+  // A calibration's fitted fixed costs (Topology::FixedCosts; docs/calibration.md), 0 in the sourced model.
+  Topology::FixedCosts fixed{};
   static EpNetwork of(const Topology& t) {
-    return {t.cnic_bw, t.ep_rdma_efficiency, t.ep_op_latency, t.ep_normal_sync, t.gpus_per_node};
+    return {t.cnic_bw, t.ep_rdma_efficiency, t.ep_op_latency, t.ep_normal_sync, t.gpus_per_node, t.fixed_costs};
   }
 };
 
@@ -46,9 +48,12 @@ struct DecodeLayerParts {
   double dense = 0;
   double experts = 0;
   double kernels = 0;  // fixed per-kernel time (ModelSpec::kernels_per_layer x GpuSpec::kernel_overhead per half)
+  // A calibration's fitted fixed part (Topology::FixedCosts): decode_layer per half plus decode_request per request
+  // of the most loaded engine; 0 in the sourced model.
+  double fitted = 0;
   double ep = 0;       // dispatch + combine
   double hidden = 0;
-  double compute() const { return attention + dense + experts + kernels; }
+  double compute() const { return attention + dense + experts + kernels + fitted; }
   double total() const { return compute() + ep - hidden; }
 };
 
@@ -78,7 +83,8 @@ class CostModel {
   // kernels' efficiency.
   double attention_layer_time(int64_t cached, int64_t fresh) const;
   // Fixed time of one prefill layer of a `group_gpus` group: kernels_per_layer x kernel_overhead, plus the normal-mode
-  // dispatch's notify (EpNetwork::normal_sync) when the group spans nodes.
+  // dispatch's notify (EpNetwork::normal_sync) when the group spans nodes, plus a calibration's fitted
+  // fixed_costs.prefill_layer.
   double prefill_layer_overhead(int group_gpus = 1) const;
   // Linear layers (projections, FFN or MoE experts) of one layer for `tokens` tokens on one GPU whose
   // weight share is `weight_bytes_per_gpu` (reading the weights bounds small batches).

@@ -127,15 +127,18 @@ nlohmann::json WaitTracker::to_json(double end, const ResourceUse& use, int phas
                                        {"evicted_bytes", use.pool_evicted_bytes}};
   // Where a decode step's modelled time goes, as shares of the steps' total (the parts add up to 1 with the
   // overlap taken off as a negative share).
-  const double step = use.decode_attention + use.decode_dense + use.decode_experts + use.decode_kernels + use.decode_ep -
-                      use.decode_hidden;
-  if (step > 0)
+  const double step = use.decode_attention + use.decode_dense + use.decode_experts + use.decode_kernels + use.decode_ep +
+                      use.decode_fitted - use.decode_hidden;
+  if (step > 0) {
     out["utilisation"]["decode_step_parts"] = {{"attention", use.decode_attention / step},
                                                {"dense_weights", use.decode_dense / step},
                                                {"routed_experts", use.decode_experts / step},
                                                {"kernel_overheads", use.decode_kernels / step},
                                                {"ep_all_to_all", use.decode_ep / step},
                                                {"overlap_hidden", -use.decode_hidden / step}};
+    // A calibration's fitted fixed part (docs/calibration.md), named when a calibration sets one.
+    if (use.decode_fitted > 0) out["utilisation"]["decode_step_parts"]["calibration_fixed"] = use.decode_fitted / step;
+  }
   // What the buffers were held by: shares of each side's buffer byte-seconds by the holder's cause.
   for (ReadSide s : kNodeSides) {
     const size_t side = side_index(s);

@@ -29,7 +29,8 @@ struct ResourceUse {
   double de_compute_busy = 0;                     // share of time DE units run decode steps
   // Modelled decode step time summed over every chunk, by part (CostModel::decode_layer): attention, replicated
   // weights, routed experts, EP dispatch + combine, and the overlap taken off. Seconds of group time.
-  double decode_attention = 0, decode_dense = 0, decode_experts = 0, decode_kernels = 0, decode_ep = 0, decode_hidden = 0;
+  double decode_attention = 0, decode_dense = 0, decode_experts = 0, decode_kernels = 0, decode_ep = 0, decode_hidden = 0,
+         decode_fitted = 0;
   // The DRAM pool (policy dram-pool; `pool` false without one): occupancy as a share of its capacity (mean over
   // nodes and time; peak: the fullest node), the share of hit KV bytes it served (the rest came from storage),
   // and the bytes it evicted.

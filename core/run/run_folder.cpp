@@ -39,6 +39,7 @@ nlohmann::json run_summary(const Scenario& sc, const Cluster& cluster, const Run
       {"links", to_json(link_summary(links, sc.deployment.prefill_nodes))},
       {"waits", cluster.waits().to_json(end, cluster.resource_use(end))},
       {"overlays", sc.overlays},  // overlay files applied before --set, in order (their effect is in "config")
+      {"calibration", calibration_json(sc)},  // the cluster calibration under them (docs/calibration.md)
       {"config", scenario_to_json(sc)},
   };
   // The KV tiers' own sections (the DRAM pool's "pool": its capacity, occupancy, what it served and evicted).

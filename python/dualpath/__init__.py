@@ -52,8 +52,13 @@ class Scenario:
     default the working directory). set: overrides, {"workload.agents": 64} or ["workload.agents=64"], applied
     after the overlay files in order, as --set is."""
 
-    def __init__(self, source, set=None, overlays=(), base_dir=None):
-        self._overrides = _override_list(set)
+    def __init__(self, source, set=None, overlays=(), base_dir=None, calibration=None):
+        # calibration: a bundled name ("ideal", "paper-cluster") or a calibration file, as --calibration: the
+        # scenario's "calibration" key, under every other override (docs/calibration.md).
+        if calibration is not None and (not isinstance(calibration, (str, os.PathLike)) or not os.fspath(calibration)):
+            raise InputError(f"calibration: expected a calibration name or file path, found {calibration!r}")
+        self._overrides = ([f"calibration={os.fspath(calibration)}"] if calibration is not None else []) + \
+            _override_list(set)
         self._overlays = [os.fspath(o) for o in overlays]
         if isinstance(source, Mapping):
             self._path = None
@@ -242,14 +247,19 @@ def _in_folder(out, prefix, body):
         return body(os.path.join(tmp, "out"))
 
 
-def capacity(scenario, policies=None, slo_ttft=None, slo_tpot=None, resolution=None, jobs=None, out=None):
+def capacity(scenario, policies=None, slo_ttft=None, slo_tpot=None, resolution=None, jobs=None, out=None, band=None):
     """The SLO capacity search of `dualpath capacity` (docs/capacity.md) on an online scenario: returns
     capacity.json as a dict ({"policies": {name: {"capacity_aps", "lowest_failing_aps", "probes", ...}}}). Each
-    probe is a `dualpath run` child process, as on the command line."""
+    probe is a `dualpath run` child process, as on the command line. band: calibrations ("ideal,paper-cluster" or
+    a list), one search each (--band): returns band.json ({"policies": {name: {"capacity_aps": {"low", "high",
+    "low_calibration", "high_calibration"}, ...}}, "members": [...]}) with each member's capacity.json under
+    "capacity" (docs/calibration.md)."""
     if not isinstance(scenario, Scenario):
         scenario = Scenario(scenario)
     with tempfile.TemporaryDirectory(prefix="dualpath-capacity-") as tmp:
         args = ["capacity", *scenario._cli_args(tmp), "--no-plot"]
+        if band is not None:
+            args += ["--band", _band_text(band)]
         if policies:
             args += ["--policy", policies if isinstance(policies, str) else ",".join(policies)]
         for flag, v in (("--slo-ttft", slo_ttft), ("--slo-tpot", slo_tpot), ("--resolution", resolution),
@@ -259,9 +269,45 @@ def capacity(scenario, policies=None, slo_ttft=None, slo_tpot=None, resolution=N
 
         def body(folder):
             run_cli(args + ["--out", folder])
+            if band is not None:
+                return _read_band(folder, "capacity.json", "capacity")
             with open(os.path.join(folder, "capacity.json")) as f:
                 return json.load(f)
         return _in_folder(out, "dualpath-capacity-", body)
+
+
+def _band_text(band):
+    if isinstance(band, str):
+        return band
+    if not isinstance(band, (list, tuple)) or not all(isinstance(b, (str, os.PathLike)) for b in band):
+        raise InputError(f"band: expected calibrations as \"a,b\" or a list of names or files, found {band!r}")
+    return ",".join(os.fspath(b) for b in band)
+
+
+def _read_band(folder, member_file, key):
+    with open(os.path.join(folder, "band.json")) as f:
+        result = json.load(f)
+    for m in result["members"]:
+        path = os.path.join(m["folder"], member_file) if member_file else ""
+        if path and os.path.exists(path):
+            with open(path) as f:
+                m[key] = json.load(f)
+    return result
+
+
+def run_band(scenario, policies=None, band="ideal,paper-cluster", out=None):
+    """`dualpath run --band`: the run once per calibration, each figure as a range (docs/calibration.md). Returns
+    band.json as a dict: {"policies": {name: {"jct_s": {"low", "high", "low_calibration", "high_calibration"},
+    "ttft_mean_s": ..., "tpot_p50_s": ..., "binds": {calibration: text}}}, "members": [...]}. Runs the command line
+    (a Python policy cannot run there)."""
+    if not isinstance(scenario, Scenario):
+        scenario = Scenario(scenario)
+    with tempfile.TemporaryDirectory(prefix="dualpath-band-") as tmp:
+        args = ["run", *scenario._cli_args(tmp), "--band", _band_text(band)]
+        if policies:
+            args += ["--policy", policies if isinstance(policies, str) else ",".join(policies)]
+        return _in_folder(out, "dualpath-band-", lambda folder: (run_cli(args + ["--out", folder]),
+                                                                _read_band(folder, "", ""))[1])
 
 
 def plan(scenario, nodes=None, budget=None, objective="jct", policy=None, vary=None, resolution=None, slo_ttft=None,
