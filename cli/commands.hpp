@@ -22,5 +22,6 @@ void register_claims_command(CLI::App& app);  // claims                        (
 void register_report_command(CLI::App& app);  // report                        (report_cmd.cpp)
 void register_hw_commands(CLI::App& app);     // hw run | calibrate            (hw_cmd.cpp)
 void register_validate_command(CLI::App& app);// validate                      (validate_cmd.cpp)
+void register_calibrate_command(CLI::App& app);// calibrate                    (calibrate_cmd.cpp)
 
 }  // namespace dualpath::cli

@@ -19,5 +19,6 @@ int main(int argc, char** argv) {
   dualpath::cli::register_report_command(app);
   dualpath::cli::register_hw_commands(app);
   dualpath::cli::register_validate_command(app);
+  dualpath::cli::register_calibrate_command(app);
   return dualpath::cli::run_app(app, argc, argv, "dualpath");
 }
