@@ -31,7 +31,7 @@ PY
 }
 for aps in 0.1 0.4 0.45; do online "$aps" "$tmp/on-$aps"; done
 jct() { "$py" -c "import json,sys; print(json.load(open(sys.argv[1]))['results']['jct_s'])" "$1/summary.json"; }
-"$BIN" run "$S6" --quiet "${C[@]}" --policy basic,dualpath,oracle --out "$tmp/off"
+"$BIN" run "$S6" --quiet "${C[@]}" --policy basic,dualpath,oracle --out "$tmp/off" > /dev/null
 b=$(jct "$tmp/off/basic"); d=$(jct "$tmp/off/dualpath"); o=$(jct "$tmp/off/oracle")
 "$py" -c "import sys; b, d, o = map(float, sys.argv[1:]); print(f'  offline 2,048 agents: JCT Basic {b:.0f} / DualPath {d:.0f} / Oracle {o:.0f} s; DualPath/Basic {b / d:.2f}x')" "$b" "$d" "$o"
 A=(--quiet "${C[@]}" --set workload.agents=1024)
