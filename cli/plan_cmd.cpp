@@ -33,6 +33,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli/band.hpp"
 #include "cli/capacity_probe.hpp"
 #include "cli/child_runs.hpp"
 #include "cli/plan_capacity.hpp"
@@ -69,6 +70,7 @@ namespace fs = std::filesystem;
 constexpr size_t kDefaultMaxCandidates = 500;
 
 struct PlanArgs {
+  std::string band;  // --band: calibrations, one plan each (cli/band.hpp)
   std::string scenario, out, objective = "jct", policy;
   std::optional<int> nodes;
   std::optional<long long> budget;  // GPUs
@@ -98,6 +100,56 @@ void refuse_split_keys(const std::string& option, const std::string& key) {
     if (key == k) throw InputError(option + " " + key, "plan sets this for each P/D split; it cannot be set or varied");
 }
 
+
+// --band: the plan once per calibration (OUT/<calibration>/plan.json), then its answer as a range: the fewest nodes
+// for --target-aps, else the recommended split's figure, with the calibration, split and binding resource at each end.
+void plan_band(const PlanArgs& a, const Scenario& base) {
+  if (!a.shard.empty() || a.slurm.shards > 0)
+    throw InputError("--band", "runs one plan per calibration; shard a single-calibration plan instead");
+  const auto members = run_band("plan", a.band, a.out);
+  std::vector<std::pair<std::string, double>> values;
+  nlohmann::json at = nlohmann::json::object();
+  for (const auto& m : members) {
+    std::ifstream in(m.out + "/plan.json");
+    const nlohmann::json j = nlohmann::json::parse(in);
+    if (a.target_aps) {  // the fewest nodes over the variants that hold the load
+      std::optional<int> fewest;
+      std::string policy;
+      for (const auto& v : j.at("variants"))
+        if (v.at("nodes").is_number() && (!fewest || v.at("nodes").get<int>() < *fewest))
+          fewest = v.at("nodes").get<int>(), policy = v.value("policy", std::string());
+      at[m.name] = {{"nodes", fewest ? nlohmann::json(*fewest) : nlohmann::json()}, {"policy", policy}};
+      if (fewest) values.emplace_back(m.name, *fewest);
+    } else if (j.contains("recommendation")) {
+      const auto& r = j.at("recommendation");
+      at[m.name] = {{"split", r.value("split", std::string())}, {"value", r.at("value")},
+                    {"binds", r.value("binds", std::string())}};
+      values.emplace_back(m.name, r.at("value").get<double>());
+    }
+  }
+  std::cout << "plan band of " << base.name << " over " << members.size() << " calibrations (plans in " << a.out
+            << "/<calibration>/):\n";
+  for (const auto& m : members) std::cout << "  " << m.name << ": " << m.label << "\n";
+  nlohmann::json figures = {{"question", a.target_aps ? "target_aps" : "split"}, {"answers", at}};
+  if (!values.empty()) {
+    const BandRange r = band_range(values);
+    figures["range"] = r.to_json();
+    const std::string what = a.target_aps ? "nodes holding " + analysis::load_text(*a.target_aps) + " APS"
+                                          : std::string(a.objective == "capacity" ? "APS" : "s JCT") + " of the best split";
+    std::cout << "  " << range_text(r, a.target_aps ? 0 : 3, " " + what) << "\n";
+  }
+  for (const auto& m : members) {
+    std::cout << "  " << m.name << ": ";
+    if (!at.contains(m.name)) std::cout << "no answer (see " << m.out << "/plan.json)";
+    else if (a.target_aps) std::cout << (at[m.name]["nodes"].is_null() ? std::string("no node count up to --max-nodes holds it")
+                                                                         : at[m.name]["nodes"].dump() + " nodes (" +
+                                                                               at[m.name]["policy"].get<std::string>() + ")");
+    else std::cout << at[m.name]["split"].get<std::string>() << ", binds " << at[m.name]["binds"].get<std::string>();
+    std::cout << "\n";
+  }
+  write_band_json(a.out, members, figures);
+  std::cout << "band: " << a.out << "/band.json\n";
+}
 
 void plan(PlanArgs a) {  // a copy: the prices are parsed into it
   const PlanObjective objective = choice_value(kPlanObjectives, a.objective);  // the option's check took only these
@@ -152,6 +204,7 @@ void plan(PlanArgs a) {  // a copy: the prices are parsed into it
   const auto grid = analysis::variant_grid(axes);
 
   const Scenario base = load_scenario(a.scenario, a.overrides, a.overlays);
+  if (!a.band.empty()) return plan_band(a, base);
   const std::string policy = a.policy.empty() ? base.policy.name : a.policy;
   auto features_of = [&](const PolicySpec& from, const std::string& name) {
     PolicySpec spec = from;
@@ -468,6 +521,9 @@ void register_plan_command(CLI::App& app) {
                       std::to_string(kDefaultMaxCandidates) + ")")
       ->check(CLI::Range(size_t{1}, size_t{1000000}));
   add_shard_options(cmd, args->shard, args->slurm);
+  cmd->add_option("--band", args->band,
+                  "Plan once per calibration (comma-separated, e.g. ideal,paper-cluster) into <out>/<calibration>/ and "
+                  "print the answer as a range with the calibration at each end (docs/calibration.md)");
   cmd->callback([args, resolution] {
     args->resolution_given = resolution->count() > 0;
     plan(*args);

@@ -113,6 +113,37 @@ PY
 check "run --band prints each policy's range with its ends" "grep -q 'dualpath: JCT .* (ideal .. paper-cluster)' '$tmp/band.out'"
 refused "a band of one" "--band ideal: expected two or more calibrations" "$BIN" run "$S" --band ideal --out "$tmp/b1"
 
+# capacity --band and plan --target-aps --band: each end is the single-calibration answer (short TTFT-only probes)
+S27="$ROOT/scenarios/ds27b-1p1d.json"
+on=(--set workload.mode=online --set workload.aps=0.5 --set workload.duration=300s --set workload.stop=slo-ttft
+    --slo-ttft 0.3s --jobs 2 --no-plot)
+"$BIN" capacity "$S27" "${on[@]}" --resolution 0.1 --band ideal,paper-cluster --out "$tmp/cb" > "$tmp/cb.out" 2>/dev/null
+"$BIN" capacity "$S27" "${on[@]}" --resolution 0.1 --calibration paper-cluster --out "$tmp/c1" > /dev/null 2>&1
+"$BIN" plan "$S27" --objective capacity --target-aps 1.5 "${on[@]}" --max-nodes 8 --band ideal,paper-cluster \
+  --out "$tmp/pb" > "$tmp/pb.out" 2>/dev/null
+"$BIN" plan "$S27" --objective capacity --target-aps 1.5 "${on[@]}" --max-nodes 8 --calibration paper-cluster \
+  --out "$tmp/p1" > /dev/null 2>&1
+"$py" - "$tmp" <<'PY' || fail=1
+import json, sys
+t = sys.argv[1]
+cb, c1, ci = (json.load(open(f"{t}/{f}")) for f in ("cb/band.json", "c1/capacity.json", "cb/ideal/capacity.json"))
+pb, p1 = (json.load(open(f"{t}/{f}")) for f in ("pb/band.json", "p1/plan.json"))
+ok = True
+for pol in ("basic", "dualpath"):
+    r = cb["policies"][pol]["capacity_aps"]
+    ends = {r["low_calibration"]: r["low"], r["high_calibration"]: r["high"]}
+    ok &= ends.get("paper-cluster") == c1["policies"][pol]["capacity_aps"] and ends.get("ideal") == ci["policies"][pol]["capacity_aps"]
+    ok &= c1["calibration"]["name"] == "paper-cluster"
+nodes = [v["nodes"] for v in p1["variants"] if v["nodes"] is not None]
+ok &= pb["answers"]["paper-cluster"]["nodes"] == (min(nodes) if nodes else None)
+ok &= p1["identity"]["calibration"]["name"] == "paper-cluster"
+print(("ok  " if ok else "FAIL") + f" capacity --band ends equal the single searches ({cb['policies']['dualpath']['capacity_aps']}); "
+      f"plan --band's paper-cluster answer equals its own plan ({pb['answers']})")
+sys.exit(0 if ok else 1)
+PY
+check "capacity --band prints each policy's range" "grep -Eq 'dualpath: [0-9.]+-[0-9.]+ APS \((ideal|paper-cluster) \.\. (ideal|paper-cluster)\)' '$tmp/cb.out'"
+check "plan --band prints the node range" "grep -q 'nodes holding 1.5 APS' '$tmp/pb.out'"
+
 # calibrate recovers known costs from result files written from the cost model under them
 mkdir -p "$tmp/bench"
 for b in 1 4 12; do cost "$b" --calibration "$tmp/k.json" > "$tmp/bench/c$b.json"; done

@@ -63,6 +63,26 @@ for path in sorted(glob.glob(os.path.join(root, "scenarios", "overlays", "*.json
         failures += 1
         print(f"FAIL {os.path.relpath(path, root)}: /{'/'.join(map(str, e.absolute_path))}: {e.message}")
 
+# Calibration files (calibrations/*.json) have their own schema, and it refuses a model key and a value without
+# its figures' entry shape.
+with open(os.path.join(root, "calibrations", "schema.json"), encoding="utf-8") as f:
+    cal = validator(json.load(f))
+for path in sorted(glob.glob(os.path.join(root, "calibrations", "*.json"))):
+    if os.path.basename(path) == "schema.json":
+        continue
+    with open(path, encoding="utf-8") as f:
+        doc = json.load(f)
+    checked += 1
+    for e in cal.iter_errors(doc):
+        failures += 1
+        print(f"FAIL {os.path.relpath(path, root)}: /{'/'.join(map(str, e.absolute_path))}: {e.message}")
+for label, bad in (("a model key", {"calibration": 1, "name": "x", "label": "x", "set": {"model.linear_efficiency": 0.5}}),
+                   ("no figures", {"calibration": 1, "name": "x", "label": "x", "set": {},
+                                   "parameters": {"topology.snic_bw": {"fitted_to": []}}})):
+    if cal.is_valid(bad):
+        failures += 1
+        print(f"FAIL calibrations/schema.json accepts a bad document: {label}")
+
 # Bad documents the schemas must reject.
 with open(os.path.join(root, "topologies", "hopper-8gpu-80g.json"), encoding="utf-8") as f:
     topo = json.load(f)
