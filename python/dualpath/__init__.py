@@ -23,7 +23,7 @@ from ._cli import RunError, run_cli
 from ._dualpath import ClusterView, EngineState, InputError, NodeState, NoProgressError, PolicyError, QueuedRequest, Request
 
 __all__ = ["Scenario", "Run", "run", "compare", "Policy", "register_policy", "policy_names", "capacity", "plan",
-           "analyze_bandwidth", "analyze_cost", "trace", "InputError", "NoProgressError", "PolicyError", "RunError",
+           "analyze_bandwidth", "analyze_cost", "trace", "run_band", "InputError", "NoProgressError", "PolicyError", "RunError",
            "ClusterView", "EngineState", "NodeState", "Request", "QueuedRequest", "version", "DATA_DIR"]
 
 version = _dualpath.version()
