@@ -33,7 +33,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cli/band.hpp"
+#include "cli/plan_band.hpp"
 #include "cli/capacity_probe.hpp"
 #include "cli/child_runs.hpp"
 #include "cli/plan_capacity.hpp"
@@ -101,56 +101,6 @@ void refuse_split_keys(const std::string& option, const std::string& key) {
 }
 
 
-// --band: the plan once per calibration (OUT/<calibration>/plan.json), then its answer as a range: the fewest nodes
-// for --target-aps, else the recommended split's figure, with the calibration, split and binding resource at each end.
-void plan_band(const PlanArgs& a, const Scenario& base) {
-  if (!a.shard.empty() || a.slurm.shards > 0)
-    throw InputError("--band", "runs one plan per calibration; shard a single-calibration plan instead");
-  const auto members = run_band("plan", a.band, a.out);
-  std::vector<std::pair<std::string, double>> values;
-  nlohmann::json at = nlohmann::json::object();
-  for (const auto& m : members) {
-    std::ifstream in(m.out + "/plan.json");
-    const nlohmann::json j = nlohmann::json::parse(in);
-    if (a.target_aps) {  // the fewest nodes over the variants that hold the load
-      std::optional<int> fewest;
-      std::string policy;
-      for (const auto& v : j.at("variants"))
-        if (v.at("nodes").is_number() && (!fewest || v.at("nodes").get<int>() < *fewest))
-          fewest = v.at("nodes").get<int>(), policy = v.value("policy", std::string());
-      at[m.name] = {{"nodes", fewest ? nlohmann::json(*fewest) : nlohmann::json()}, {"policy", policy}};
-      if (fewest) values.emplace_back(m.name, *fewest);
-    } else if (j.contains("recommendation")) {
-      const auto& r = j.at("recommendation");
-      at[m.name] = {{"split", r.value("split", std::string())}, {"value", r.at("value")},
-                    {"binds", r.value("binds", std::string())}};
-      values.emplace_back(m.name, r.at("value").get<double>());
-    }
-  }
-  std::cout << "plan band of " << base.name << " over " << members.size() << " calibrations (plans in " << a.out
-            << "/<calibration>/):\n";
-  for (const auto& m : members) std::cout << "  " << m.name << ": " << m.label << "\n";
-  nlohmann::json figures = {{"question", a.target_aps ? "target_aps" : "split"}, {"answers", at}};
-  if (!values.empty()) {
-    const BandRange r = band_range(values);
-    figures["range"] = r.to_json();
-    const std::string what = a.target_aps ? "nodes holding " + analysis::load_text(*a.target_aps) + " APS"
-                                          : std::string(a.objective == "capacity" ? "APS" : "s JCT") + " of the best split";
-    std::cout << "  " << range_text(r, a.target_aps ? 0 : 3, " " + what) << "\n";
-  }
-  for (const auto& m : members) {
-    std::cout << "  " << m.name << ": ";
-    if (!at.contains(m.name)) std::cout << "no answer (see " << m.out << "/plan.json)";
-    else if (a.target_aps) std::cout << (at[m.name]["nodes"].is_null() ? std::string("no node count up to --max-nodes holds it")
-                                                                         : at[m.name]["nodes"].dump() + " nodes (" +
-                                                                               at[m.name]["policy"].get<std::string>() + ")");
-    else std::cout << at[m.name]["split"].get<std::string>() << ", binds " << at[m.name]["binds"].get<std::string>();
-    std::cout << "\n";
-  }
-  write_band_json(a.out, members, figures);
-  std::cout << "band: " << a.out << "/band.json\n";
-}
-
 void plan(PlanArgs a) {  // a copy: the prices are parsed into it
   const PlanObjective objective = choice_value(kPlanObjectives, a.objective);  // the option's check took only these
   if (a.ideal && (objective != PlanObjective::Capacity || a.target_aps))
@@ -204,7 +154,11 @@ void plan(PlanArgs a) {  // a copy: the prices are parsed into it
   const auto grid = analysis::variant_grid(axes);
 
   const Scenario base = load_scenario(a.scenario, a.overrides, a.overlays);
-  if (!a.band.empty()) return plan_band(a, base);
+  if (!a.band.empty()) {
+    if (!a.shard.empty() || a.slurm.shards > 0)
+      throw InputError("--band", "runs one plan per calibration; shard a single-calibration plan instead");
+    return plan_band(a.band, a.out, a.target_aps, a.objective == "capacity", base);
+  }
   const std::string policy = a.policy.empty() ? base.policy.name : a.policy;
   auto features_of = [&](const PolicySpec& from, const std::string& name) {
     PolicySpec spec = from;

@@ -57,6 +57,15 @@ BenchPoint point_of(const json& o, const std::string& where) {
   return p;
 }
 
+// One JSON document, or an InputError at `where` saying which file format expected it.
+json parse_result(const std::string& text, const std::string& where, const char* expected) {
+  try {
+    return json::parse(text);
+  } catch (const json::parse_error& e) {
+    throw InputError(where, std::string("expected ") + expected + ", found invalid JSON: " + e.what());
+  }
+}
+
 }  // namespace
 
 std::vector<BenchPoint> read_bench_results(const std::string& path, BenchFormat format) {
@@ -69,14 +78,7 @@ std::vector<BenchPoint> read_bench_results(const std::string& path, BenchFormat 
     format = path.size() > 6 && path.substr(path.size() - 6) == ".jsonl" ? BenchFormat::Sglang : BenchFormat::Vllm;
   std::vector<BenchPoint> points;
   if (format == BenchFormat::Vllm) {
-    json doc;
-    try {
-      doc = json::parse(text);
-    } catch (const json::parse_error& e) {
-      throw InputError(path, std::string("expected one JSON object (vllm bench serve --save-result), found invalid "
-                                         "JSON: ") + e.what());
-    }
-    points.push_back(point_of(doc, path));
+    points.push_back(point_of(parse_result(text, path, "one JSON object (vllm bench serve --save-result)"), path));
     return points;
   }
   std::istringstream lines(text);
@@ -84,14 +86,8 @@ std::vector<BenchPoint> read_bench_results(const std::string& path, BenchFormat 
   for (int n = 1; std::getline(lines, line); ++n) {
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
     const std::string where = path + ":" + std::to_string(n);
-    json o;
-    try {
-      o = json::parse(line);
-    } catch (const json::parse_error& e) {
-      throw InputError(where, std::string("expected one JSON object per line (sglang.bench_serving --output-file), "
-                                          "found invalid JSON: ") + e.what());
-    }
-    points.push_back(point_of(o, where));
+    points.push_back(point_of(parse_result(line, where, "one JSON object per line (sglang.bench_serving --output-file)"),
+                              where));
   }
   if (points.empty()) throw InputError(path, "expected one or more result lines, found none");
   return points;

@@ -288,8 +288,8 @@ def _read_band(folder, member_file, key):
     with open(os.path.join(folder, "band.json")) as f:
         result = json.load(f)
     for m in result["members"]:
-        path = os.path.join(m["folder"], member_file) if member_file else ""
-        if path and os.path.exists(path):
+        path = os.path.join(m["folder"], member_file)
+        if os.path.exists(path):
             with open(path) as f:
                 m[key] = json.load(f)
     return result
@@ -298,7 +298,8 @@ def _read_band(folder, member_file, key):
 def run_band(scenario, policies=None, band="ideal,paper-cluster", out=None):
     """`dualpath run --band`: the run once per calibration, each figure as a range (docs/calibration.md). Returns
     band.json as a dict: {"policies": {name: {"jct_s": {"low", "high", "low_calibration", "high_calibration"},
-    "ttft_mean_s": ..., "tpot_p50_s": ..., "binds": {calibration: text}}}, "members": [...]}. Runs the command line
+    "ttft_mean_s": ..., "tpot_p50_s": ..., "binds": {calibration: text}}}, "members": [...]}; with one policy each
+    member also holds its run's summary.json under "summary". Runs the command line
     (a Python policy cannot run there)."""
     if not isinstance(scenario, Scenario):
         scenario = Scenario(scenario)
@@ -306,8 +307,10 @@ def run_band(scenario, policies=None, band="ideal,paper-cluster", out=None):
         args = ["run", *scenario._cli_args(tmp), "--band", _band_text(band)]
         if policies:
             args += ["--policy", policies if isinstance(policies, str) else ",".join(policies)]
-        return _in_folder(out, "dualpath-band-", lambda folder: (run_cli(args + ["--out", folder]),
-                                                                _read_band(folder, "", ""))[1])
+        def body(folder):
+            run_cli(args + ["--out", folder])
+            return _read_band(folder, "summary.json", "summary")
+        return _in_folder(out, "dualpath-band-", body)
 
 
 def plan(scenario, nodes=None, budget=None, objective="jct", policy=None, vary=None, resolution=None, slo_ttft=None,

@@ -55,27 +55,28 @@ for folder, schema in schemas.items():
 with open(os.path.join(root, "scenarios", "overlay.schema.json"), encoding="utf-8") as f:
     schemas["overlay"] = json.load(f)
 ov = validator(schemas["overlay"])
-for path in sorted(glob.glob(os.path.join(root, "scenarios", "overlays", "*.json"))):
-    with open(path, encoding="utf-8") as f:
-        doc = json.load(f)
-    checked += 1
-    for e in ov.iter_errors(doc):
-        failures += 1
-        print(f"FAIL {os.path.relpath(path, root)}: /{'/'.join(map(str, e.absolute_path))}: {e.message}")
+
+
+def check_files(v, paths):
+    """Validates each file against `v`, counting it and each error."""
+    global checked, failures
+    for path in paths:
+        with open(path, encoding="utf-8") as f:
+            doc = json.load(f)
+        checked += 1
+        for e in v.iter_errors(doc):
+            failures += 1
+            print(f"FAIL {os.path.relpath(path, root)}: /{'/'.join(map(str, e.absolute_path))}: {e.message}")
+
+
+check_files(ov, sorted(glob.glob(os.path.join(root, "scenarios", "overlays", "*.json"))))
 
 # Calibration files (calibrations/*.json) have their own schema, and it refuses a model key and a value without
 # its figures' entry shape.
 with open(os.path.join(root, "calibrations", "schema.json"), encoding="utf-8") as f:
     cal = validator(json.load(f))
-for path in sorted(glob.glob(os.path.join(root, "calibrations", "*.json"))):
-    if os.path.basename(path) == "schema.json":
-        continue
-    with open(path, encoding="utf-8") as f:
-        doc = json.load(f)
-    checked += 1
-    for e in cal.iter_errors(doc):
-        failures += 1
-        print(f"FAIL {os.path.relpath(path, root)}: /{'/'.join(map(str, e.absolute_path))}: {e.message}")
+check_files(cal, [p for p in sorted(glob.glob(os.path.join(root, "calibrations", "*.json")))
+                 if os.path.basename(p) != "schema.json"])
 for label, bad in (("a model key", {"calibration": 1, "name": "x", "label": "x", "set": {"model.linear_efficiency": 0.5}}),
                    ("no figures", {"calibration": 1, "name": "x", "label": "x", "set": {},
                                    "parameters": {"topology.snic_bw": {"fitted_to": []}}})):
