@@ -31,6 +31,7 @@
 #include "core/analysis/claims.hpp"
 #include "core/config/input_error.hpp"
 #include "core/config/loader.hpp"
+#include "core/config/overrides.hpp"
 #include "core/metrics/junit_report.hpp"
 
 namespace dualpath::cli {
@@ -110,6 +111,7 @@ struct ClaimsArgs {
   unsigned jobs = 0;
   bool verbose = false;
   std::string junit;  // JUnit XML report path ("" = none)
+  std::string calibration;  // --calibration: the cluster of both the simulations and the analytic model
 };
 
 // What each claim cost in wall seconds: its own checks' evaluation, plus its simulations, a simulation that several
@@ -170,22 +172,35 @@ void claims(const ClaimsArgs& a) {
   for (int c : which)
     for (auto& p : analysis::claim_points(c))
       if (seen.insert(p.id).second) pts.push_back(p);
+  // A calibration describes the cluster both sides model: it goes to the simulations and the analytic model alike,
+  // under each point's own settings (a --sim-set still departs from the model).
+  std::vector<std::string> both;
+  if (!a.calibration.empty())
+    both.push_back(labelled_override("--calibration " + a.calibration, "calibration=" + a.calibration));
+  std::vector<std::string> sim_sets = both;
+  sim_sets.insert(sim_sets.end(), a.sim_sets.begin(), a.sim_sets.end());
   // Validate every simulation's configuration (with --sim-set) before starting any.
   for (const auto& p : pts) {
-    auto sets = analysis::claim_point_sets(p);
+    auto sets = both;
+    const auto own = analysis::claim_point_sets(p);
+    sets.insert(sets.end(), own.begin(), own.end());
     sets.insert(sets.end(), a.sim_sets.begin(), a.sim_sets.end());
     (void)load_scenario(a.scenarios + "/" + p.scenario, sets);
   }
   // Before any simulation, and before anything is made: the report's path (the output rule), then the folder.
   if (!a.junit.empty()) check_output_file(a.junit, "--junit", {}, /*folder_may_be_made=*/true);
   make_output_folder(a.out, "--out");  // a file in the way is refused
-  const auto wall = run_points(pts, a.scenarios, a.out, a.sim_sets, a.jobs ? a.jobs : default_parallelism());
-  analysis::ClaimChecks c(a.scenarios, a.out, a.verbose);
+  const auto wall = run_points(pts, a.scenarios, a.out, sim_sets, a.jobs ? a.jobs : default_parallelism());
+  analysis::ClaimChecks c(a.scenarios, a.out, a.verbose, both);
   std::map<int, double> check_s;
   for (int claim : which) {
     const auto t0 = std::chrono::steady_clock::now();
     c.check(claim);
     check_s[claim] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  }
+  if (!a.calibration.empty()) {
+    const Scenario named = load_scenario(a.scenarios + "/steady.json", both);
+    std::cout << "calibration " << named.calibration.name << ": " << named.calibration.label << "\n";
   }
   if (!a.sim_sets.empty()) {
     std::cout << "simulations run with --sim-set";
@@ -209,6 +224,9 @@ void register_claims_command(CLI::App& app) {
       ->allow_extra_args(false);
   cmd->add_option("--jobs", args->jobs, "Simulations at once (default: the core count)")->check(CLI::Range(1u, 1024u));
   cmd->add_flag("--verbose", args->verbose, "Print every link of claim 1");
+  cmd->add_option("--calibration", args->calibration,
+                  "Cluster calibration of the simulations and the analytic model alike: a bundled name (ideal, "
+                  "paper-cluster) or a file (docs/calibration.md)")->type_name("NAME|FILE");
   cmd->add_option("--junit", args->junit, "Also write the checks as a JUnit XML report (one test case per check)");
   cmd->callback([args] { claims(*args); });
 }

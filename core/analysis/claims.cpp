@@ -120,8 +120,15 @@ std::string f2(double v, int prec = 3) {
 }  // namespace
 
 
-ClaimChecks::ClaimChecks(std::string scen_dir, std::string out, bool verbose)
-    : scen_dir_(std::move(scen_dir)), out_(std::move(out)), verbose_(verbose) {}
+ClaimChecks::ClaimChecks(std::string scen_dir, std::string out, bool verbose, std::vector<std::string> both)
+    : scen_dir_(std::move(scen_dir)), out_(std::move(out)), verbose_(verbose), both_(std::move(both)) {}
+
+dualpath::Scenario ClaimChecks::point_scenario(const Point& p) const {
+  auto sets = both_;
+  const auto own = claim_point_sets(p);
+  sets.insert(sets.end(), own.begin(), own.end());
+  return load_scenario(scen_dir_ + "/" + p.scenario, sets);
+}
 
 void ClaimChecks::check(int claim) {
   switch (claim) {
@@ -285,9 +292,9 @@ double ClaimChecks::started_hit_tokens(const std::string& path) {
   return total;
 }
 
-// The analytic model's parameters: the scenario's topology without --sim-set.
+// The analytic model's parameters: the scenario's topology (under its calibration) without --sim-set.
 BandwidthParams ClaimChecks::model_params(const Point& p) const {
-  const Scenario sc = load_scenario(scen_dir_ + "/" + p.scenario, claim_point_sets(p));
+  const Scenario sc = point_scenario(p);
   return bandwidth_params(sc, /*with_pcie=*/true);
 }
 
@@ -298,7 +305,7 @@ WindowUtil ClaimChecks::window(const Point& p) const {
   const double end = links_end_time(in);
   in.clear();
   in.seekg(0);
-  const Scenario sc = load_scenario(scen_dir_ + "/" + p.scenario, claim_point_sets(p));
+  const Scenario sc = point_scenario(p);
   return window_utilisation(in, p.P, p.D, sc.topology.gpus_per_node, kWindowStart * end, kWindowEnd * end);
 }
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/analysis/bandwidth_model.hpp"
+#include "core/config/scenario.hpp"
 #include "core/analysis/link_window.hpp"
 
 namespace dualpath::analysis {
@@ -39,7 +40,8 @@ struct ClaimRow {
 // topology, without any simulation-only override), `out` one run folder per point id.
 class ClaimChecks {
  public:
-  ClaimChecks(std::string scen_dir, std::string out, bool verbose);
+  // `both`: overrides for the simulations and the analytic model alike (a calibration, `claims --calibration`).
+  ClaimChecks(std::string scen_dir, std::string out, bool verbose, std::vector<std::string> both = {});
   // Appends the rows of claim `claim` (1..kClaimCount). Throws std::runtime_error when a run folder is missing or
   // malformed.
   void check(int claim);
@@ -65,6 +67,8 @@ class ClaimChecks {
 
   std::string scen_dir_, out_;
   bool verbose_;
+  std::vector<std::string> both_;
+  dualpath::Scenario point_scenario(const Point& p) const;  // the point's scenario under its sets and `both_`
   std::vector<Row> rows_;
   std::ostringstream details_;
 };

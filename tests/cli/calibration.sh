@@ -144,6 +144,15 @@ PY
 check "capacity --band prints each policy's range" "grep -Eq 'dualpath: [0-9.]+-[0-9.]+ APS \((ideal|paper-cluster) \.\. (ideal|paper-cluster)\)' '$tmp/cb.out'"
 check "plan --band prints the node range" "grep -q 'nodes holding 1.5 APS' '$tmp/pb.out'"
 
+# claims --calibration: the simulations and the analytic model share the calibration, so the links still match the
+# model; paper-cluster's slower compute leaves the claim scenarios' SNICs unsaturated (docs/calibration.md)
+"$BIN" claims --only 1 --jobs 2 --calibration paper-cluster --out "$tmp/cl" > "$tmp/cl.out" 2>/dev/null
+check "claims --calibration names it and the links match the §4.2 model under it" \
+  "grep -q '^calibration paper-cluster' '$tmp/cl.out' && [ \$(grep -c 'links vs §4.2 model .*PASS' '$tmp/cl.out') = 4 ] \
+   && grep -q '1P1D DualPath: SNICs .*FAIL' '$tmp/cl.out'"
+"$BIN" claims --only 1 --jobs 2 --calibration ideal --out "$tmp/cli" > "$tmp/cli.out" 2>/dev/null
+check "claims --calibration ideal passes claim 1 as the sourced model does" "grep -q 'all 8 checks passed' '$tmp/cli.out'"
+
 # calibrate recovers known costs from result files written from the cost model under them
 mkdir -p "$tmp/bench"
 for b in 1 4 12; do cost "$b" --calibration "$tmp/k.json" > "$tmp/bench/c$b.json"; done
