@@ -1,7 +1,9 @@
 #include "core/config/output_file.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <stdexcept>
 #include <system_error>
 #include <utility>
@@ -9,6 +11,16 @@
 #include "core/config/input_error.hpp"
 
 namespace dualpath {
+
+bool is_output_device(const std::string& path) {
+  namespace fs = std::filesystem;
+  // The standard streams by name, whatever they are open on (a terminal, a pipe, a file the shell redirected to).
+  for (const char* stream : {"/dev/stdout", "/dev/stderr", "/dev/fd/", "/proc/self/fd/"})
+    if (path == stream || (std::string(stream).back() == '/' && path.rfind(stream, 0) == 0)) return true;
+  std::error_code ec;
+  const fs::file_status st = fs::status(path, ec);  // follows a link to it
+  return fs::is_character_file(st) || fs::is_fifo(st);
+}
 
 void write_text_atomically(const std::string& path, const std::string& text, const std::string& suffix) {
   write_stream_atomically(path, [&](std::ostream& out) { out << text; }, suffix);
@@ -26,15 +38,19 @@ void check_output_file(const std::string& path, const std::string& option, const
   namespace fs = std::filesystem;
   const std::string where = option.empty() ? path : option + " " + path;
   if (path.empty()) throw InputError(option + " ''", "expected an output file path, found an empty one");
+  // A character device (/dev/null, a terminal) or a pipe, or a link to one, and the standard streams by name
+  // (/dev/stdout, /dev/stderr, /dev/fd/N) are written through: nothing is renamed over them, and discarding, printing
+  // or piping a result is what the user asked for.
+  if (is_output_device(path)) return;
   std::error_code ec;
   const fs::file_status st = fs::symlink_status(path, ec);
   if (fs::is_symlink(st))
     throw InputError(where, "is a symbolic link: dualpath writes a new file in its place and would replace the link, "
                             "not write its target; name the target itself");
   if (fs::exists(st) && !fs::is_regular_file(st))
-    throw InputError(where, std::string("is ") + (fs::is_directory(st) ? "a folder" : "a device or special file") +
-                                ", not a regular file: dualpath writes through a temporary renamed over the target, "
-                                "which would replace it; name a file");
+    throw InputError(where, std::string("is ") + (fs::is_directory(st) ? "a folder" : "a special file (a socket or block device)") +
+                                ", not a regular file or character device: dualpath writes through a temporary "
+                                "renamed over the target, which would replace it; name a file");
   // Its folder exists, or (a writer that makes it: JUnit reports) can be made: a file in the way (the folder, or a
   // folder above it, is a file) is refused either way.
   const fs::path folder = fs::path(path).parent_path();
@@ -64,21 +80,45 @@ void check_output_file(const std::string& path, const std::string& option, const
 
 AtomicOutputFile::AtomicOutputFile(std::string path, const std::string& suffix) : path_(std::move(path)) {
   check_output_file(path_, "");
-  tmp_ = path_ + suffix;
-  out_.open(tmp_, std::ios::binary | std::ios::trunc);
+  // A character device is written straight through (there is no file to leave whole or absent).
+  const bool through = is_output_device(path_);
+  tmp_ = through ? path_ : path_ + suffix;
+  // Our own standard streams are written through the program's stream, so a result and what the command prints
+  // share one file offset (a second open of a redirected file would write over, or under, the printed lines).
+  for (const auto& [names, stream] : {std::pair<std::vector<std::string>, std::ostream*>{
+                                          {"/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"}, &std::cout},
+                                      {{"/dev/stderr", "/dev/fd/2", "/proc/self/fd/2"}, &std::cerr}})
+    if (std::find(names.begin(), names.end(), path_) != names.end()) {
+      target_ = stream;
+      target_->flush();
+      return;
+    }
+  // Through a stream, append: a shell's redirect to a file keeps what the command printed before the result.
+  out_.open(tmp_, std::ios::binary | (through ? std::ios::app : std::ios::trunc));
   if (!out_) throw std::runtime_error("cannot write " + tmp_);
 }
 
 AtomicOutputFile::~AtomicOutputFile() {
   if (committed_) return;
   out_.close();
+  if (tmp_ == path_) return;  // a device: nothing of ours to remove
   std::error_code ec;
   std::filesystem::remove(tmp_, ec);
 }
 
 void AtomicOutputFile::commit() {
+  if (target_ != &out_) {
+    target_->flush();
+    if (!*target_) throw std::runtime_error("failed writing " + path_);
+    committed_ = true;
+    return;
+  }
   out_.close();
   if (!out_) throw std::runtime_error("failed writing " + tmp_ + " (disk full?)");
+  if (tmp_ == path_) {  // written through a device
+    committed_ = true;
+    return;
+  }
   std::error_code ec;
   std::filesystem::rename(tmp_, path_, ec);
   if (ec) {

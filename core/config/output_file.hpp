@@ -12,14 +12,19 @@
 namespace dualpath {
 
 // The output rule (issue 68): a file a command writes is a regular file or nothing yet, in a folder that exists (or,
-// with `folder_may_be_made`, for a writer that makes it, as the JUnit writer does: no file where a folder goes); never
-// a device (/dev/null, /dev/stdout: the temporary renamed over it would replace the device), a folder, a symbolic
-// link (its target would be replaced, not written) or one of the command's own inputs (`inputs`: files it reads, or
-// folders whose existing files it reads). Throws InputError naming `option` and the path (exit 2). Commands call it
+// with `folder_may_be_made`, for a writer that makes it, as the JUnit writer does: no file where a folder goes), or a
+// character device or pipe (/dev/null to discard, a link to one too) or a standard stream by name (/dev/stdout to
+// print), which is written through (is_output_device); never another special file (a socket or block device), a folder, a symbolic link to a file (its target would be
+// replaced, not written) or one of the command's own inputs (`inputs`: files it reads, or folders whose existing
+// files it reads). Throws InputError naming `option` and the path (exit 2). Commands call it
 // at load, before any work, so that nothing is written before they know they can write it all; the writers below
 // apply the same rule when they open the file.
 void check_output_file(const std::string& path, const std::string& option,
                        const std::vector<std::string>& inputs = {}, bool folder_may_be_made = false);
+
+// True when `path` is a character device or a pipe (or a link to one), or a standard stream by name (/dev/stdout,
+// /dev/stderr, /dev/fd/N, /proc/self/fd/N): the writers below write it through, appending.
+bool is_output_device(const std::string& path);
 
 // Writes `text` to `path` through PATH<suffix> renamed over it (the output rule applies: InputError). A suffix unique to the writer (host and pid) lets
 // concurrent writers on a shared folder never share the temporary. Throws std::runtime_error naming the file.
@@ -38,12 +43,13 @@ class AtomicOutputFile {
   ~AtomicOutputFile();
   AtomicOutputFile(const AtomicOutputFile&) = delete;
   AtomicOutputFile& operator=(const AtomicOutputFile&) = delete;
-  std::ostream& stream() { return out_; }
+  std::ostream& stream() { return *target_; }
   void commit();  // throws std::runtime_error naming the file
 
  private:
   std::string path_, tmp_;
   std::ofstream out_;
+  std::ostream* target_ = &out_;  // std::cout / std::cerr for the standard streams by name
   bool committed_ = false;
 };
 

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The output rule (issue 68, core/config/output_file.hpp): every file a command writes is a regular file or nothing
-# yet; a device, a folder, a symbolic link or one of the command's own inputs is refused at load with one line
-# naming the option and the path (exit 2), before any work, and is left as it was; a trace is written through a
-# temporary, so a refused or failed write leaves no cut file.
+# yet, or a character device (or a link to one), written through: -o /dev/null discards, --junit /dev/stdout prints
+# (issue 80); a pipe, a folder, a symbolic link to a file or one of the command's own inputs is refused at load with
+# one line naming the option and the path (exit 2), before any work, and is left as it was; a trace is written
+# through a temporary, so a refused or failed write leaves no cut file.
 # Usage: output_rule.sh <dualpath-binary> <repo-root>
 set -u
 bin=$1
@@ -32,10 +33,20 @@ ln -s "$tmp/target.jsonl" "$tmp/link.jsonl"
 bad_input convert_onto_input "the command's own input" "$bin" trace convert --from mooncake "$tmp/mooncake.jsonl" \
   -o "$tmp/mooncake.jsonl"
 check convert_input_untouched cmp -s "$tmp/mooncake.jsonl" "$tmp/mooncake.orig"
-# ... onto a device, a folder, a link, or into a folder that does not exist.
-bad_input convert_onto_device "a device or special file" "$bin" trace convert --from mooncake "$tmp/mooncake.jsonl" \
-  -o /dev/null
+# ... onto a character device: written through (discarded), the device left a device, no temporary beside it.
+check convert_onto_dev_null "$bin" trace convert --from mooncake "$tmp/mooncake.jsonl" -o /dev/null
 check dev_null_still_a_device test -c /dev/null
+ln -s /dev/null "$tmp/null_link"
+check convert_onto_a_link_to_a_device "$bin" trace convert --from mooncake "$tmp/mooncake.jsonl" -o "$tmp/null_link"
+check device_link_still_a_link test -L "$tmp/null_link" -a -c "$tmp/null_link"
+# ... through a pipe: what a reader at its other end gets is the whole trace.
+mkfifo "$tmp/pipe"
+cat "$tmp/pipe" > "$tmp/from_pipe.jsonl" &
+"$bin" trace convert --from mooncake "$tmp/mooncake.jsonl" -o "$tmp/pipe" > /dev/null 2>&1
+wait
+"$bin" trace convert --from mooncake "$tmp/mooncake.jsonl" -o "$tmp/direct.jsonl" > /dev/null 2>&1
+check convert_through_a_pipe cmp -s "$tmp/from_pipe.jsonl" "$tmp/direct.jsonl"
+# ... onto a folder, a link to a file, or into a folder that does not exist.
 bad_input gen_onto_folder "a folder, not a regular file" "$bin" trace gen --profile 64k --trajectories 2 -o "$tmp/folder"
 bad_input gen_onto_link "is a symbolic link" "$bin" trace gen --profile 64k --trajectories 2 -o "$tmp/link.jsonl"
 check link_target_not_written test ! -e "$tmp/target.jsonl"
@@ -54,7 +65,9 @@ check convert_leaves_no_temporary test -z "$(find "$tmp" -name '*.partial')"
 
 # validate: its reports never replace a device nor a file of the runs it compares, and both are checked before any
 # is written.
-bad_input validate_junit_device "a device or special file" "$bin" validate "$tmp/run" "$tmp/run" --junit /dev/null
+"$bin" validate "$tmp/run" "$tmp/run" --junit /dev/stdout > "$tmp/junit_stdout.xml" 2>/dev/null
+check validate_junit_to_stdout_redirected grep -q '<testsuites' "$tmp/junit_stdout.xml"
+check validate_junit_to_stdout_piped sh -c "\"$bin\" validate \"$tmp/run\" \"$tmp/run\" --junit /dev/stdout 2>/dev/null | grep -q '<testsuites'"
 check dev_null_still_a_device_after_validate test -c /dev/null
 bad_input validate_json_onto_run "which the command reads" "$bin" validate "$tmp/run" "$tmp/run" \
   --json "$tmp/run/summary.json"
@@ -75,7 +88,7 @@ cp "$root/models/ds-27b.json" "$tmp/model.json"
 bad_input profile_onto_model "the command's own input" "$bin" analyze cost --model "$tmp/model.json" --topology "$topo" \
   --write-profile "$tmp/model.json" --label x
 check model_untouched cmp -s "$tmp/model.json" "$root/models/ds-27b.json"
-bad_input profile_onto_device "a device or special file" "$bin" analyze cost --model "$tmp/model.json" --topology "$topo" \
-  --write-profile /dev/null --label x
+check profile_onto_dev_null "$bin" analyze cost --model "$tmp/model.json" --topology "$topo" --write-profile /dev/null \
+  --label x
 
 [ "$fail" -eq 0 ] && echo "output rule: all cases passed"
