@@ -461,12 +461,18 @@ void register_plan_command(CLI::App& app) {
   cmd->add_option("--out", args->out, "Output folder (plan.json, plan.png, splits/)")->required();
   cmd->add_option("--jobs", args->jobs, "Runs at once (default: the core count)")->check(CLI::Range(1u, 1024u));
   cmd->add_flag("--no-plot", args->no_plot, "Do not draw plan.png");
+  // A price option given empty is refused, not read as "no price" (the plan would come back unpriced).
+  const auto non_empty_price = [](const std::string& v) {
+    return v.empty() ? std::string("expected a price or TOPOLOGY=PRICE,..., found an empty one") : std::string();
+  };
   auto* node_cost = cmd->add_option("--node-hour-cost", args->node_hour_cost,
                                     "Dollars per node-hour: the answer's cost per agent and per million tokens; one "
-                                    "price, or each topology's: hopper-8gpu-80g=98.32,h20-8gpu-96g=40");
+                                    "price, or each topology's: hopper-8gpu-80g=98.32,h20-8gpu-96g=40")
+                         ->check(non_empty_price);
   cmd->add_option("--gpu-hour-cost", args->gpu_hour_cost,
                   "Dollars per GPU-hour instead (times the node's GPUs); one price or TOPOLOGY=PRICE,...")
-      ->excludes(node_cost);
+      ->excludes(node_cost)
+      ->check(non_empty_price);
   cmd->add_flag("--ideal", args->ideal,
                 "Capacity plans: beside each variant's best split, the Oracle's capacity on it (free KV loads; one more "
                 "search each) and its §4.2 read bound");

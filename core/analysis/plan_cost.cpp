@@ -1,5 +1,7 @@
 #include "core/analysis/plan_cost.hpp"
 
+#include "core/config/command_values.hpp"
+
 #include <cstdlib>
 #include <sstream>
 #include <stdexcept>
@@ -26,9 +28,7 @@ Prices parse_prices(const std::string& text, bool per_gpu) {
                                     ") or TOPOLOGY=PRICE,... (e.g. hopper-8gpu-80g=98.32,h20-8gpu-96g=40)");
     return p;
   }
-  std::istringstream in(text);
-  std::string item;
-  while (std::getline(in, item, ',')) {
+  for (const std::string& item : split_commas(text)) {  // an empty item (a trailing comma) is refused below
     const auto eq = item.find('=');
     if (eq == std::string::npos || eq == 0)
       throw std::invalid_argument("expected TOPOLOGY=PRICE items separated by commas (a topology's \"name\"), found \"" +

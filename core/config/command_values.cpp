@@ -65,4 +65,25 @@ std::pair<int, int> parse_pd_ratio(const std::string& text) {
   return {P, D};
 }
 
+std::vector<std::string> split_commas(const std::string& text) {
+  std::vector<std::string> out;
+  if (text.empty()) return out;
+  for (size_t start = 0;;) {
+    const size_t comma = text.find(',', start);
+    out.push_back(text.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+    if (comma == std::string::npos) return out;
+    start = comma + 1;
+  }
+}
+
+std::vector<std::string> comma_items(const std::string& text, const std::string& where, const std::string& what) {
+  auto items = split_commas(text);
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (items[i].empty()) throw InputError(where, "expected comma-separated " + what + ", found an empty one");
+    for (size_t j = 0; j < i; ++j)
+      if (items[j] == items[i]) throw InputError(where, "names \"" + items[i] + "\" twice; give each once");
+  }
+  return items;
+}
+
 }  // namespace dualpath

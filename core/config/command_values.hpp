@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace dualpath {
 
@@ -25,6 +26,13 @@ bool in_shard(const std::optional<Shard>& shard, size_t k);
 // Text typed on the command line (`--set`, `--vary`, `--fault`): valid UTF-8 without control bytes, since it ends
 // up in JSON (a stray byte once ended `run --fault` with a JSON library error). Throws InputError(where, ...).
 void check_command_text(const std::string& text, const std::string& where);
+
+// A comma-separated list typed on the command line (--policy basic,dualpath, --only 1,3, --node-hour-cost
+// a=1,b=2): its items in order, "" giving none. One rule for every list: an empty item (`basic,,dualpath`, a
+// trailing comma) is refused, never dropped, and so is an item given twice: InputError(where, ...).
+std::vector<std::string> comma_items(const std::string& text, const std::string& where, const std::string& what);
+// The same items with the empty ones kept, for a caller that names its own error ("" gives none).
+std::vector<std::string> split_commas(const std::string& text);
 
 // `--pd P:D` (analyze bandwidth): positive integers of at most 6 digits each. Throws InputError("--pd TEXT", ...).
 std::pair<int, int> parse_pd_ratio(const std::string& text);

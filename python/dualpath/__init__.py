@@ -59,6 +59,8 @@ class Scenario:
             raise InputError(f"calibration: expected a calibration name or file path, found {calibration!r}")
         self._overrides = ([f"calibration={os.fspath(calibration)}"] if calibration is not None else []) + \
             _override_list(set)
+        if isinstance(overlays, (str, os.PathLike)):  # one file, not its characters
+            overlays = [overlays]
         self._overlays = [os.fspath(o) for o in overlays]
         if isinstance(source, Mapping):
             self._path = None
@@ -168,6 +170,30 @@ class Run:
         return f"Run(policy={self.policy!r}, jct={self.jct:.1f} s, rounds={self.results.get('rounds')})"
 
 
+def _names(value, what):
+    """A list of names as the command line's lists take them (core/config/command_values.hpp, comma_items): "a,b" or
+    a list of strings; an empty item or one given twice is refused, naming it."""
+    if isinstance(value, str):
+        items = value.split(",") if value else []
+    elif isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
+        items = list(value)
+    else:
+        raise InputError(f"{what}: expected \"a,b\" or a list of names, found {value!r}")
+    for i, item in enumerate(items):
+        if not item:
+            raise InputError(f"{what} {value!r}: expected comma-separated names, found an empty one")
+        if item in items[:i]:
+            raise InputError(f"{what} {value!r}: names \"{item}\" twice; give each once")
+    return items
+
+
+def _threads(threads):
+    """--threads' rule: an integer in 1..1024."""
+    if isinstance(threads, bool) or not isinstance(threads, int) or not 1 <= threads <= 1024:
+        raise InputError(f"threads: expected an integer in 1..1024, found {threads!r}")
+    return threads
+
+
 def run(scenario, policy=None, out=None, threads=1):
     """Simulates `scenario` under `policy` (default: its own) and returns a Run. With out=FOLDER the run's files
     are written there, as `dualpath run SCENARIO --out FOLDER` writes them; without, into a temporary folder that is
@@ -175,6 +201,7 @@ def run(scenario, policy=None, out=None, threads=1):
     if not isinstance(scenario, Scenario):
         scenario = Scenario(scenario)
     loaded = scenario._for_policy(policy)
+    threads = _threads(threads)
     keep = out is not None
     folder = os.fspath(out) if keep else tempfile.mkdtemp(prefix="dualpath-run-")
     try:
@@ -191,8 +218,10 @@ def compare(scenario, policies, out=None, threads=1):
     files go to FOLDER/<policy>/, as `dualpath run --policy a,b --out FOLDER` lays them out."""
     if not isinstance(scenario, Scenario):
         scenario = Scenario(scenario)
-    if isinstance(policies, str):
-        policies = [p for p in policies.split(",") if p]
+    policies = _names(policies, "policies")
+    if not policies:
+        raise InputError("policies: expected one or more policy names")
+    _threads(threads)
     for p in policies:  # every name is checked before the first run
         scenario._for_policy(p)
     return {p: run(scenario, p, None if out is None else os.path.join(os.fspath(out), p), threads) for p in policies}
@@ -260,8 +289,8 @@ def capacity(scenario, policies=None, slo_ttft=None, slo_tpot=None, resolution=N
         args = ["capacity", *scenario._cli_args(tmp), "--no-plot"]
         if band is not None:
             args += ["--band", _band_text(band)]
-        if policies:
-            args += ["--policy", policies if isinstance(policies, str) else ",".join(policies)]
+        if policies is not None:
+            args += ["--policy", ",".join(_names(policies, "policies"))]
         for flag, v in (("--slo-ttft", slo_ttft), ("--slo-tpot", slo_tpot), ("--resolution", resolution),
                         ("--jobs", jobs)):
             if v is not None:
@@ -277,11 +306,9 @@ def capacity(scenario, policies=None, slo_ttft=None, slo_tpot=None, resolution=N
 
 
 def _band_text(band):
-    if isinstance(band, str):
-        return band
-    if not isinstance(band, (list, tuple)) or not all(isinstance(b, (str, os.PathLike)) for b in band):
-        raise InputError(f"band: expected calibrations as \"a,b\" or a list of names or files, found {band!r}")
-    return ",".join(os.fspath(b) for b in band)
+    if isinstance(band, (list, tuple)):
+        band = [os.fspath(b) if isinstance(b, os.PathLike) else b for b in band]
+    return ",".join(_names(band, "band"))
 
 
 def _read_band(folder, member_file, key):
@@ -305,8 +332,9 @@ def run_band(scenario, policies=None, band="ideal,paper-cluster", out=None):
         scenario = Scenario(scenario)
     with tempfile.TemporaryDirectory(prefix="dualpath-band-") as tmp:
         args = ["run", *scenario._cli_args(tmp), "--band", _band_text(band)]
-        if policies:
-            args += ["--policy", policies if isinstance(policies, str) else ",".join(policies)]
+        if policies is not None:
+            args += ["--policy", ",".join(_names(policies, "policies"))]
+
         def body(folder):
             run_cli(args + ["--out", folder])
             return _read_band(folder, "summary.json", "summary")
@@ -322,7 +350,11 @@ def plan(scenario, nodes=None, budget=None, objective="jct", policy=None, vary=N
     number or, per topology name, {"hopper-8gpu-80g": 98.32, "h20-8gpu-96g": 40}. ideal (capacity plans): each
     variant's best split also carries "ideal" (the Oracle's capacity and the §4.2 read bound)."""
     def price(v):
-        return ",".join(f"{k}={p}" for k, p in v.items()) if isinstance(v, dict) else v
+        if isinstance(v, dict):
+            if not v:
+                raise InputError("node_hour_cost / gpu_hour_cost: expected a price or {topology: price, ...}, found {}")
+            return ",".join(f"{k}={p}" for k, p in v.items())
+        return v
     node_hour_cost, gpu_hour_cost = price(node_hour_cost), price(gpu_hour_cost)
     if not isinstance(scenario, Scenario):
         scenario = Scenario(scenario)
@@ -352,6 +384,8 @@ def analyze_bandwidth(topology, pd_ratios=None, basic=False, decode_topology=Non
     if decode_topology is not None:
         args += ["--decode-topology", os.fspath(decode_topology)]
     for r in pd_ratios or []:
+        if not isinstance(r, str) and not (isinstance(r, (tuple, list)) and len(r) == 2):
+            raise InputError(f"pd_ratios: expected \"P:D\" or a pair (P, D), found {r!r}")
         args += ["--pd", r if isinstance(r, str) else f"{r[0]}:{r[1]}"]
     if basic:
         args.append("--basic")
