@@ -137,6 +137,7 @@ void capacity(const CapacityArgs& a) {
                      "capacity searches the arrival rate of an online scenario; this one is offline "
                      "(use --set workload.mode=online --set workload.aps=A --set workload.duration=T)");
   check_probe_length(sc, a.scenario);
+  check_runnable(sc, a.scenario);  // a --set every probe would refuse: exit 2 now, not a failed probe
 
   const nlohmann::json meta = {{"scenario", fs::absolute(a.scenario).lexically_normal().string()},
                                {"overlays", a.overlays},

@@ -27,12 +27,7 @@ void register_check_command(CLI::App& app) {
                        "Override a field: path=value (e.g. topology.snic_bw=\"200 Gbps\")");
   cmd->callback([args] {
     const Scenario s = load_scenario(args->scenario, args->overrides, args->overlays);
-    check_step_profile(s);
-    check_weights_fit(s);  // the rules run applies when it builds the cluster: the weights fit, the policy exists
-    check_policy(s, args->scenario, s.policy.name, args->scenario + ": /policy/name");
-    // The workload rules run applies when it builds its agents: the trace file parses, aps = 0 has arrival
-    // times to replay, max_len fits every first round (the loader already resolved workload.file).
-    make_agents(load_workload_trace(s.workload, ""), s.workload);
+    check_runnable(s, args->scenario);
     std::cout << scenario_to_json(s).dump(2) << "\n";
   });
 }

@@ -172,6 +172,7 @@ void plan(PlanArgs a) {  // a copy: the prices are parsed into it
   };
   features_of(base.policy, policy);
   check_objective(base, objective, a.scenario);
+  check_runnable(base, a.scenario);  // a --set every split would refuse: exit 2 now, not a failed probe
 
   // Every variant's scenario is loaded (and so validated) before anything runs.
   std::vector<VariantPlan> plans;

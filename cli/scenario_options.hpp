@@ -11,6 +11,8 @@
 #include "core/config/input_error.hpp"
 #include "core/config/overrides.hpp"
 #include "core/config/scenario.hpp"
+#include "core/cost/cost_model.hpp"
+#include "core/workload/agents.hpp"
 #include "core/sched/policy_registry.hpp"
 
 namespace dualpath::cli {
@@ -52,6 +54,18 @@ inline void check_policy(const Scenario& sc, const std::string& scenario_path, c
                                                               key.substr(key.find('.') + 1);
     throw InputError(at, what.substr(what.find(": ") + 2));
   }
+}
+
+// Every rule `run` applies when it builds the cluster and its agents, checked without simulating: the step profile
+// has the scenario's group sizes, the weights fit, the policy exists and takes the settings, the trace parses and its
+// agents can be made (max_len fits every first round, aps = 0 has arrival times). `check` prints the configuration
+// after it; capacity and plan run it once before any probe, so a --set every probe would refuse is exit 2 before
+// any work, not a failed probe.
+inline void check_runnable(const Scenario& sc, const std::string& scenario_path) {
+  check_step_profile(sc);
+  check_weights_fit(sc);
+  check_policy(sc, scenario_path, sc.policy.name, scenario_path + ": /policy/name");
+  make_agents(load_workload_trace(sc.workload, ""), sc.workload);  // the loader resolved workload.file
 }
 
 }  // namespace dualpath::cli

@@ -71,4 +71,8 @@ bad "resolution out of range" "--resolution: expected a fraction in [0.0001, 1)"
 bad "resolution below the floor" "--resolution: expected a fraction in [0.0001, 1), e.g. 0.02, found 1e-07" "$sc" "${base[@]}" --resolution 1e-7 \
   --out "$tmp/b6"
 bad "another search in the same folder" "Use another --out" "$sc" "${base[@]}" --slo-ttft 1s --out "$tmp/c"
+# A --set every probe would refuse (issue 80): exit 2 before any probe, no folder made.
+bad "a --set every probe refuses" "workload.max_len: expected a length limit that fits the first round" "$sc" \
+  "${online[@]}" --set workload.max_len=100 --out "$tmp/b7"
+[ -e "$tmp/b7" ] && { echo "FAIL a refused search made its folder"; fail=1; }
 exit $fail

@@ -78,4 +78,8 @@ bad "a target with a resolution" "--resolution: the inverse question probes ever
   --target-aps 2 --resolution 0.05 "${online[@]}" --out "$tmp/b7"
 bad "a target in shards" "--target-aps: the inverse question runs in one process" --target-aps 2 --shard 0/2 "${online[@]}" \
   --out "$tmp/b6"
+# A --set every probe would refuse (issue 80): exit 2 before any probe, no staging folder left.
+bad "a --set every probe refuses" "workload.max_len: expected a length limit that fits the first round" --target-aps 2 \
+  "${online[@]}" --set workload.max_len=100 --out "$tmp/b8"
+[ -e "$tmp/b8" ] && { echo "FAIL a refused plan made its folder"; fail=1; }
 [ $rc -eq 0 ] && exit $fail || exit 1
