@@ -60,6 +60,7 @@ struct CapacityArgs {
   std::string shard;  // "I/N": run this slice of each probe set first (cli/shard.hpp)
   SlurmArgs slurm;
   std::string band;   // --band: calibrations, one search each (cli/band.hpp)
+  std::string max_probe_duration;  // the longest arrivals a transient lengthens probes to ("": 4 x the scenario's)
 };
 
 // --band: the search once per calibration (OUT/<calibration>/capacity.json), then each policy's capacity as a
@@ -112,6 +113,8 @@ std::string ratio_text(double r) {
 void capacity(const CapacityArgs& a) {
   const double ttft = positive_duration("--slo-ttft", a.slo_ttft);
   const double tpot = positive_duration("--slo-tpot", a.slo_tpot);
+  const double max_probe =
+      a.max_probe_duration.empty() ? 0 : positive_duration("--max-probe-duration", a.max_probe_duration);
   if (!(a.resolution >= analysis::kMinResolution && a.resolution < 1))
     throw InputError("--resolution", "expected a fraction in [" + analysis::load_text(analysis::kMinResolution) +
                                          ", 1), e.g. 0.02, found " + analysis::load_text(a.resolution));
@@ -139,10 +142,11 @@ void capacity(const CapacityArgs& a) {
   check_probe_length(sc, a.scenario);
   check_runnable(sc, a.scenario);  // a --set every probe would refuse: exit 2 now, not a failed probe
 
-  const nlohmann::json meta = {{"scenario", fs::absolute(a.scenario).lexically_normal().string()},
-                               {"overlays", a.overlays},
-                               {"set", a.overrides},
-                               {"slo", {{"ttft_s", ttft}, {"tpot_s", tpot}}}};
+  nlohmann::json meta = {{"scenario", fs::absolute(a.scenario).lexically_normal().string()},
+                         {"overlays", a.overlays},
+                         {"set", a.overrides},
+                         {"slo", {{"ttft_s", ttft}, {"tpot_s", tpot}}}};
+  if (max_probe > 0) meta["max_probe_duration_s"] = max_probe;
   const std::optional<Shard> shard = parse_shard(a.shard);
   if ((shard || a.slurm.shards > 0) && a.jobs == 0)
     throw InputError("--jobs", "a sharded capacity search needs --jobs: it sets how many APS values each step probes, "
@@ -154,6 +158,7 @@ void capacity(const CapacityArgs& a) {
     return;
   }
   claim_output_folder(a.out, "capacity.json", meta, "a capacity search");
+  const double max_duration = max_probe > 0 ? max_probe : 4 * sc.workload.duration;
   const std::string meta_path = a.out + "/capacity.json";
   const unsigned jobs = a.jobs ? a.jobs : default_parallelism();
   nlohmann::json result = {{"identity", meta}, {"calibration", calibration_json(sc)}, {"resolution", a.resolution},
@@ -165,56 +170,83 @@ void capacity(const CapacityArgs& a) {
     spec.start = sc.workload.aps;
     spec.resolution = a.resolution;
     spec.parallel = static_cast<int>(jobs);
-    analysis::CapacitySearch search(spec);
+    // Probes whose failing end is a transient decide nothing above the last pass: the search runs again with twice
+    // the arrivals (in probes/<policy>/duration=<s>/), up to --max-probe-duration, and a capacity still undecided
+    // there is reported as a lower bound and exit 2, never as a rate it did not establish.
+    double duration = sc.workload.duration;
+    std::vector<std::string> overrides = a.overrides;
+    std::string key = policy;
+    bool undecided = false;
+    std::optional<analysis::CapacitySearch> searched;
     std::map<double, Probe> probes;
     int reused = 0;
-    // A probe set's APS values run in parallel. A shard runs its slice of each set first, then whatever of the set
-    // is still missing (another shard may be slow, gone or not started): every shard completes the search, and
-    // a probe that two shards ran is kept once. All shards and the merge must use the same --jobs, which sets
-    // the size of each probe set and so the search's path.
-    for (auto loads = search.next(); !loads.empty() && !any_failed; loads = search.next()) {
-      for (int pass = shard ? 0 : 1; pass < 2 && !any_failed; ++pass) {
-        std::vector<ChildJob> cj;
-        std::vector<double> pending;
-        std::vector<std::string> staging;
-        for (size_t k = 0; k < loads.size(); ++k) {
-          const double aps = loads[k];
-          if (probes.count(aps)) continue;
-          const std::string dir = probe_dir(a.out, policy, aps);
-          if (auto done = finished_probe(dir, aps, tpot)) {  // an earlier search with the same identity, or a shard
-            probes[aps] = *done;
-            ++reused;
-            continue;
+    for (;;) {
+      analysis::CapacitySearch search(spec);
+      probes.clear();
+      // A probe set's APS values run in parallel. A shard runs its slice of each set first, then whatever of the set
+      // is still missing (another shard may be slow, gone or not started): every shard completes the search, and
+      // a probe that two shards ran is kept once. All shards and the merge must use the same --jobs, which sets
+      // the size of each probe set and so the search's path.
+      for (auto loads = search.next(); !loads.empty() && !any_failed; loads = search.next()) {
+        for (int pass = shard ? 0 : 1; pass < 2 && !any_failed; ++pass) {
+          std::vector<ChildJob> cj;
+          std::vector<double> pending;
+          std::vector<std::string> staging;
+          for (size_t k = 0; k < loads.size(); ++k) {
+            const double aps = loads[k];
+            if (probes.count(aps)) continue;
+            const std::string dir = probe_dir(a.out, key, aps);
+            if (auto done = finished_probe(dir, aps, tpot)) {  // an earlier search with the same identity, or a shard
+              probes[aps] = *done;
+              ++reused;
+              continue;
+            }
+            if (pass == 0 && !in_shard(shard, k)) continue;  // first pass: this shard's slice only
+            staging.push_back(make_probe_staging(dir));
+            cj.push_back(probe_job({a.scenario, a.overlays, overrides, policy, ttft, tpot,
+                                          sc.workload.stop == StopMode::SloTtft},
+                                         aps, staging.back()));
+            pending.push_back(aps);
           }
-          if (pass == 0 && !in_shard(shard, k)) continue;  // first pass: this shard's slice only
-          staging.push_back(make_probe_staging(dir));
-          cj.push_back(probe_job({a.scenario, a.overlays, a.overrides, policy, ttft, tpot,
-                                        sc.workload.stop == StopMode::SloTtft},
-                                       aps, staging.back()));
-          pending.push_back(aps);
-        }
-        if (cj.empty()) continue;
-        std::cerr << "capacity: " << policy << ": probing APS";
-        for (double aps : pending) std::cerr << " " << aps_text(aps);
-        std::cerr << "\n";
-        run_child_jobs(cj, jobs, [](size_t) {}, [&](size_t k, int code) {
-          const double aps = pending[k];
-          const std::string dir = probe_dir(a.out, policy, aps);
-          if (code != 0 || !publish_folder(staging[k], dir)) {
-            std::cerr << "capacity: probe " << dir << " failed (exit " << code << "): " << log_tail(cj[k].log_path, 300)
+          if (cj.empty()) continue;
+          std::cerr << "capacity: " << policy << ": probing APS";
+          for (double aps : pending) std::cerr << " " << aps_text(aps);
+          std::cerr << "\n";
+          run_child_jobs(cj, jobs, [](size_t) {}, [&](size_t k, int code) {
+            const double aps = pending[k];
+            const std::string dir = probe_dir(a.out, key, aps);
+            if (code != 0 || !publish_folder(staging[k], dir)) {
+              std::cerr << "capacity: probe " << dir << " failed (exit " << code << "): " << log_tail(cj[k].log_path, 300)
+                        << "\n";
+              any_failed = true;
+              return;
+            }
+            probes[aps] = read_probe(dir, aps, tpot);
+            std::cerr << "capacity: " << policy << " APS " << aps_text(aps) << ": " << verdict(probes[aps], ttft, tpot)
                       << "\n";
-            any_failed = true;
-            return;
-          }
-          probes[aps] = read_probe(dir, aps, tpot);
-          std::cerr << "capacity: " << policy << " APS " << aps_text(aps) << ": " << verdict(probes[aps], ttft, tpot)
-                    << "\n";
-        });
-      }
-      if (any_failed) break;
-      for (double aps : loads) search.record(aps, probes.at(aps).meets);
+          });
+        }
+        if (any_failed) break;
+        for (double aps : loads) search.record(aps, probes.at(aps).meets);
     }
     if (any_failed) break;
+    searched.emplace(search);
+    const auto fail = search.lowest_failing();
+    const bool transient_end = fail && probes.at(*fail).transient;
+    if (!transient_end || sc.workload.stop == StopMode::SloTtft || !(duration > 0)) break;  // probes judge by slo otherwise
+    if (2 * duration > max_duration) {
+      undecided = true;
+      break;
+    }
+    duration *= 2;
+    overrides = a.overrides;
+    overrides.push_back("workload.duration=" + aps_text(duration) + " s");
+    key = policy + "/duration=" + aps_text(duration);
+    std::cerr << "capacity: " << policy << ": the failing end (" << aps_text(*fail) << " APS) is a transient: "
+              << "searching again with " << aps_text(duration) << " s of arrivals\n";
+    }
+    if (any_failed) break;
+    const analysis::CapacitySearch& search = *searched;
     const double cap = search.capacity();
     caps[policy] = cap;
     nlohmann::json pj = {{"capacity_aps", cap},
@@ -226,6 +258,10 @@ void capacity(const CapacityArgs& a) {
                          {"lowest_failing_transient",
                           search.lowest_failing() && probes.at(*search.lowest_failing()).transient},
                          {"probes_reused", reused},
+                         // The arrivals of the search's probes (lengthened past the scenario's while its failing end
+                         // was a transient), and whether the capacity is still undecided at --max-probe-duration.
+                         {"probe_duration_s", duration},
+                         {"undecided", undecided},
                          {"probes", nlohmann::json::array()}};
     for (const auto& [aps, p] : probes) {
       pj["probes"].push_back(probe_json(p));
@@ -254,19 +290,34 @@ void capacity(const CapacityArgs& a) {
             << "ratio" << std::setw(10) << "probes" << "   binds at capacity\n";
   for (const auto& p : policies) {
     const auto& pj = result["policies"][p];
-    std::cout << std::left << std::setw(w) << p << std::right << std::setw(12) << aps_text(caps[p]) << std::setw(10)
-              << (base > 0 ? ratio_text(caps[p] / base) : std::string("-")) << std::setw(10)
-              << pj["probes"].size() << "   " << pj.value("binds_at_capacity", std::string("-"))
-              << (pj["gave_up"].get<bool>() ? "  (search gave up: see capacity.json)" : "")
-              << (pj["lowest_failing_transient"].get<bool>()
-                      ? "  (its failing end is a transient, not a miss: longer probes may hold more; "
-                        "raise workload.duration)"
-                      : "")
-              << "\n";
+    const bool undecided = pj["undecided"].get<bool>();
+    // An undecided capacity prints what the probes established: at least the last pass ("undecided" when none).
+    const std::string aps = !undecided ? aps_text(caps[p]) : caps[p] > 0 ? ">= " + aps_text(caps[p]) : "undecided";
+    std::cout << std::left << std::setw(w) << p << std::right << std::setw(12) << aps << std::setw(10)
+              << (base > 0 && !undecided ? ratio_text(caps[p] / base) : std::string("-")) << std::setw(10)
+              << pj["probes"].size() << "   " << pj.value("binds_at_capacity", std::string("-"));
+    if (undecided)
+      std::cout << "  (every probe above was a transient at " << aps_text(pj["probe_duration_s"].get<double>())
+                << " s of arrivals: see below)";
+    else
+      std::cout << (pj["gave_up"].get<bool>() ? "  (search gave up: see capacity.json)" : "")
+                << (pj["lowest_failing_transient"].get<bool>()
+                        ? "  (its failing end is a transient, not a miss: longer probes may hold more; "
+                          "raise workload.duration)"
+                        : "");
+    std::cout << "\n";
   }
   std::cout << "results in " << meta_path << "\n";
   const std::string png = a.out + "/capacity.png";
   if (!a.no_plot) run_plot_script("capacity", "plot_capacity.py", {meta_path, png}, png);
+  // A capacity the probes could not decide is not an answer (issue 80: it used to print 0 or the last pass).
+  for (const auto& p : policies)
+    if (result["policies"][p]["undecided"].get<bool>())
+      throw InputError("workload.duration",
+                       p + "'s capacity is undecided: every probe above " + aps_text(caps[p]) + " APS was a transient at " +
+                           aps_text(result["policies"][p]["probe_duration_s"].get<double>()) +
+                           " s of arrivals (the longest --max-probe-duration allows, " + aps_text(max_duration) +
+                           " s); it needs longer probes: raise --max-probe-duration or workload.duration");
 }
 
 }  // namespace
@@ -285,6 +336,9 @@ void register_capacity_command(CLI::App& app) {
   cmd->add_flag("--no-plot", args->no_plot, "Do not draw capacity.png");
   cmd->add_option("--jobs", args->jobs, "Probes run at once (default: the core count)")->check(CLI::Range(1u, 1024u));
   add_shard_options(cmd, args->shard, args->slurm);
+  cmd->add_option("--max-probe-duration", args->max_probe_duration,
+                  "When a search's failing end is a transient, its probes are run again with twice the arrivals, up to "
+                  "this (default 4 x the scenario's workload.duration); a capacity still undecided exits 2");
   cmd->add_option("--band", args->band,
                   "Search once per calibration (comma-separated, e.g. ideal,paper-cluster) into <out>/<calibration>/ "
                   "and print each capacity as a range with the calibration at each end (docs/calibration.md)");
