@@ -238,6 +238,14 @@ std::string weights_fit_problem(const Scenario& sc, const char* side, int group_
 void check_step_profile(const Scenario& sc) {
   if (sc.model.timing != StepTiming::Profile || !sc.model.profile) return;
   const StepProfile& p = *sc.model.profile;
+  // A calibration's fixed costs are parts of the roofline; a measured profile holds the cluster's own, so charging
+  // them again would count them twice (and ignoring them silently would hide the calibration's effect).
+  for (const Topology* t : {&sc.pe_topology(), &sc.de_topology()})
+    if (t->fixed_costs.any())
+      throw InputError(sc.source_file + ": /topology/fixed_costs",
+                       "applies to the roofline; this model's steps come from the measured profile " + p.file +
+                           ", which holds its fixed costs (calibration " + sc.calibration.name +
+                           "): use --calibration ideal, or a calibration without fixed costs");
   if (!p.prefill_for(sc.deployment.pe_group_gpus))
     throw InputError(p.file, "no prefill table for the scenario's prefill groups of " +
                                  std::to_string(sc.deployment.pe_group_gpus) + " GPUs (it has groups of " +

@@ -155,7 +155,8 @@ class CostModel {
 std::string weights_fit_problem(const Scenario& sc, const char* side, int group_gpus);
 void check_weights_fit(const Scenario& sc);
 // With model.timing = profile, the profile must hold a prefill table for the PE group size and a decode table for
-// the DE group size; InputError naming the profile file and the sizes it has.
+// the DE group size, and the topology no calibration fixed costs (the profile holds them); InputError naming the
+// profile file and the sizes it has, or the fixed costs.
 void check_step_profile(const Scenario& sc);
 
 }  // namespace dualpath

@@ -74,6 +74,10 @@ print(("ok  " if ok else "FAIL") + f" fixed costs: decode step +{d_step * 1e3:.4
 sys.exit(0 if ok else 1)
 PY
 
+refused "fixed costs on a measured profile (it holds its own)" "/topology/fixed_costs: applies to the roofline" \
+  "$BIN" check "$ROOT/scenarios/ds660b-2p4d.json" --calibration paper-cluster --set model.timing=profile \
+  --set model.profile="$ROOT/profiles/ds660b-hopper-roofline.json"
+
 # precedence and the scenario key
 "$BIN" check "$S" --calibration paper-cluster --set topology.storage.client_read_efficiency=0.9 > "$tmp/chk.json"
 check "--set wins over the calibration" "grep -q '\"client_read_efficiency\": 0.9' '$tmp/chk.json'"
