@@ -88,7 +88,7 @@ TEST_F(config_loader, OnlineScenarioReadsRateAndDuration) {
   const Scenario s = load_scenario(kData + "/scenarios/ds660b-2p4d-online.json", {});
   EXPECT_EQ(s.workload.mode, dualpath::ArrivalMode::Online);
   EXPECT_DOUBLE_EQ(s.workload.aps, 0.5);
-  EXPECT_DOUBLE_EQ(s.workload.duration, 600.0);
+  EXPECT_DOUBLE_EQ(s.workload.duration, 7200.0);
 }
 
 TEST_F(config_loader, ModelPathIsRelativeToScenarioFolder) {
