@@ -9,7 +9,7 @@
 #include <map>
 #include <sstream>
 
-#include "cli/capacity_probe.hpp"
+#include "cli/child_probes.hpp"
 #include "cli/child_runs.hpp"
 #include "cli/shard.hpp"
 #include "core/analysis/joint_capacity_search.hpp"

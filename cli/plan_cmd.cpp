@@ -34,7 +34,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/plan_band.hpp"
-#include "cli/capacity_probe.hpp"
+#include "cli/child_probes.hpp"
 #include "cli/child_runs.hpp"
 #include "cli/plan_capacity.hpp"
 #include "cli/plan_ideal.hpp"
@@ -43,7 +43,7 @@
 #include "cli/plan_target.hpp"
 #include "cli/commands.hpp"
 #include "core/config/units.hpp"
-#include "cli/output_folder.hpp"
+#include "core/study/output_folder.hpp"
 #include "cli/plot_script.hpp"
 #include "cli/scenario_options.hpp"
 #include "cli/shard.hpp"
@@ -254,11 +254,11 @@ void plan(PlanArgs a) {  // a copy: the prices are parsed into it
                                      "give no --shard or --slurm");
   if (a.slurm.shards > 0) {
     if (shard) throw InputError("--shard", "--slurm writes the shards' job script itself; give one or the other");
-    claim_output_folder(a.out, "plan.json", identity, "a plan");
+    study::claim_output_folder(a.out, "plan.json", identity, "a plan");
     submit_slurm_jobs("plan", a.out, a.slurm);
     return;
   }
-  claim_output_folder(a.out, "plan.json", identity, "a plan");
+  study::claim_output_folder(a.out, "plan.json", identity, "a plan");
   const std::string plan_path = a.out + "/plan.json";
   if (a.target_aps) {
     TargetPlanSpec t;

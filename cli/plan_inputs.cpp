@@ -2,7 +2,7 @@
 
 #include <exception>
 
-#include "cli/capacity_probe.hpp"
+#include "cli/child_probes.hpp"
 #include "core/config/input_error.hpp"
 #include "core/run/summary_sections.hpp"
 

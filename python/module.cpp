@@ -7,7 +7,10 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
+#include <exception>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -17,8 +20,10 @@
 #include "core/config/loader.hpp"
 #include "core/run/build_info.hpp"
 #include "core/sched/policy_registry.hpp"
+#include "core/study/capacity_study.hpp"
 #include "core/workload/trace_io.hpp"
 #include "python/python_policy.hpp"
+#include "sim/inprocess_probes.hpp"
 #include "sim/run_scenario.hpp"
 
 namespace py = pybind11;
@@ -77,6 +82,43 @@ py::dict trace_columns(const std::string& path) {
   return d;
 }
 
+// The capacity study of `dualpath capacity` (core/study/capacity_study.hpp) with its probes on threads of this
+// process, so a policy registered from Python can be probed; returns capacity.json's text (the same bytes the
+// command line writes). A probe's own error (a Python policy's mistake, a run that can never finish) is raised as
+// itself; an undecided capacity is InputError, as the command line's exit 2.
+std::string capacity_study(const std::string& scenario, const std::vector<std::string>& overlays,
+                           const std::vector<std::string>& overrides, const std::vector<std::string>& policies,
+                           const std::string& slo_ttft, const std::string& slo_tpot, double resolution, unsigned jobs,
+                           const std::string& max_probe_duration, const std::string& out) {
+  study::CapacityStudySpec spec;
+  spec.scenario = scenario;
+  spec.out = out;
+  spec.overlays = overlays;
+  spec.overrides = overrides;
+  spec.policies = policies;
+  spec.ttft = study::positive_duration("slo_ttft", slo_ttft);
+  spec.tpot = study::positive_duration("slo_tpot", slo_tpot);
+  spec.resolution = resolution;
+  spec.max_probe_duration =
+      max_probe_duration.empty() ? 0 : study::positive_duration("max_probe_duration", max_probe_duration);
+  if (jobs > 1024) throw InputError("jobs", "expected 1 to 1024 probes at once, found " + std::to_string(jobs));
+  spec.jobs = jobs;
+  study::CapacityStudy st;
+  std::exception_ptr probe_error;
+  {
+    py::gil_scoped_release free;  // a Python policy takes it back for each decision
+    sim::InProcessProbeRunner runner(std::max(1u, std::thread::hardware_concurrency()));
+    st = study::run_capacity_study(spec, runner, nullptr);
+    probe_error = runner.first_error();
+  }
+  if (st.probe_failed) {
+    if (probe_error) std::rethrow_exception(probe_error);
+    throw std::runtime_error("capacity: a probe's folder could not be published under " + out);
+  }
+  st.check_decided();
+  return st.to_json().dump();
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_dualpath, m) {
@@ -130,6 +172,9 @@ PYBIND11_MODULE(_dualpath, m) {
           (void)effective_features(s.policy);  // unknown names and refused combinations, as the CLI says them
         });
   m.def("run", &run, py::arg("scenario"), py::arg("out_dir"), py::arg("threads") = 1);
+  m.def("capacity_study", &capacity_study, py::arg("scenario"), py::arg("overlays"), py::arg("overrides"),
+        py::arg("policies"), py::arg("slo_ttft"), py::arg("slo_tpot"), py::arg("resolution"), py::arg("jobs"),
+        py::arg("max_probe_duration"), py::arg("out"));
   m.def("trace_columns", &trace_columns, py::arg("path"));
   m.def("register_policy", &python::register_python_policy, py::arg("name"), py::arg("cls"), py::arg("features"));
   python::bind_policy_types(m);

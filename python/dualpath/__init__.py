@@ -111,12 +111,9 @@ class Scenario:
         _dualpath.check_policy(loaded)
         return loaded
 
-    def _cli_args(self, tmp):
-        """The CLI's arguments for this scenario: its file (a dict is written into `tmp`, its relative paths made
-        absolute), --overlay and --set. A Python policy lives in this process only, so the CLI cannot run it."""
-        if self.policy in _python_policies:  # the loaded policy name, overrides applied
-            raise InputError(f"policy.name: {self.policy} is a Python policy, which runs in this process only "
-                             "(dualpath.run and dualpath.compare); capacity and plan run the dualpath command line")
+    def _file_args(self, tmp):
+        """This scenario as a file, its overlays and its --set list: a dict is written into `tmp`, its relative
+        paths made absolute."""
         path = self._path
         if path is None:
             doc = json.loads(json.dumps(self._document))
@@ -131,10 +128,20 @@ class Scenario:
             path = os.path.join(tmp, "scenario.json")
             with open(path, "w") as f:
                 json.dump(doc, f)
+        return path, list(self._overlays), list(self._overrides)
+
+    def _cli_args(self, tmp):
+        """The CLI's arguments for this scenario: its file (_file_args), --overlay and --set. A Python policy lives
+        in this process only, so the CLI cannot run it."""
+        if self.policy in _python_policies:  # the loaded policy name, overrides applied
+            raise InputError(f"policy.name: {self.policy} is a Python policy, which runs in this process only "
+                             "(dualpath.run, dualpath.compare and dualpath.capacity); plan and the band run the "
+                             "dualpath command line")
+        path, overlays, overrides = self._file_args(tmp)
         args = [path]
-        for o in self._overlays:
+        for o in overlays:
             args += ["--overlay", o]
-        for o in self._overrides:
+        for o in overrides:
             args += ["--set", o]
         return args
 
@@ -187,10 +194,10 @@ def _names(value, what):
     return items
 
 
-def _threads(threads):
-    """--threads' rule: an integer in 1..1024."""
+def _threads(threads, what="threads"):
+    """--threads' (and --jobs') rule: an integer in 1..1024."""
     if isinstance(threads, bool) or not isinstance(threads, int) or not 1 <= threads <= 1024:
-        raise InputError(f"threads: expected an integer in 1..1024, found {threads!r}")
+        raise InputError(f"{what}: expected an integer in 1..1024, found {threads!r}")
     return threads
 
 
@@ -276,32 +283,60 @@ def _in_folder(out, prefix, body):
         return body(os.path.join(tmp, "out"))
 
 
-def capacity(scenario, policies=None, slo_ttft=None, slo_tpot=None, resolution=None, jobs=None, out=None, band=None):
+def _duration_text(value, what):
+    if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+        raise InputError(f"{what}: expected a duration such as \"4 s\" or a number of seconds, found {value!r}")
+    return value if isinstance(value, str) else f"{value} s"
+
+
+def capacity(scenario, policies=None, slo_ttft=None, slo_tpot=None, resolution=None, jobs=None, out=None, band=None,
+             max_probe_duration=None):
     """The SLO capacity search of `dualpath capacity` (docs/capacity.md) on an online scenario: returns
-    capacity.json as a dict ({"policies": {name: {"capacity_aps", "lowest_failing_aps", "probes", ...}}}). Each
-    probe is a `dualpath run` child process, as on the command line. band: calibrations ("ideal,paper-cluster" or
-    a list), one search each (--band): returns band.json ({"policies": {name: {"capacity_aps": {"low", "high",
+    capacity.json as a dict ({"policies": {name: {"capacity_aps", "lowest_failing_aps", "probes", ...}}}), the same
+    bytes the command line writes. The probes run on threads of this process (native engine), so `policies` may
+    name a policy registered from Python. band: calibrations ("ideal,paper-cluster" or a list), one search each
+    (--band, run by the command line): returns band.json ({"policies": {name: {"capacity_aps": {"low", "high",
     "low_calibration", "high_calibration"}, ...}}, "members": [...]}) with each member's capacity.json under
     "capacity" (docs/calibration.md)."""
     if not isinstance(scenario, Scenario):
         scenario = Scenario(scenario)
+    if band is not None:
+        return _capacity_band(scenario, policies, slo_ttft, slo_tpot, resolution, jobs, out, band, max_probe_duration)
+    names = _names(policies, "policies") if policies is not None else ["basic", "dualpath"]
+    if resolution is None:
+        resolution = 0.02
+    if isinstance(resolution, bool) or not isinstance(resolution, (int, float)):
+        raise InputError(f"resolution: expected a fraction such as 0.02, found {resolution!r}")
+    n_jobs = 0 if jobs is None else _threads(jobs, "jobs")
     with tempfile.TemporaryDirectory(prefix="dualpath-capacity-") as tmp:
-        args = ["capacity", *scenario._cli_args(tmp), "--no-plot"]
-        if band is not None:
-            args += ["--band", _band_text(band)]
+        path, overlays, overrides = scenario._file_args(tmp)
+
+        def body(folder):
+            _dualpath.capacity_study(path, overlays, overrides, names,
+                                     _duration_text("4 s" if slo_ttft is None else slo_ttft, "slo_ttft"),
+                                     _duration_text("50 ms" if slo_tpot is None else slo_tpot, "slo_tpot"),
+                                     float(resolution), n_jobs,
+                                     "" if max_probe_duration is None
+                                     else _duration_text(max_probe_duration, "max_probe_duration"), folder)
+            with open(os.path.join(folder, "capacity.json")) as f:
+                return json.load(f)
+        return _in_folder(out, "dualpath-capacity-", body)
+
+
+def _capacity_band(scenario, policies, slo_ttft, slo_tpot, resolution, jobs, out, band, max_probe_duration):
+    """capacity(band=...): `dualpath capacity --band` as a child process."""
+    with tempfile.TemporaryDirectory(prefix="dualpath-capacity-") as tmp:
+        args = ["capacity", *scenario._cli_args(tmp), "--no-plot", "--band", _band_text(band)]
         if policies is not None:
             args += ["--policy", ",".join(_names(policies, "policies"))]
         for flag, v in (("--slo-ttft", slo_ttft), ("--slo-tpot", slo_tpot), ("--resolution", resolution),
-                        ("--jobs", jobs)):
+                        ("--jobs", jobs), ("--max-probe-duration", max_probe_duration)):
             if v is not None:
                 args += [flag, str(v)]
 
         def body(folder):
             run_cli(args + ["--out", folder])
-            if band is not None:
-                return _read_band(folder, "capacity.json", "capacity")
-            with open(os.path.join(folder, "capacity.json")) as f:
-                return json.load(f)
+            return _read_band(folder, "capacity.json", "capacity")
         return _in_folder(out, "dualpath-capacity-", body)
 
 

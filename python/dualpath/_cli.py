@@ -1,4 +1,4 @@
-"""Runs the dualpath command line as a child process, for the verbs that are processes by design (capacity and plan
+"""Runs the dualpath command line as a child process, for the verbs that are processes by design (plan and the band
 run one simulation per probe) or that print their data as JSON (trace stats, analyze). Its one-line errors come
 back as the package's exceptions: exit 2 is InputError, any other failure RunError."""
 import os

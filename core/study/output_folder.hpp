@@ -8,9 +8,9 @@
 
 #include <nlohmann/json.hpp>
 
-namespace dualpath::cli {
+namespace dualpath::study {
 
 void claim_output_folder(const std::string& folder, const std::string& result_file, const nlohmann::json& identity,
                          const std::string& what);
 
-}  // namespace dualpath::cli
+}  // namespace dualpath::study

@@ -1,4 +1,4 @@
-#include "cli/capacity_probe.hpp"
+#include "core/study/probe.hpp"
 
 #include <cstdio>
 #include <filesystem>
@@ -9,14 +9,14 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cli/shard.hpp"
+#include "core/study/run_folders.hpp"
 #include "core/analysis/capacity_search.hpp"
 #include "core/config/input_error.hpp"
 #include "core/config/units.hpp"
 #include "core/metrics/stop_rule.hpp"
 #include "core/run/summary_sections.hpp"
 
-namespace dualpath::cli {
+namespace dualpath::study {
 
 std::string verdict(const Probe& p, double ttft_limit, double tpot_limit) {
   std::ostringstream m;
@@ -129,18 +129,13 @@ std::string make_probe_staging(const std::string& dir) {
   return staging;
 }
 
-ChildJob probe_job(const ProbeRun& r, double aps, const std::string& out) {
-  ChildJob j;
-  j.args = {"run", r.scenario, "--quiet", "--out", out};
-  for (const auto& f : r.overlays) j.args.insert(j.args.end(), {"--overlay", f});
-  for (const auto& o : r.overrides) j.args.insert(j.args.end(), {"--set", o});
-  const std::vector<std::string> probe_set = {"policy.name=" + r.policy,
-                                              r.ttft_only ? "workload.stop=slo-ttft" : "workload.stop=slo",
-                                              "workload.aps=" + aps_text(aps), "slo.ttft=" + aps_text(r.ttft) + " s",
-                                              "slo.tpot=" + aps_text(r.tpot) + " s"};
-  for (const std::string& o : probe_set) j.args.insert(j.args.end(), {"--set", o});
-  j.log_path = out + "/run.log";
-  return j;
+std::vector<std::string> probe_overrides(const ProbeRun& r, double aps) {
+  std::vector<std::string> sets = r.overrides;
+  for (std::string o : {"policy.name=" + r.policy, std::string(r.ttft_only ? "workload.stop=slo-ttft" : "workload.stop=slo"),
+                        "workload.aps=" + aps_text(aps), "slo.ttft=" + aps_text(r.ttft) + " s",
+                        "slo.tpot=" + aps_text(r.tpot) + " s"})
+    sets.push_back(std::move(o));
+  return sets;
 }
 
 void check_probe_length(const Scenario& sc, const std::string& where) {
@@ -168,4 +163,4 @@ double positive_duration(const std::string& flag, const std::string& text) {
   return v;
 }
 
-}  // namespace dualpath::cli
+}  // namespace dualpath::study

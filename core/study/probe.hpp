@@ -1,6 +1,8 @@
-// One SLO capacity probe: a `dualpath run` child of an online scenario at one arrival rate with the paper's stop
-// rule (workload.stop = slo), and its verdict read back from summary.json. Shared by `dualpath capacity` (one
-// search per policy) and `dualpath plan --objective capacity` (one joint search over the P/D splits).
+// One SLO capacity probe: a run of an online scenario at one arrival rate with the paper's stop rule
+// (workload.stop = slo), and its verdict read back from its folder's summary.json. A ProbeRunner
+// (core/study/probe_runner.hpp) runs it: a `dualpath run` child on the command line, a thread of this process from
+// Python. Shared by the capacity study (one search per policy) and `dualpath plan --objective capacity` (one joint
+// search over the P/D splits).
 #pragma once
 
 #include <optional>
@@ -9,11 +11,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cli/child_runs.hpp"
 #include "core/config/scenario.hpp"
 #include "core/run/summary_sections.hpp"  // RunEnd
 
-namespace dualpath::cli {
+namespace dualpath::study {
 
 struct Probe {
   double aps = 0;
@@ -80,8 +81,8 @@ struct ProbeRun {
   bool ttft_only = false;
 };
 
-// The `dualpath run` child of a probe at `aps`, writing into `out` (its log in out/run.log).
-ChildJob probe_job(const ProbeRun& r, double aps, const std::string& out);
+// The --set list of a probe at `aps`: the run's own (r.overrides), then the probe's policy, stop rule, load and SLO.
+std::vector<std::string> probe_overrides(const ProbeRun& r, double aps);
 
 // Probes judged by workload.stop = slo need arrivals longer than the rule's look-back and window (150-s TTFT windows
 // 30 min apart: 1,950 s), or every pass would be a transient: InputError naming `where` and what to set otherwise.
@@ -91,4 +92,4 @@ void check_probe_length(const Scenario& sc, const std::string& where);
 // A duration option > 0 (e.g. --slo-ttft): InputError naming the flag with an example otherwise.
 double positive_duration(const std::string& flag, const std::string& text);
 
-}  // namespace dualpath::cli
+}  // namespace dualpath::study

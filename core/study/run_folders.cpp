@@ -1,4 +1,4 @@
-#include "cli/shard.hpp"
+#include "core/study/run_folders.hpp"
 
 #include <unistd.h>
 
@@ -16,7 +16,7 @@
 
 namespace fs = std::filesystem;
 
-namespace dualpath::cli {
+namespace dualpath::study {
 
 namespace {
 
@@ -80,4 +80,4 @@ void write_json_atomically(const std::string& path, const nlohmann::json& j) {
   }
 }
 
-}  // namespace dualpath::cli
+}  // namespace dualpath::study

@@ -1,14 +1,14 @@
-#include "cli/output_folder.hpp"
+#include "core/study/output_folder.hpp"
 
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
 
-#include "cli/shard.hpp"
+#include "core/study/run_folders.hpp"
 #include "core/config/input_error.hpp"
 #include "core/config/output_file.hpp"
 
-namespace dualpath::cli {
+namespace dualpath::study {
 
 void claim_output_folder(const std::string& folder, const std::string& result_file, const nlohmann::json& identity,
                          const std::string& what) {
@@ -31,4 +31,4 @@ void claim_output_folder(const std::string& folder, const std::string& result_fi
                                ". Use another --out");
 }
 
-}  // namespace dualpath::cli
+}  // namespace dualpath::study
