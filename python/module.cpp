@@ -8,13 +8,17 @@
 #include <pybind11/stl.h>
 
 #include <algorithm>
+#include <chrono>
+#include <condition_variable>
 #include <exception>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "core/backend/interrupt.hpp"
 #include "core/backend/run_errors.hpp"
 #include "core/config/input_error.hpp"
 #include "core/config/loader.hpp"
@@ -31,11 +35,59 @@ using namespace dualpath;
 
 namespace {
 
+// Runs body() on a worker thread while the calling (interpreter's) thread waits without the GIL, checking for
+// Ctrl-C every 50 ms (issue 80: the run itself never returns to the interpreter, so its signal handler would not run
+// until the run ended). A pending KeyboardInterrupt asks every run of this process to stop (core/backend/interrupt.hpp:
+// the native engine stops at its next clock advance), waits for the worker and raises it. A Python policy takes the
+// GIL back for each decision, on the worker.
+template <typename F>
+void interruptible(F&& body) {
+  std::exception_ptr error;
+  std::mutex mu;
+  std::condition_variable cv;
+  bool done = false, interrupted = false;
+  {
+    py::gil_scoped_release free;
+    std::thread worker([&] {
+      try {
+        body();
+      } catch (...) {
+        error = std::current_exception();
+      }
+      std::lock_guard<std::mutex> lock(mu);
+      done = true;
+      cv.notify_all();
+    });
+    std::unique_lock<std::mutex> lock(mu);
+    while (!done) {
+      cv.wait_for(lock, std::chrono::milliseconds(50));
+      if (done || interrupted) continue;
+      lock.unlock();
+      {
+        py::gil_scoped_acquire gil;
+        if (PyErr_CheckSignals() != 0) {  // the handler raised (KeyboardInterrupt): it stays set on this thread
+          interrupted = true;
+          request_interrupt();
+        }
+      }
+      lock.lock();
+    }
+    lock.unlock();
+    worker.join();
+  }
+  if (interrupted) {
+    clear_interrupt();
+    throw py::error_already_set();
+  }
+  if (error) std::rethrow_exception(error);
+}
+
 // SimGrid's engine is one per process (docs/architecture.md): a second SimGrid run would abort the interpreter.
 bool simgrid_used = false;
 
-// Runs a loaded scenario into `out_dir` (made) and returns summary.json's text. The GIL is released for the
-// whole run; a Python policy takes it back for each decision.
+// Runs a loaded scenario into `out_dir` (made) and returns summary.json's text, on a worker thread (interruptible):
+// Ctrl-C stops a native run within a clock advance and raises KeyboardInterrupt (SimGrid's engine cannot be stopped
+// from outside: its run ends first).
 std::string run(const Scenario& sc, const std::string& out_dir, int threads) {
   if (sc.sim.engine == NetworkEngine::Simgrid) {
     if (simgrid_used)
@@ -46,12 +98,11 @@ std::string run(const Scenario& sc, const std::string& out_dir, int threads) {
   if (threads > 1 && sc.sim.engine != NetworkEngine::Native)
     throw InputError("threads", "more than one thread needs the native engine (sim.engine = \"native\")");
   sim::RunOutcome outcome;
-  {
-    py::gil_scoped_release free;
+  interruptible([&] {
     sim::RunOptions options;
     options.threads = threads;
     outcome = sim::run_scenario(sc, "", out_dir, options);
-  }
+  });
   return outcome.summary.dump();
 }
 
@@ -105,12 +156,11 @@ std::string capacity_study(const std::string& scenario, const std::vector<std::s
   spec.jobs = jobs;
   study::CapacityStudy st;
   std::exception_ptr probe_error;
-  {
-    py::gil_scoped_release free;  // a Python policy takes it back for each decision
+  interruptible([&] {
     sim::InProcessProbeRunner runner(std::max(1u, std::thread::hardware_concurrency()));
     st = study::run_capacity_study(spec, runner, nullptr);
     probe_error = runner.first_error();
-  }
+  });
   if (st.probe_failed) {
     if (probe_error) std::rethrow_exception(probe_error);
     throw std::runtime_error("capacity: a probe's folder could not be published under " + out);

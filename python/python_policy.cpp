@@ -13,6 +13,7 @@
 #include "core/sched/policies/scheduler_placement.hpp"
 #include "core/sched/policy.hpp"
 #include "core/sched/policy_registry.hpp"
+#include "python/policy_view.hpp"
 
 namespace py = pybind11;
 
@@ -107,9 +108,9 @@ class PythonPlacement final : public EnginePlacement {
   std::vector<int> route_decode(const ClusterView& view, const std::deque<QueuedRequest>& global) override {
     if (!own_route_) return builtin_->route_decode(view, global);
     py::gil_scoped_acquire gil;
-    const py::object got = call(name_, "route_decode", [&] {
-      return obj_.attr("route_decode")(py::cast(&view, py::return_value_policy::reference), queue_list(global));
-    });
+    const DecisionLease lease(name_, "route_decode");
+    const py::object got =
+        call(name_, "route_decode", [&] { return obj_.attr("route_decode")(lease.view(view), queue_list(global)); });
     std::vector<long long> groups;
     try {
       groups = got.cast<std::vector<long long>>();
@@ -145,9 +146,9 @@ class PythonPlacement final : public EnginePlacement {
   std::vector<Placement> python_placed(const char* method, const ClusterView& view, int group,
                                        const std::deque<QueuedRequest>& queue, bool decode) {
     py::gil_scoped_acquire gil;
-    const py::object got = call(name_, method, [&] {
-      return obj_.attr(method)(py::cast(&view, py::return_value_policy::reference), group, queue_list(queue));
-    });
+    const DecisionLease lease(name_, method);
+    const py::object got =
+        call(name_, method, [&] { return obj_.attr(method)(lease.view(view), group, queue_list(queue)); });
     const auto& groups = decode ? view.de_groups : view.pe_groups;
     return placements(name_, method, got, groups[static_cast<size_t>(group)], view, decode, queue);
   }
@@ -177,10 +178,9 @@ class PythonPolicy final : public Policy {
 
   ReadSide choose_read_side(const ClusterView& view, const Request& r) override {
     py::gil_scoped_acquire gil;
-    const py::object got = call(name_, "choose_read_side", [&] {
-      return obj_.attr("choose_read_side")(py::cast(&view, py::return_value_policy::reference),
-                                           py::cast(&r, py::return_value_policy::reference));
-    });
+    const DecisionLease lease(name_, "choose_read_side");
+    const py::object got = call(name_, "choose_read_side",
+                                [&] { return obj_.attr("choose_read_side")(lease.view(view), lease.request(r)); });
     split_tokens_ = -1;
     if (py::isinstance<py::str>(got)) {
       const std::string side = got.cast<std::string>();
@@ -193,10 +193,15 @@ class PythonPolicy final : public Policy {
       fail(name_, "choose_read_side", "returned \"" + side + "\", expected \"pe\", \"de\" or a split's PE tokens");
     }
     if (py::isinstance<py::int_>(got) && !py::isinstance<py::bool_>(got)) {
-      const long long tokens = got.cast<long long>();
+      long long tokens = -1;
+      try {
+        tokens = got.cast<long long>();
+      } catch (const py::cast_error&) {  // beyond 64 bits: outside any hit
+        tokens = -1;
+      }
       if (!f_.dual_path) fail(name_, "choose_read_side", "returned a split, but the DE read path is off");
       if (tokens < 0 || tokens > r.hit)
-        fail(name_, "choose_read_side", "returned a split of " + std::to_string(tokens) +
+        fail(name_, "choose_read_side", "returned a split of " + std::string(py::str(got)) +
                                             " PE tokens, outside 0.." + std::to_string(r.hit) + " (the hit)");
       split_tokens_ = tokens;
       return ReadSide::Split;
@@ -254,53 +259,6 @@ void register_python_policy(const std::string& name, py::object cls, py::dict fe
   });
 }
 
-void bind_policy_types(py::module_& m) {
-  py::class_<EngineState>(m, "EngineState", "One GPU's engine as a policy sees it (read-only, valid during the call)")
-      .def_readonly("gpu", &EngineState::gpu)
-      .def_readonly("node", &EngineState::node)
-      .def_readonly("group", &EngineState::group)
-      .def_readonly("prefill", &EngineState::prefill)
-      .def_readonly("seq", &EngineState::seq, "assigned, unfinished requests")
-      .def_readonly("tok", &EngineState::tok, "their tokens")
-      .def_property_readonly("hbm_free", [](const EngineState& e) { return e.hbm.free(); }, "KV bytes free")
-      .def_property_readonly("hbm_capacity", [](const EngineState& e) { return e.hbm.capacity(); })
-      .def_readonly("can_take", &EngineState::can_take);
-  py::class_<NodeState>(m, "NodeState", "One node as a policy sees it (read-only, valid during the call)")
-      .def_readonly("prefill", &NodeState::prefill)
-      .def_readonly("read_queue_tokens", &NodeState::read_queue_tokens,
-                    "hit tokens waiting for or being read through this node's storage NIC")
-      .def_readonly("snic_up", &NodeState::snic_up)
-      .def_property_readonly("buffer_free", [](const NodeState& n) { return n.buffer.free(); })
-      .def_property_readonly("buffer_capacity", [](const NodeState& n) { return n.buffer.capacity(); });
-  py::class_<ClusterView>(m, "ClusterView", "The scheduler's snapshot of the cluster (valid during the call)")
-      .def("engine", [](const ClusterView& v, size_t gpu) -> const EngineState& { return v.engines.at(gpu); },
-           py::return_value_policy::reference_internal, py::arg("gpu"))
-      .def("node", [](const ClusterView& v, size_t node) -> const NodeState& { return v.nodes.at(node); },
-           py::return_value_policy::reference_internal, py::arg("node"))
-      .def_property_readonly("engine_count", [](const ClusterView& v) { return v.engines.size(); })
-      .def_property_readonly("node_count", [](const ClusterView& v) { return v.nodes.size(); })
-      .def_readonly("pe_groups", &ClusterView::pe_groups)
-      .def_readonly("de_groups", &ClusterView::de_groups)
-      .def_readonly("gpus_per_node", &ClusterView::gpus_per_node)
-      .def_readonly("alpha_tokens", &ClusterView::alpha_tokens)
-      .def_readonly("beta_tokens", &ClusterView::beta_tokens)
-      .def_readonly("z_factor", &ClusterView::z_factor);
-  py::class_<Request>(m, "Request", "The request being decided on (read-only, valid during the call)")
-      .def_readonly("id", &Request::id)
-      .def_readonly("agent", &Request::agent)
-      .def_readonly("round", &Request::round)
-      .def_readonly("prompt", &Request::prompt)
-      .def_readonly("hit", &Request::hit)
-      .def_readonly("fresh", &Request::fresh)
-      .def_readonly("gen", &Request::gen)
-      .def_readonly("pe", &Request::pe)
-      .def_readonly("de", &Request::de)
-      .def_readonly("hit_bytes", &Request::hit_bytes)
-      .def_readonly("prompt_bytes", &Request::prompt_bytes);
-  py::class_<QueuedRequest>(m, "QueuedRequest", "A request in a placement queue (a copy)")
-      .def_readonly("id", &QueuedRequest::id)
-      .def_readonly("tokens", &QueuedRequest::tokens)
-      .def_readonly("hbm_need", &QueuedRequest::hbm_need);
-}
+void bind_policy_types(py::module_& m) { bind_policy_view_types(m); }
 
 }  // namespace dualpath::python

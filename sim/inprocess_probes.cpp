@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <filesystem>
 #include <thread>
 #include <vector>
 
@@ -30,6 +31,8 @@ void InProcessProbeRunner::run(const std::vector<study::ProbeTask>& tasks, unsig
         end.ok = true;
       } catch (const std::exception& e) {
         end.error = e.what();
+        std::error_code ec;
+        std::filesystem::remove_all(t.out, ec);  // an unfinished run's staging folder counts for nothing
         std::lock_guard<std::mutex> lock(report);
         if (!first_error_) first_error_ = std::current_exception();
       }

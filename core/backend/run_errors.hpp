@@ -19,4 +19,10 @@ class StorageError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// Thrown when the process asked its runs to stop (core/backend/interrupt.hpp): Python raises KeyboardInterrupt.
+class Interrupted : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 }  // namespace dualpath

@@ -35,7 +35,7 @@ struct ClusterStages {
               c.reads_in_flight_per_node, static_cast<int>(c.view.nodes.size()), c.features.de_prefetch,
               prefetch_gate),
         free_reads(c.be, c.blocks, c.layout, c.view, c.policy, prefill),
-        placement(shared, c.scenario.deployment.fetch_period, c.policy, c.faults,
+        placement(shared, c.scenario.deployment.fetch_period, c.policy, c.scenario.policy.name, c.faults,
                   c.features.bypass_io ? static_cast<RequestStage&>(free_reads) : reads,
                   c.features.de_resident ? &decode : nullptr),
         faults{parts, placement, reads, prefill, decode, persist, *io} {}

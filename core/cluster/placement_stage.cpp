@@ -4,14 +4,17 @@
 
 #include <algorithm>
 #include <cmath>
+#include <sstream>
 #include <stdexcept>
 
+#include "core/backend/run_errors.hpp"
 #include "core/mutation/mutant.hpp"
 
 namespace dualpath {
 
 PlacementStage::PlacementStage(const StageShared& shared, double fetch_period, Policy& policy,
-                               const FaultBook& faults, RequestStage& next, ResidentPrefixes* resident)
+                               const std::string& policy_name, const FaultBook& faults, RequestStage& next,
+                               ResidentPrefixes* resident)
     : StageBase(shared),
       fetch_period_(fetch_period),
       policy_(policy),
@@ -20,7 +23,8 @@ PlacementStage::PlacementStage(const StageShared& shared, double fetch_period, P
       resident_(resident),
       de_queues_(view_.de_groups.size()),
       pe_fetch_armed_(view_.pe_groups.size(), false),
-      de_fetch_armed_(view_.de_groups.size(), false) {}
+      de_fetch_armed_(view_.de_groups.size(), false),
+      policy_name_(policy_name) {}
 
 void PlacementStage::accept(Request& r) {
   pe_waiting_.push_back({r.id, r.prompt, 0});
@@ -102,6 +106,7 @@ void PlacementStage::prefill_fetch(int group) {
     r.place.pe_seen_ = true;
     accounts_.set_wait(r, WaitCause::PeAdmission);
   }
+  watch(true, !placed_list.empty(), pe_waiting_.size());
   for (int64_t id : ids)
     if (requests_[id].de >= 0) placed(requests_[id]);
   arm_fetches();
@@ -139,9 +144,33 @@ void PlacementStage::decode_fetch(int group) {
     r.place.de_seen_ = true;
     if (r.pe >= 0) accounts_.set_wait(r, WaitCause::DeHbm);  // else it still waits for a PE (charged there)
   }
+  watch(false, !placed_list.empty(), q.size());
   for (int64_t id : ids)
     if (requests_[id].pe >= 0) placed(requests_[id]);
   arm_fetches();
+}
+
+void PlacementStage::watch(bool prefill, bool placed_any, size_t waiting) {
+  double& since = prefill ? pe_stuck_since_ : de_stuck_since_;
+  // With resident prefixes (pe-pull-from-de) an idle decode engine's HBM may stay pinned for policy.de_retention,
+  // however long the user sets it: that side is not watched.
+  bool idle = !placed_any && waiting > 0 && (prefill || resident_ == nullptr);
+  for (const auto& g : prefill ? view_.pe_groups : view_.de_groups)
+    for (int e : g)
+      idle = idle && view_.engines[e].seq == 0 && view_.engines[e].can_take && !faults_.engine_lost(e);
+  if (!idle) {
+    since = -1;
+    return;
+  }
+  const double now = be_.now();
+  if (since < 0) since = now;
+  if (now - since < kNoProgressWindow) return;
+  std::ostringstream m;
+  m << "policy " << policy_name_ << " placed no request on an idle " << (prefill ? "prefill" : "decode")
+    << " engine from t = " << since << " s to " << now << " s while " << waiting << " waited and every "
+    << (prefill ? "prefill" : "decode") << " engine could take one: its " << (prefill ? "place_prefill" : "place_decode")
+    << " never places (the run would fetch forever)";
+  throw NoProgressError(m.str());
 }
 
 // Both engines are known: the read stage picks the read path and loads the hit KV.

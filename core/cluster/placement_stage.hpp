@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <deque>
+#include <string>
 #include <vector>
 
 #include "core/cluster/fault_book.hpp"
@@ -24,8 +25,15 @@ class PlacementStage final : public RequestStage, private StageBase {
   // Fetches every `fetch_period` seconds; changes the requests' engines and the engines' counts (view) and their
   // accounts; asks the policy where; reads which engines a fault lost (`faults`); placed requests go on to `next`.
   // With `resident` (pe-pull-from-de) a request goes to the decode engine that holds its prefix, when one does.
-  PlacementStage(const StageShared& shared, double fetch_period, Policy& policy, const FaultBook& faults,
-                 RequestStage& next, ResidentPrefixes* resident = nullptr);
+  // `policy_name` names the policy in the no-progress watchdog's error.
+  PlacementStage(const StageShared& shared, double fetch_period, Policy& policy, const std::string& policy_name,
+                 const FaultBook& faults, RequestStage& next, ResidentPrefixes* resident = nullptr);
+
+  // The no-progress watchdog (issue 80): a policy's placement that leaves requests waiting while every engine of
+  // the role is idle and able to take one, for this long in simulated time, ends the run with NoProgressError
+  // naming the policy (nothing else can change what it sees: no request holds an engine; HBM a resident prefix
+  // pins expires within policy.de_retention). A placement that never places would otherwise fetch forever.
+  static constexpr double kNoProgressWindow = 3600;
 
   void accept(Request& r) override;  // a new round (or a restarted one) waits for both engines
   void place_again(Request& r);      // its read cannot go through its PE node: back to the PE waiting queue
@@ -47,6 +55,8 @@ class PlacementStage final : public RequestStage, private StageBase {
   void prefill_fetch(int group);
   void decode_fetch(int group);
   void placed(Request& r);
+  // After a fetch of `role` (prefill: true) that placed `placed_any`: the watchdog's clock for that role.
+  void watch(bool prefill, bool placed_any, size_t waiting);
   // The policy reads hit KV only through the PE node's SNIC (it has no other read side).
   bool pe_reads_only() const { return policy_.other_read_side(ReadSide::Pe) == ReadSide::Unset; }
 
@@ -58,6 +68,8 @@ class PlacementStage final : public RequestStage, private StageBase {
   std::deque<QueuedRequest> pe_waiting_, de_global_;
   std::vector<std::deque<QueuedRequest>> de_queues_;
   std::vector<bool> pe_fetch_armed_, de_fetch_armed_;
+  std::string policy_name_;
+  double pe_stuck_since_ = -1, de_stuck_since_ = -1;  // the watchdog: since when (-1: not stuck)
 };
 
 }  // namespace dualpath

@@ -204,18 +204,23 @@ def _threads(threads, what="threads"):
 def run(scenario, policy=None, out=None, threads=1):
     """Simulates `scenario` under `policy` (default: its own) and returns a Run. With out=FOLDER the run's files
     are written there, as `dualpath run SCENARIO --out FOLDER` writes them; without, into a temporary folder that is
-    removed once the tables are read. The GIL is released while the simulation runs."""
+    removed once the tables are read. The GIL is released while the simulation runs. Ctrl-C stops a native run
+    within moments and raises KeyboardInterrupt; a folder the run made is then removed (one that was there before
+    is left without a summary.json, the file a run writes last)."""
     if not isinstance(scenario, Scenario):
         scenario = Scenario(scenario)
     loaded = scenario._for_policy(policy)
     threads = _threads(threads)
     keep = out is not None
     folder = os.fspath(out) if keep else tempfile.mkdtemp(prefix="dualpath-run-")
+    made = not os.path.exists(folder)
+    finished = False
     try:
         summary = json.loads(_dualpath.run(loaded, folder, threads))
         tables = tuple(_read_table(folder, n) for n in ("requests.csv", "waits.csv", "links.csv"))
+        finished = True
     finally:
-        if not keep:
+        if not keep or (made and not finished):
             shutil.rmtree(folder, ignore_errors=True)
     return Run(loaded.policy, summary, folder if keep else None, tables)
 

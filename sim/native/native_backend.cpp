@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/backend/interrupt.hpp"
 #include "sim/event_queue.hpp"
 #include "sim/link_meter.hpp"
 #include "sim/meter_feed.hpp"
@@ -329,6 +330,7 @@ struct NativeBackend::Impl {
       if (spec.time_limit > 0) next = std::min(next, spec.time_limit);
       if (!(next >= clock)) throw std::logic_error("simulator: the native engine's clock would go backwards");
       check_horizon(next);
+      check_interrupt();  // Ctrl-C from Python (core/backend/interrupt.hpp)
       advance(next);
       if (hook) hook(clock);
     }

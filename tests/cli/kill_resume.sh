@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Outputs that survive a kill (issue 46): `run`, `sweep`, `capacity` and `plan` on small cases, each SIGKILLed
-# (the whole process group, as a batch system or an OOM kill takes a job) at KILLS random moments (default 20,
+# Outputs that survive a kill (issue 46) or Ctrl-C (issue 80): `run`, `sweep`, `capacity` and `plan` on small cases,
+# each stopped (the whole process group, as a batch system or an OOM kill takes a job, and as a terminal's Ctrl-C
+# sends SIGINT; the attempts alternate SIGINT and SIGKILL) at KILLS random moments (default 20,
 # about 16 s in all; docs/configuration.md "Outputs that survive a kill"), each kill resumed by the next attempt;
 # after every kill nothing looks whole that is not (summary.json, sweep.csv, capacity.json, plan.json parse, and a
 # summary.json says complete); the last rerun finishes and its results equal an uninterrupted run's (byte for byte;
@@ -13,13 +14,13 @@ fail=0
 py=/usr/bin/python3
 sc27="$root/scenarios/ds27b-1p1d.json"
 
-# kill_at SECONDS ARGS...: dualpath ARGS in a process group of its own, SIGKILLed whole after SECONDS.
+# kill_at SECONDS SIGNAL ARGS...: dualpath ARGS in a process group of its own, sent SIGNAL whole after SECONDS.
 kill_at() {
-  local delay="$1"; shift
+  local delay="$1" sig="$2"; shift 2
   setsid "$bin" "$@" > /dev/null 2>&1 &
   local pid=$!
   sleep "$delay"
-  kill -KILL -- -"$pid" 2> /dev/null
+  kill -"$sig" -- -"$pid" 2> /dev/null
   wait "$pid" 2> /dev/null
   for _ in $(seq 50); do pgrep -g "$pid" > /dev/null 2>&1 || break; sleep 0.05; done
 }
@@ -57,7 +58,8 @@ case_() {
   "$bin" "$@" --out "$ref" > /dev/null 2>&1 || { echo "FAIL $name: the uninterrupted run failed"; fail=1; return; }
   local ms; ms=$(echo "($(date +%s.%N) - $t0) * 1000 / 1" | bc)
   for i in $(seq "$kills"); do
-    kill_at "$(echo "scale=3; ($RANDOM % ($ms + 1)) / 1000" | bc)" "$@" --out "$out"
+    kill_at "$(echo "scale=3; ($RANDOM % ($ms + 1)) / 1000" | bc)" "$([ $((i % 2)) = 1 ] && echo INT || echo KILL)" \
+      "$@" --out "$out"
     if ! msg=$(check_whole "$out" ${complete:+complete} 2>&1); then echo "FAIL $name: after kill $i something looks whole that is not: $msg"; fail=1; return; fi
   done
   "$bin" "$@" --out "$out" > "$tmp/$name.rerun" 2>&1 || { echo "FAIL $name: the rerun failed: $(tail -2 "$tmp/$name.rerun")"; fail=1; return; }
@@ -72,7 +74,7 @@ if a.endswith("capacity.json"):
     sys.exit(0 if ja == jb else 1)
 sys.exit(0 if open(a, "rb").read() == open(b, "rb").read() else 1)
 PY
-  then echo "ok   $name: $kills kills at random moments (run ~${ms} ms), every partial state whole, the rerun equals the uninterrupted run"
+  then echo "ok   $name: $kills kills (SIGINT and SIGKILL in turn) at random moments (run ~${ms} ms), every partial state whole, the rerun equals the uninterrupted run"
   else echo "FAIL $name: after $kills kills the rerun's $result differs from the uninterrupted run's"; fail=1; fi
 }
 
