@@ -12,7 +12,7 @@
 
 namespace dualpath::cli {
 
-// The plan's searches (cli/plan_*.cpp) still build their probes' children themselves; these are the study layer's.
+// The probe names the command line still uses beside its runner (the study layer's, core/study/probe.hpp).
 using study::aps_text;
 using study::check_probe_length;
 using study::finished_probe;
@@ -32,8 +32,10 @@ ChildJob probe_job(const ProbeRun& r, double aps, const std::string& out);
 class ChildProbeRunner : public study::ProbeRunner {
  public:
   unsigned slots() const override { return default_parallelism(); }
+  using study::ProbeRunner::run;
   void run(const std::vector<study::ProbeTask>& tasks, unsigned parallel,
-           const std::function<void(size_t, const study::ProbeEnd&)>& done) override;
+           const std::function<void(size_t, const study::ProbeEnd&)>& done,
+           const std::function<void(size_t)>& started) override;
 };
 
 }  // namespace dualpath::cli

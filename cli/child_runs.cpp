@@ -46,7 +46,7 @@ std::vector<int> run_child_jobs(const std::vector<ChildJob>& jobs, unsigned para
       const pid_t pid = ::fork();
       if (pid == 0) {
         // A child dies with its parent: a killed sweep or shard must not leave runs that still burn CPU and write
-        // into a staging folder the next run may be cleaning (cli/shard.hpp). The check closes the race with a
+        // into a staging folder the next run may be cleaning (core/study/run_folders.hpp). The check closes the race with a
         // parent that died before the prctl.
         ::prctl(PR_SET_PDEATHSIG, SIGKILL);
         if (::getppid() != parent) ::_exit(137);

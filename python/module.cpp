@@ -12,6 +12,7 @@
 #include <condition_variable>
 #include <exception>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -25,6 +26,8 @@
 #include "core/run/build_info.hpp"
 #include "core/sched/policy_registry.hpp"
 #include "core/study/capacity_study.hpp"
+#include "core/study/plan_study.hpp"
+#include "core/study/study_streams.hpp"
 #include "core/workload/trace_io.hpp"
 #include "python/python_policy.hpp"
 #include "sim/inprocess_probes.hpp"
@@ -169,6 +172,41 @@ std::string capacity_study(const std::string& scenario, const std::vector<std::s
   return st.to_json().dump();
 }
 
+// The plan study of `dualpath plan` (core/study/plan_study.hpp) with its runs on threads of this process, so a
+// policy registered from Python can be planned; writes OUT/plan.json (what the command line writes), prints nothing.
+void plan_study(const std::string& scenario, const std::vector<std::string>& overlays,
+                const std::vector<std::string>& overrides, const std::string& objective, const std::string& policy,
+                std::optional<int> nodes, std::optional<long long> budget, unsigned jobs,
+                std::optional<double> resolution, const std::string& slo_ttft, const std::string& slo_tpot,
+                const std::vector<std::string>& vary, std::optional<size_t> max_candidates,
+                const std::string& node_hour_cost, const std::string& gpu_hour_cost, bool ideal,
+                std::optional<double> target_aps, std::optional<int> max_nodes, const std::string& out) {
+  study::PlanStudySpec spec;
+  spec.scenario = scenario, spec.out = out, spec.overlays = overlays, spec.overrides = overrides;
+  spec.objective = objective, spec.policy = policy, spec.nodes = nodes, spec.budget = budget, spec.jobs = jobs;
+  spec.resolution_given = resolution.has_value();
+  if (resolution) spec.resolution = *resolution;
+  spec.slo_ttft = slo_ttft, spec.slo_tpot = slo_tpot, spec.vary = vary;
+  if (max_candidates) spec.max_candidates = *max_candidates;
+  spec.node_hour_cost = node_hour_cost, spec.gpu_hour_cost = gpu_hour_cost, spec.ideal = ideal;
+  spec.target_aps = target_aps;
+  if (max_nodes) spec.max_nodes = *max_nodes;
+  const study::QuietStudy quiet;  // Python's verbs return data
+  study::PlanEnd end;
+  std::exception_ptr probe_error;
+  interruptible([&] {
+    const study::PlanInputs in = study::read_plan_inputs(spec);
+    study::PlanSetup setup = study::setup_plan(spec, in);
+    sim::InProcessProbeRunner runner(std::max(1u, std::thread::hardware_concurrency()));
+    end = study::run_plan_study(spec, in, setup, runner);
+    probe_error = runner.first_error();
+  });
+  if (end.failed) {
+    if (probe_error) std::rethrow_exception(probe_error);
+    throw std::runtime_error("plan: a run's folder could not be published under " + out);
+  }
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_dualpath, m) {
@@ -225,6 +263,11 @@ PYBIND11_MODULE(_dualpath, m) {
   m.def("capacity_study", &capacity_study, py::arg("scenario"), py::arg("overlays"), py::arg("overrides"),
         py::arg("policies"), py::arg("slo_ttft"), py::arg("slo_tpot"), py::arg("resolution"), py::arg("jobs"),
         py::arg("max_probe_duration"), py::arg("out"));
+  m.def("plan_study", &plan_study, py::arg("scenario"), py::arg("overlays"), py::arg("overrides"),
+        py::arg("objective"), py::arg("policy"), py::arg("nodes"), py::arg("budget"), py::arg("jobs"),
+        py::arg("resolution"), py::arg("slo_ttft"), py::arg("slo_tpot"), py::arg("vary"), py::arg("max_candidates"),
+        py::arg("node_hour_cost"), py::arg("gpu_hour_cost"), py::arg("ideal"), py::arg("target_aps"),
+        py::arg("max_nodes"), py::arg("out"));
   m.def("trace_columns", &trace_columns, py::arg("path"));
   m.def("register_policy", &python::register_python_policy, py::arg("name"), py::arg("cls"), py::arg("features"));
   python::bind_policy_types(m);

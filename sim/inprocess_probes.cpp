@@ -15,15 +15,21 @@ namespace dualpath::sim {
 InProcessProbeRunner::InProcessProbeRunner(unsigned slots) : slots_(std::max(1u, slots)) {}
 
 void InProcessProbeRunner::run(const std::vector<study::ProbeTask>& tasks, unsigned parallel,
-                               const std::function<void(size_t, const study::ProbeEnd&)>& done) {
+                               const std::function<void(size_t, const study::ProbeEnd&)>& done,
+                               const std::function<void(size_t)>& started) {
   std::atomic<size_t> next{0};
   std::mutex report;  // done() is called one at a time, as the contract says
   auto worker = [&] {
     for (size_t i = next++; i < tasks.size(); i = next++) {
       const study::ProbeTask& t = tasks[i];
+      if (started) {
+        std::lock_guard<std::mutex> lock(report);
+        started(i);
+      }
       study::ProbeEnd end;
       try {
-        const Scenario sc = load_scenario(t.scenario, t.overrides, t.overlays);
+        Scenario sc = load_scenario(t.scenario, t.overrides, t.overlays);
+        if (!t.policy.empty()) sc.policy.name = t.policy;
         if (sc.sim.engine != NetworkEngine::Native)
           throw InputError("sim.engine", "probes run in this process need the native engine (SimGrid's is one per "
                                          "process): use the dualpath command line for SimGrid probes");

@@ -20,8 +20,10 @@ class InProcessProbeRunner : public study::ProbeRunner {
   // Each task is loaded (its overlays and --set list) and run on the native engine into its folder; a task on
   // SimGrid fails naming sim.engine. An exception a run throws ends that probe (its message is the error) and is
   // kept: first_error() rethrows the first, so a caller can raise the run's own error type.
+  using study::ProbeRunner::run;
   void run(const std::vector<study::ProbeTask>& tasks, unsigned parallel,
-           const std::function<void(size_t, const study::ProbeEnd&)>& done) override;
+           const std::function<void(size_t, const study::ProbeEnd&)>& done,
+           const std::function<void(size_t)>& started) override;
   std::exception_ptr first_error() const { return first_error_; }
 
  private:

@@ -79,7 +79,7 @@ bool search_policy(const CapacityStudySpec& spec, const Scenario& sc, unsigned j
           if (pass == 0 && !in_shard(spec.shard, k)) continue;  // first pass: this shard's slice only
           const ProbeRun r{spec.scenario, spec.overlays, overrides, policy, spec.ttft, spec.tpot,
                            sc.workload.stop == StopMode::SloTtft};
-          tasks.push_back({spec.scenario, spec.overlays, probe_overrides(r, aps), make_probe_staging(dir)});
+          tasks.push_back({spec.scenario, spec.overlays, probe_overrides(r, aps), make_probe_staging(dir), "", ""});
           pending.push_back(aps);
         }
         if (tasks.empty()) continue;

@@ -28,7 +28,7 @@ struct Probe {
   // capacity.json written before the plan's cost existed), what a plan's cost per token divides by.
   double prompt_tokens_per_s = -1, generated_tokens_per_s = -1;
   // Bytes read from storage per second over the run (-1 if absent): `plan --target-aps` bounds the load a split's
-  // storage NICs can carry with it (cli/plan_target.cpp).
+  // storage NICs can carry with it (core/study/plan_target.cpp).
   double storage_read_per_s = -1;
   // Bytes read from storage per agent of the run (-1 if absent): exact when every agent finished, else the agents in
   // flight count whole with part of their reads, so it is low. `plan --ideal`'s read bound divides by it.
@@ -67,7 +67,7 @@ std::string probe_dir(const std::string& dir, const std::string& policy, double 
 // reuse.
 std::optional<Probe> finished_probe(const std::string& dir, double aps, double tpot_limit);
 
-// Makes the staging folder a probe of `dir` runs in (and dir's parent); publish_folder (cli/shard.hpp) renames it
+// Makes the staging folder a probe of `dir` runs in (and dir's parent); publish_folder (core/study/run_folders.hpp) renames it
 // onto `dir` once the probe succeeded, so a folder with a summary.json is always a finished probe.
 std::string make_probe_staging(const std::string& dir);
 

@@ -15,6 +15,8 @@ struct ProbeTask {
   std::string scenario;                          // the scenario file
   std::vector<std::string> overlays, overrides;  // applied in this order, as `dualpath run` applies them
   std::string out;                               // the folder the run writes (a staging folder, made)
+  std::string policy;                            // set after loading, as `dualpath run --policy` ("": the scenario's)
+  std::string log_name;                          // a child's log in `out` ("": run.log)
 };
 
 struct ProbeEnd {
@@ -27,9 +29,15 @@ class ProbeRunner {
   virtual ~ProbeRunner() = default;
   // How many probes run at once (a study proposes this many loads per round when the user gave no number).
   virtual unsigned slots() const = 0;
-  // Runs `tasks`, at most `parallel` at once; calls done(i, end) for each as it ends, one call at a time.
+  // Runs `tasks`, at most `parallel` at once; calls started(i) as each starts (when given) and done(i, end) as it
+  // ends, one call at a time.
   virtual void run(const std::vector<ProbeTask>& tasks, unsigned parallel,
-                   const std::function<void(size_t, const ProbeEnd&)>& done) = 0;
+                   const std::function<void(size_t, const ProbeEnd&)>& done,
+                   const std::function<void(size_t)>& started) = 0;
+  void run(const std::vector<ProbeTask>& tasks, unsigned parallel,
+           const std::function<void(size_t, const ProbeEnd&)>& done) {
+    run(tasks, parallel, done, {});
+  }
 };
 
 }  // namespace dualpath::study

@@ -135,8 +135,7 @@ class Scenario:
         in this process only, so the CLI cannot run it."""
         if self.policy in _python_policies:  # the loaded policy name, overrides applied
             raise InputError(f"policy.name: {self.policy} is a Python policy, which runs in this process only "
-                             "(dualpath.run, dualpath.compare and dualpath.capacity); plan and the band run the "
-                             "dualpath command line")
+                             "(dualpath.run, compare, capacity and plan); the band runs the dualpath command line")
         path, overlays, overrides = self._file_args(tmp)
         args = [path]
         for o in overlays:
@@ -381,37 +380,75 @@ def run_band(scenario, policies=None, band="ideal,paper-cluster", out=None):
         return _in_folder(out, "dualpath-band-", body)
 
 
+def _optional_int(value, what, low, high):
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise InputError(f"{what}: expected an integer in {low}..{high}, found {value!r}")
+    return value
+
+
+def _optional_number(value, what):
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise InputError(f"{what}: expected a number, found {value!r}")
+    return float(value)
+
+
 def plan(scenario, nodes=None, budget=None, objective="jct", policy=None, vary=None, resolution=None, slo_ttft=None,
          slo_tpot=None, jobs=None, max_candidates=None, node_hour_cost=None, gpu_hour_cost=None, target_aps=None,
          max_nodes=None, ideal=False, out=None):
     """The best P/D split of `dualpath plan` (docs/capacity.md): returns plan.json as a dict (its "splits" and its
-    "recommendation"; with a price, each one's "cost"). vary: {key: [values]} as --vary KEY=V1,V2. target_aps asks
-    the inverse question (objective "capacity"): the fewest nodes holding that load, per variant. A price is one
-    number or, per topology name, {"hopper-8gpu-80g": 98.32, "h20-8gpu-96g": 40}. ideal (capacity plans): each
-    variant's best split also carries "ideal" (the Oracle's capacity and the §4.2 read bound)."""
-    def price(v):
+    "recommendation"; with a price, each one's "cost"), the same bytes the command line writes. The runs go on
+    threads of this process (native engine), so `policy` may name a policy registered from Python. vary: {key:
+    [values]} as --vary KEY=V1,V2. target_aps asks the inverse question (objective "capacity"): the fewest nodes
+    holding that load, per variant. A price is one number or, per topology name, {"hopper-8gpu-80g": 98.32,
+    "h20-8gpu-96g": 40}. ideal (capacity plans): each variant's best split also carries "ideal" (the Oracle's
+    capacity and the §4.2 read bound)."""
+    def price(v, what):
+        if v is None:
+            return ""
         if isinstance(v, dict):
             if not v:
-                raise InputError("node_hour_cost / gpu_hour_cost: expected a price or {topology: price, ...}, found {}")
+                raise InputError(f"{what}: expected a price or {{topology: price, ...}}, found {{}}")
             return ",".join(f"{k}={p}" for k, p in v.items())
-        return v
-    node_hour_cost, gpu_hour_cost = price(node_hour_cost), price(gpu_hour_cost)
+        if isinstance(v, bool) or not isinstance(v, (int, float, str)):
+            raise InputError(f"{what}: expected a price or {{topology: price, ...}}, found {v!r}")
+        if isinstance(v, str) and not v:
+            raise InputError(f"{what}: expected a price or TOPOLOGY=PRICE,..., found an empty one")
+        return str(v)
+    node_hour_cost, gpu_hour_cost = price(node_hour_cost, "node_hour_cost"), price(gpu_hour_cost, "gpu_hour_cost")
+    if node_hour_cost and gpu_hour_cost:
+        raise InputError("gpu_hour_cost: give node_hour_cost or gpu_hour_cost, not both")
+    if objective not in ("jct", "capacity"):
+        raise InputError(f"objective: expected \"jct\" or \"capacity\", found {objective!r}")
+    if policy is not None and not isinstance(policy, str):
+        raise InputError(f"policy: expected a policy name, found {policy!r}")
+    nodes = _optional_int(nodes, "nodes", -2 ** 31, 2 ** 31 - 1)
+    budget = _optional_int(budget, "budget", -2 ** 63, 2 ** 63 - 1)
+    max_candidates = _optional_int(max_candidates, "max_candidates", 1, 1000000)
+    max_nodes = _optional_int(max_nodes, "max_nodes", -2 ** 31, 2 ** 31 - 1)
+    n_jobs = 0 if jobs is None else _threads(jobs, "jobs")
+    resolution, target_aps = _optional_number(resolution, "resolution"), _optional_number(target_aps, "target_aps")
+    if sum(v is not None for v in (nodes, budget, target_aps)) > 1:
+        raise InputError("nodes / budget / target_aps: give one of them")
+    if max_nodes is not None and target_aps is None:
+        raise InputError("max_nodes: needs target_aps")
+    if not isinstance(vary, (dict, type(None))):
+        raise InputError(f"vary: expected {{key: [values]}}, found {vary!r}")
+    varies = [f"{key}=" + ",".join(_value_text(v) for v in values) for key, values in (vary or {}).items()]
     if not isinstance(scenario, Scenario):
         scenario = Scenario(scenario)
     with tempfile.TemporaryDirectory(prefix="dualpath-plan-") as tmp:
-        args = ["plan", *scenario._cli_args(tmp), "--objective", objective, "--no-plot"] + (["--ideal"] if ideal else [])
-        for flag, v in (("--nodes", nodes), ("--budget", budget), ("--policy", policy), ("--resolution", resolution),
-                        ("--slo-ttft", slo_ttft), ("--slo-tpot", slo_tpot), ("--jobs", jobs),
-                        ("--max-candidates", max_candidates), ("--node-hour-cost", node_hour_cost),
-                        ("--gpu-hour-cost", gpu_hour_cost), ("--target-aps", target_aps),
-                        ("--max-nodes", max_nodes)):
-            if v is not None:
-                args += [flag, str(v)]
-        for key, values in (vary or {}).items():
-            args += ["--vary", f"{key}=" + ",".join(_value_text(v) for v in values)]
+        path, overlays, overrides = scenario._file_args(tmp)
 
         def body(folder):
-            run_cli(args + ["--out", folder])
+            _dualpath.plan_study(path, overlays, overrides, objective, policy or "", nodes, budget, n_jobs, resolution,
+                                 "" if slo_ttft is None else _duration_text(slo_ttft, "slo_ttft"),
+                                 "" if slo_tpot is None else _duration_text(slo_tpot, "slo_tpot"), varies,
+                                 max_candidates, node_hour_cost, gpu_hour_cost, bool(ideal), target_aps, max_nodes,
+                                 folder)
             with open(os.path.join(folder, "plan.json")) as f:
                 return json.load(f)
         return _in_folder(out, "dualpath-plan-", body)

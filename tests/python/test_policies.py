@@ -115,6 +115,6 @@ def test_registration_errors():
 
 
 def test_the_command_line_cannot_run_a_python_policy(scenario):
-    # plan runs the dualpath command line (capacity runs its probes in this process: test_capacity_study.py).
+    # The band runs the dualpath command line (capacity and plan run in this process: test_capacity_study.py).
     with pytest.raises(dp.InputError, match="py-basic is a Python policy, which runs in this process only"):
-        dp.plan(scenario.with_set({"policy.name": "py-basic"}), nodes=3)
+        dp.run_band(scenario.with_set({"policy.name": "py-basic"}))

@@ -1,4 +1,4 @@
-#include "cli/plan_ideal.hpp"
+#include "core/study/plan_ideal.hpp"
 
 #include <cmath>
 #include <iomanip>
@@ -7,9 +7,10 @@
 #include <optional>
 #include <sstream>
 
+#include "core/study/study_streams.hpp"
 #include "core/analysis/bandwidth_model.hpp"
 
-namespace dualpath::cli {
+namespace dualpath::study {
 
 double read_bound_aps(const VariantPlan& vp, const analysis::PdSplit& s, double read_per_agent, std::string& link) {
   link.clear();
@@ -53,7 +54,7 @@ void print_ideal(const VariantPlan& vp) {
               : "");
   else
     m << "; no §4.2 read bound (" << vp.policy << " loads no KV through the storage NICs)";
-  std::cout << m.str() << "\n";
+  study_out() << m.str() << "\n";
 }
 
 void find_ideal(const CapacityPlanSpec& spec, const std::vector<std::string>& overrides,
@@ -93,7 +94,7 @@ void find_ideal(const CapacityPlanSpec& spec, const std::vector<std::string>& ov
     owners.push_back({vi});
   }
   if (cands.empty()) return;
-  std::cerr << "plan: --ideal: the Oracle's capacity on " << cands.size() << " best split(s)\n";
+  study_log() << "plan: --ideal: the Oracle's capacity on " << cands.size() << " best split(s)\n";
   const auto results = search_capacities(spec, cands);
   for (size_t c = 0; c < results.size(); ++c)
     for (const size_t vi : owners[c]) {
@@ -105,4 +106,4 @@ void find_ideal(const CapacityPlanSpec& spec, const std::vector<std::string>& ov
     }
 }
 
-}  // namespace dualpath::cli
+}  // namespace dualpath::study

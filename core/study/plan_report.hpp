@@ -17,7 +17,7 @@
 #include "core/analysis/vary_grid.hpp"
 #include "core/config/choices.hpp"
 
-namespace dualpath::cli {
+namespace dualpath::study {
 
 struct Outcome {
   bool ok = false;
@@ -34,7 +34,7 @@ struct Outcome {
   double read_per_agent = -1;  // capacity: the probe at the capacity's storage reads per agent, bytes (-1: unknown)
 };
 
-// How far a variant's best split is from ideal (`plan --objective capacity --ideal`; cli/plan_ideal.hpp).
+// How far a variant's best split is from ideal (`plan --objective capacity --ideal`; core/study/plan_ideal.hpp).
 struct IdealFigures {
   size_t split = 0;  // the variant's best split (index into its splits)
   // The §4.2 read bound in APS: the hit-KV bytes/s the split's links can read over the bytes an agent read at the
@@ -100,4 +100,4 @@ struct PlanReport {
 // split could be evaluated.
 nlohmann::json report_plan(const PlanReport& r, const std::vector<VariantPlan>& plans, bool& has_best);
 
-}  // namespace dualpath::cli
+}  // namespace dualpath::study

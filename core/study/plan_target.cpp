@@ -1,4 +1,4 @@
-#include "cli/plan_target.hpp"
+#include "core/study/plan_target.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -8,16 +8,18 @@
 #include <map>
 #include <sstream>
 
-#include "cli/child_probes.hpp"
-#include "cli/child_runs.hpp"
-#include "cli/shard.hpp"
+#include "core/study/study_streams.hpp"
+#include "core/study/probe.hpp"
+#include "core/study/probe_runner.hpp"
+#include "core/config/command_values.hpp"
+#include "core/study/run_folders.hpp"
 #include "core/analysis/bandwidth_model.hpp"
 #include "core/analysis/node_count_search.hpp"
 #include "core/analysis/plan_cost.hpp"
 #include "core/analysis/plan_splits.hpp"
 #include "core/config/input_error.hpp"
 
-namespace dualpath::cli {
+namespace dualpath::study {
 namespace {
 
 // One split of one node count and its probe at the target (once decided).
@@ -70,9 +72,8 @@ class VariantTarget {
       std::vector<size_t> round;
       for (; next < d.splits.size() && round.size() < slots; ++next)
         if (!d.splits[next].probe && d.splits[next].ruled_out.empty()) round.push_back(next);
-      std::vector<ChildJob> jobs;
+      std::vector<ProbeTask> jobs;
       std::vector<size_t> pending;
-      std::vector<std::string> staging;
       for (const size_t k : round) {
         SplitProbe& sp = d.splits[k];
         const std::string dir = probe_dir(sp.dir, vp_.policy, spec_.target_aps);
@@ -80,25 +81,25 @@ class VariantTarget {
           demand_ = std::max(demand_, sp.probe->storage_read_per_s);
           continue;
         }
-        staging.push_back(make_probe_staging(dir));
-        jobs.push_back(probe_job({spec_.scenario, spec_.overlays, split_overrides(spec_.overrides, vp_, sp.split),
-                                  vp_.policy, spec_.ttft, spec_.tpot, spec_.ttft_only},
-                                 spec_.target_aps, staging.back()));
+        const ProbeRun r{spec_.scenario, spec_.overlays, split_overrides(spec_.overrides, vp_, sp.split),
+                         vp_.policy, spec_.ttft, spec_.tpot, spec_.ttft_only};
+        jobs.push_back(
+            {spec_.scenario, spec_.overlays, probe_overrides(r, spec_.target_aps), make_probe_staging(dir), "", ""});
         pending.push_back(k);
       }
       bool failed = false;
-      run_child_jobs(jobs, slots, [](size_t) {}, [&](size_t i, int code) {
+      if (!jobs.empty()) spec_.runner->run(jobs, slots, [&](size_t i, const ProbeEnd& end) {
         SplitProbe& sp = d.splits[pending[i]];
         const std::string dir = probe_dir(sp.dir, vp_.policy, spec_.target_aps);
-        if (code != 0 || !publish_folder(staging[i], dir)) {
-          std::cerr << "plan: " << label() << split_name(sp.split) << ": probe " << dir << " failed (exit " << code
-                    << "): " << log_tail(jobs[i].log_path, 300) << "\n";
+        if (!end.ok || !publish_folder(jobs[i].out, dir)) {
+          study_log() << "plan: " << label() << split_name(sp.split) << ": probe " << dir << " failed ("
+                      << (end.ok ? "publish" : end.error) << ")\n";
           failed = true;
           return;
         }
         sp.probe = read_probe(dir, spec_.target_aps, spec_.tpot);
         demand_ = std::max(demand_, sp.probe->storage_read_per_s);
-        std::cerr << "plan: " << label() << split_name(sp.split) << " at " << aps_text(spec_.target_aps) << " APS "
+        study_log() << "plan: " << label() << split_name(sp.split) << " at " << aps_text(spec_.target_aps) << " APS "
                   << verdict(*sp.probe, spec_.ttft, spec_.tpot) << "\n";
       });
       if (failed) return false;
@@ -114,7 +115,7 @@ class VariantTarget {
     while (const auto n = s.next()) {
       Decision& d = decisions_[*n];
       if (!decide(*n, false, d)) return false;
-      std::cerr << "plan: " << label() << *n << " nodes " << (d.holds ? "hold " : "do not hold ")
+      study_log() << "plan: " << label() << *n << " nodes " << (d.holds ? "hold " : "do not hold ")
                 << aps_text(spec_.target_aps) << " APS\n";
       s.record(*n, d.holds);
     }
@@ -146,54 +147,54 @@ class VariantTarget {
 
   // Prints the variant's answer and table; returns its plan.json entry.
   nlohmann::json report() const {
-    std::cout << "\n" << (spec_.varied ? "variant " + vp_.variant.label + ": " : std::string());
+    study_out() << "\n" << (spec_.varied ? "variant " + vp_.variant.label + ": " : std::string());
     nlohmann::json v = {{"policy", vp_.policy}, {"nodes", answer_ ? nlohmann::json(*answer_) : nlohmann::json()},
                         {"largest_failing_nodes", below_ ? nlohmann::json(*below_) : nlohmann::json()},
                         {"decided", nlohmann::json::array()}};
     if (spec_.varied) v["label"] = vp_.variant.label, v["set"] = vp_.variant.overrides;
     const auto h = holding();
     if (answer_) {
-      std::cout << *answer_ << " nodes hold " << aps_text(spec_.target_aps) << " APS (";
+      study_out() << *answer_ << " nodes hold " << aps_text(spec_.target_aps) << " APS (";
       v["holding_splits"] = nlohmann::json::array();
       for (size_t i = 0; i < h.size(); ++i) {
-        std::cout << (i ? ", " : "") << split_name(h[i]->split) << " binds on " << h[i]->probe->binds;
+        study_out() << (i ? ", " : "") << split_name(h[i]->split) << " binds on " << h[i]->probe->binds;
         v["holding_splits"].push_back({{"split", split_name(h[i]->split)}, {"binds", h[i]->probe->binds}});
       }
-      std::cout << ")";
-      if (below_) std::cout << "; " << *below_ << " nodes do not (no split holds it)";
-      else std::cout << "; the smallest cluster, 2 nodes";
-      std::cout << "\n";
+      study_out() << ")";
+      if (below_) study_out() << "; " << *below_ << " nodes do not (no split holds it)";
+      else study_out() << "; the smallest cluster, 2 nodes";
+      study_out() << "\n";
       if (const auto c = cost()) {
         v["cost"] = {{"per_hour", c->per_hour}, {"per_agent", c->per_agent},
                      {"per_million_input_tokens", c->per_million_input_tokens},
                      {"per_million_output_tokens", c->per_million_output_tokens}};
-        std::cout << "cost at " << dollars(c->per_hour) << " an hour for its " << *answer_ << " nodes: "
+        study_out() << "cost at " << dollars(c->per_hour) << " an hour for its " << *answer_ << " nodes: "
                   << dollars(c->per_agent) << " per agent, " << dollars(c->per_million_input_tokens)
                   << " per million input tokens, " << dollars(c->per_million_output_tokens)
                   << " per million output tokens (each figure the whole cost)\n";
       }
     } else {
-      std::cout << "no cluster of up to " << spec_.max_nodes << " nodes holds " << aps_text(spec_.target_aps)
+      study_out() << "no cluster of up to " << spec_.max_nodes << " nodes holds " << aps_text(spec_.target_aps)
                 << " APS (raise --max-nodes)\n";
     }
-    std::cout << "nodes  verdict       splits probed at " << aps_text(spec_.target_aps)
+    study_out() << "nodes  verdict       splits probed at " << aps_text(spec_.target_aps)
               << " APS (+ meets, - misses, * every agent finished first: a lower bound, ! ruled out by the read bound)\n";
     for (const auto& [n, d] : decisions_) {
-      std::cout << std::left << std::setw(7) << n << std::setw(14) << (d.holds ? "holds" : "does not hold");
+      study_out() << std::left << std::setw(7) << n << std::setw(14) << (d.holds ? "holds" : "does not hold");
       nlohmann::json dj = {{"nodes", n}, {"holds", d.holds}, {"splits", nlohmann::json::array()}};
       for (const auto& sp : d.splits) {
         if (!sp.ruled_out.empty()) {
-          std::cout << " " << split_name(sp.split) << "!";
+          study_out() << " " << split_name(sp.split) << "!";
           dj["splits"].push_back({{"split", split_name(sp.split)}, {"meets_slo", false}, {"ruled_out", sp.ruled_out}});
           continue;
         }
         if (!sp.probe) continue;
-        std::cout << " " << split_name(sp.split) << (sp.probe->meets ? "+" : "-")
+        study_out() << " " << split_name(sp.split) << (sp.probe->meets ? "+" : "-")
                   << (sp.probe->lower_bound() ? "*" : "");
         dj["splits"].push_back({{"split", split_name(sp.split)}, {"meets_slo", sp.probe->meets},
                                 {"binds", sp.probe->binds}, {"probe", probe_json(*sp.probe)}});
       }
-      std::cout << "\n";
+      study_out() << "\n";
       v["decided"].push_back(dj);
     }
     return v;
@@ -220,7 +221,7 @@ class VariantTarget {
       why << "its " << snics << " storage NICs read at most " << std::setprecision(4) << can / 1e9
           << " GB/s, less than the " << demand_ / 1e9 << " GB/s a probe read at this rate";
       sp.ruled_out = why.str();
-      std::cerr << "plan: " << label() << split_name(sp.split) << " ruled out: " << sp.ruled_out << "\n";
+      study_log() << "plan: " << label() << split_name(sp.split) << " ruled out: " << sp.ruled_out << "\n";
     }
   }
   const TargetPlanSpec& spec_;
@@ -257,7 +258,7 @@ bool run_target_plan(const TargetPlanSpec& spec, const std::vector<VariantPlan>&
   nlohmann::json out = {{"identity", spec.identity}, {"objective", "capacity"}, {"target_aps", spec.target_aps},
                         {"max_nodes", spec.max_nodes}, {"variants", nlohmann::json::array()}};
   if (spec.prices.priced()) out["cost_basis"] = cost_basis_json(spec.prices);
-  std::cout << "plan: the fewest nodes holding " << aps_text(spec.target_aps) << " APS within the SLO\n";
+  study_out() << "plan: the fewest nodes holding " << aps_text(spec.target_aps) << " APS within the SLO\n";
   std::optional<int> fewest;
   for (const auto& t : targets) {
     out["variants"].push_back(t.report());
@@ -267,19 +268,19 @@ bool run_target_plan(const TargetPlanSpec& spec, const std::vector<VariantPlan>&
     std::vector<std::string> best;
     for (const auto& t : targets)
       if (t.answer() == fewest) best.push_back(t.name());
-    std::cout << "\nrecommended: " << best.front() << " on " << *fewest << " nodes";
+    study_out() << "\nrecommended: " << best.front() << " on " << *fewest << " nodes";
     if (best.size() > 1) {
-      std::cout << ", a TIE with";
-      for (size_t i = 1; i < best.size(); ++i) std::cout << (i > 1 ? "," : "") << " " << best[i];
-      std::cout << " (as few nodes; compare their costs or a higher --target-aps)";
+      study_out() << ", a TIE with";
+      for (size_t i = 1; i < best.size(); ++i) study_out() << (i > 1 ? "," : "") << " " << best[i];
+      study_out() << " (as few nodes; compare their costs or a higher --target-aps)";
     }
-    std::cout << "\n";
+    study_out() << "\n";
     out["recommendation"] = {{"variant", best.front()}, {"nodes", *fewest}, {"tie", best.size() > 1},
                              {"tied_with", std::vector<std::string>(best.begin() + 1, best.end())}};
   }
   write_json_atomically(spec.out + "/plan.json", out);
-  std::cout << "results in " << spec.out << "/plan.json\n";
+  study_out() << "results in " << spec.out << "/plan.json\n";
   return true;
 }
 
-}  // namespace dualpath::cli
+}  // namespace dualpath::study

@@ -1,4 +1,4 @@
-#include "cli/plan_capacity.hpp"
+#include "core/study/plan_capacity.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -9,12 +9,14 @@
 #include <map>
 #include <sstream>
 
-#include "cli/child_probes.hpp"
-#include "cli/child_runs.hpp"
-#include "cli/shard.hpp"
+#include "core/study/study_streams.hpp"
+#include "core/study/probe.hpp"
+#include "core/study/probe_runner.hpp"
+#include "core/config/command_values.hpp"
+#include "core/study/run_folders.hpp"
 #include "core/analysis/joint_capacity_search.hpp"
 
-namespace dualpath::cli {
+namespace dualpath::study {
 namespace {
 
 namespace fs = std::filesystem;
@@ -76,9 +78,8 @@ std::vector<CapacityResult> search_capacities(const CapacityPlanSpec& spec, cons
   for (auto next = search.next(static_cast<int>(slots)); !next.empty() && !failed;
        next = search.next(static_cast<int>(slots))) {
     ++round;
-    std::vector<ChildJob> jobs;
+    std::vector<ProbeTask> jobs;
     std::vector<analysis::JointProbe> pending;
-    std::vector<std::string> staging;
     for (const auto& p : next) {
       const CapacityCandidate& k = c[p.candidate];
       const std::string dir = probe_dir(k.dir, k.policy, p.load);
@@ -87,28 +88,27 @@ std::vector<CapacityResult> search_capacities(const CapacityPlanSpec& spec, cons
         ++reused[p.candidate];
         continue;
       }
-      staging.push_back(make_probe_staging(dir));
-      jobs.push_back(probe_job({spec.scenario, spec.overlays, k.sets, k.policy, spec.ttft, spec.tpot, spec.ttft_only},
-                               p.load, staging.back()));
+      const ProbeRun r{spec.scenario, spec.overlays, k.sets, k.policy, spec.ttft, spec.tpot, spec.ttft_only};
+      jobs.push_back({spec.scenario, spec.overlays, probe_overrides(r, p.load), make_probe_staging(dir), "", ""});
       pending.push_back(p);
     }
     if (!jobs.empty()) {
-      std::cerr << "plan: round " << round << ": probing";
-      for (const auto& p : pending) std::cerr << " " << c[p.candidate].name << " at " << aps_text(p.load) << " APS";
-      std::cerr << "\n";
-      run_child_jobs(jobs, slots, [](size_t) {}, [&](size_t i, int code) {
+      study_log() << "plan: round " << round << ": probing";
+      for (const auto& p : pending) study_log() << " " << c[p.candidate].name << " at " << aps_text(p.load) << " APS";
+      study_log() << "\n";
+      spec.runner->run(jobs, slots, [&](size_t i, const ProbeEnd& end) {
         const auto& p = pending[i];
         const CapacityCandidate& k = c[p.candidate];
         const std::string dir = probe_dir(k.dir, k.policy, p.load);
-        if (code != 0 || !publish_folder(staging[i], dir)) {
-          std::cerr << "plan: " << k.name << ": probe " << dir << " failed (exit " << code
-                    << "): " << log_tail(jobs[i].log_path, 300) << "\n";
+        if (!end.ok || !publish_folder(jobs[i].out, dir)) {
+          study_log() << "plan: " << k.name << ": probe " << dir << " failed (" << (end.ok ? "publish" : end.error)
+                      << ")\n";
           failed = true;
           return;
         }
         probes[p.candidate][p.load] = read_probe(dir, p.load, spec.tpot);
         ++run;
-        std::cerr << "plan: " << k.name << " at " << aps_text(p.load) << " APS "
+        study_log() << "plan: " << k.name << " at " << aps_text(p.load) << " APS "
                   << verdict(probes[p.candidate][p.load], spec.ttft, spec.tpot) << "\n";
       });
     }
@@ -119,21 +119,21 @@ std::vector<CapacityResult> search_capacities(const CapacityPlanSpec& spec, cons
     for (size_t k = 0; k < n; ++k) {
       if (was_final[k] || !search.final(k)) continue;
       was_final[k] = true;
-      std::cerr << "plan: " << c[k].name << ": " << state_name(search.state(k)) << ", capacity "
+      study_log() << "plan: " << c[k].name << ": " << state_name(search.state(k)) << ", capacity "
                 << bracket_text(search, k);
       if (const auto by = search.dropped_below(k))
-        std::cerr << " (at or below " << c[*by].name << "'s " << aps_text(search.capacity(*by))
+        study_log() << " (at or below " << c[*by].name << "'s " << aps_text(search.capacity(*by))
                   << " APS: it cannot be the best)";
-      std::cerr << ", " << search.probes(k) << " probe(s)\n";
+      study_log() << ", " << search.probes(k) << " probe(s)\n";
     }
     if (run > 0) {
       const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       const int left = search.probes_left_estimate();
-      std::cerr << "plan: " << run << " probe(s) run in " << std::lround(elapsed) << " s";
+      study_log() << "plan: " << run << " probe(s) run in " << std::lround(elapsed) << " s";
       if (left > 0)
-        std::cerr << "; about " << std::lround(elapsed / static_cast<double>(run) * left) << " s left ("
+        study_log() << "; about " << std::lround(elapsed / static_cast<double>(run) * left) << " s left ("
                   << left << " probe(s), a rough count)";
-      std::cerr << "\n";
+      study_log() << "\n";
     }
   }
 
@@ -175,4 +175,4 @@ std::vector<CapacityResult> search_capacities(const CapacityPlanSpec& spec, cons
   return out;
 }
 
-}  // namespace dualpath::cli
+}  // namespace dualpath::study

@@ -2,7 +2,7 @@
 // fewest nodes and the P/D splits of them that hold X agents per second within the SLO, with the bracket (the count
 // below fails: every split of it was probed and missed) and what binds. The node counts are searched by
 // core/analysis/node_count_search.hpp; a count is decided by probes at exactly X (`dualpath run` children with the
-// stop rule, cli/capacity_probe.hpp), its splits in the order of their §4.2 read rate, --jobs at a time, stopping at
+// stop rule, core/study/probe.hpp, run by a ProbeRunner), its splits in the order of their §4.2 read rate, --jobs at a time, stopping at
 // the first that holds; at the answer every split is probed, so ties are named. Probes go to
 // DIR/target[/<variant>]/nodes=<N>/<split>/probes/<policy>/aps=<X>/, published when finished, so a rerun reuses
 // them.
@@ -14,10 +14,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cli/plan_report.hpp"
+#include "core/study/plan_report.hpp"
+#include "core/study/probe_runner.hpp"
 #include "core/config/scenario.hpp"
 
-namespace dualpath::cli {
+namespace dualpath::study {
 
 struct TargetPlanSpec {
   std::string scenario, out;
@@ -30,6 +31,7 @@ struct TargetPlanSpec {
   bool varied = false;
   analysis::Prices prices;
   nlohmann::json identity;
+  ProbeRunner* runner = nullptr;  // runs the probes (the command line's children, or threads of this process)
 };
 
 // The inverse question's options, checked before anything is loaded: InputError naming the option otherwise.
@@ -40,4 +42,4 @@ void check_target_question(double target_aps, int max_nodes, bool capacity_objec
 bool run_target_plan(const TargetPlanSpec& spec, const std::vector<VariantPlan>& plans,
                      const std::vector<Scenario>& scenarios);
 
-}  // namespace dualpath::cli
+}  // namespace dualpath::study

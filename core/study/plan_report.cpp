@@ -1,6 +1,7 @@
-#include "cli/plan_report.hpp"
+#include "core/study/plan_report.hpp"
 
-#include "cli/plan_ideal.hpp"
+#include "core/study/study_streams.hpp"
+#include "core/study/plan_ideal.hpp"
 
 #include <iomanip>
 #include <iostream>
@@ -9,7 +10,7 @@
 
 #include "core/analysis/plan_cost.hpp"
 
-namespace dualpath::cli {
+namespace dualpath::study {
 
 std::string split_name(const analysis::PdSplit& s) { return std::to_string(s.P) + "P" + std::to_string(s.D) + "D"; }
 
@@ -101,14 +102,14 @@ nlohmann::json report_plan(const PlanReport& r, const std::vector<VariantPlan>& 
   out["analytic_pd_range"] = range_json(plans[0]);
   std::vector<std::optional<double>> all_values;
   std::vector<std::pair<size_t, size_t>> all_index;
-  std::cout << r.title << "\n";
+  study_out() << r.title << "\n";
   for (size_t vi = 0; vi < plans.size(); ++vi) {
     const auto& vp = plans[vi];
-    std::cout << "\n";
-    if (r.varied) std::cout << "variant " << vp.variant.label << ": ";
-    std::cout << vp.nodes << " nodes; §4.2 bottleneck-free range " << std::setprecision(3) << vp.range.lower
+    study_out() << "\n";
+    if (r.varied) study_out() << "variant " << vp.variant.label << ": ";
+    study_out() << vp.nodes << " nodes; §4.2 bottleneck-free range " << std::setprecision(3) << vp.range.lower
               << " <= P/D <= " << vp.range.upper << (vp.have_range ? "" : " (empty)") << "\n";
-    std::cout << std::left << std::setw(8) << "split" << std::setw(10) << "P/D" << std::setw(10) << "in range"
+    study_out() << std::left << std::setw(8) << "split" << std::setw(10) << "P/D" << std::setw(10) << "in range"
               << std::setw(14) << "EP groups" << std::setw(lower_better ? 16 : 22)
               << (lower_better ? unit : std::string("APS < fails at")) << (priced ? "$/agent     " : "") << "binds\n";
     std::vector<std::optional<double>> values;
@@ -154,17 +155,17 @@ nlohmann::json report_plan(const PlanReport& r, const std::vector<VariantPlan>& 
       values.push_back(o.ok && std::isfinite(o.value) ? std::optional<double>(o.value) : std::nullopt);
       all_values.push_back(values.back());
       all_index.emplace_back(vi, i);
-      std::cout << std::left << std::setw(8) << split_name(s) << std::setw(10) << std::setprecision(3)
+      study_out() << std::left << std::setw(8) << split_name(s) << std::setw(10) << std::setprecision(3)
                 << static_cast<double>(s.P) / s.D << std::setw(10) << (inside ? "yes" : "no") << std::setw(14)
                 << groups.str() << std::setw(lower_better ? 16 : 22) << val.str();
-      if (priced) std::cout << std::setw(12) << (cost ? dollars(cost->per_agent) : std::string("-"));
-      std::cout << (o.ok ? o.binds : s.why);
-      if (o.ok && o.lower_bound) std::cout << (o.binds.empty() ? "" : "; ") << "a lower bound (every agent finished)";
+      if (priced) study_out() << std::setw(12) << (cost ? dollars(cost->per_agent) : std::string("-"));
+      study_out() << (o.ok ? o.binds : s.why);
+      if (o.ok && o.lower_bound) study_out() << (o.binds.empty() ? "" : "; ") << "a lower bound (every agent finished)";
       if (o.ok && !o.dropped_below.empty())
-        std::cout << (o.binds.empty() ? "" : "; ") << "dropped: it fails at or below " << o.dropped_below
+        study_out() << (o.binds.empty() ? "" : "; ") << "dropped: it fails at or below " << o.dropped_below
                   << "'s capacity";
-      if (o.ok && o.search == "gave up") std::cout << "; the search gave up (no rate met the SLO)";
-      std::cout << "\n";
+      if (o.ok && o.search == "gave up") study_out() << "; the search gave up (no rate met the SLO)";
+      study_out() << "\n";
       if (vp.ideal && vp.ideal->split == i) out["splits"].back()["ideal"] = ideal_json(*vp.ideal);
     }
     print_ideal(vp);
@@ -174,7 +175,7 @@ nlohmann::json report_plan(const PlanReport& r, const std::vector<VariantPlan>& 
                           {"analytic_pd_range", range_json(vp)}};
       if (bt.best) {
         v["best"] = split_name(vp.splits[*bt.best]);
-        std::cout << "best for this variant: " << split_name(vp.splits[*bt.best]);
+        study_out() << "best for this variant: " << split_name(vp.splits[*bt.best]);
         std::vector<Index> own;
         for (size_t i = 0; i < vp.splits.size(); ++i) own.emplace_back(vi, i);
         const auto tied = ties_of(plans, {vi, *bt.best}, own, lower_better);
@@ -185,19 +186,19 @@ nlohmann::json report_plan(const PlanReport& r, const std::vector<VariantPlan>& 
           v["margin"] = m;
           const Outcome& ro = vp.outcomes[*bt.runner_up];
           if (tied.empty() && ro.search == "dropped")
-            std::cout << ", ahead of " << split_name(vp.splits[*bt.runner_up]) << ", which fails at "
+            study_out() << ", ahead of " << split_name(vp.splits[*bt.runner_up]) << ", which fails at "
                       << std::setprecision(4) << ro.lowest_failing << " APS";
           else if (tied.empty())
-            std::cout << ", " << std::setprecision(3) << 100 * m << "% ahead of " << split_name(vp.splits[*bt.runner_up]);
+            study_out() << ", " << std::setprecision(3) << 100 * m << "% ahead of " << split_name(vp.splits[*bt.runner_up]);
         }
         for (size_t t = 0; t < tied.size(); ++t)
-          std::cout << (t == 0 ? ", a TIE with " : t + 1 == tied.size() ? " and " : ", ")
+          study_out() << (t == 0 ? ", a TIE with " : t + 1 == tied.size() ? " and " : ", ")
                     << split_name(vp.splits[tied[t].second]);
         size_t evaluated = 0;
         for (const auto& o : vp.outcomes) evaluated += o.ok;
         if (!bt.runner_up && tied.empty() && evaluated > 1)
-          std::cout << ", ahead of every other split (each fails at or below its capacity)";
-        std::cout << "\n";
+          study_out() << ", ahead of every other split (each fails at or below its capacity)";
+        study_out() << "\n";
       }
       out["variants"].push_back(v);
     }
@@ -212,7 +213,7 @@ nlohmann::json report_plan(const PlanReport& r, const std::vector<VariantPlan>& 
     if (r.varied) rec["variant"] = b.variant.label;
     const auto cost = cost_of(r, b, b.splits[bi], bo);
     if (cost) rec["cost"] = cost_json(*cost);
-    std::cout << "\nrecommended: " << candidate_name(bv, bi) << " (" << (lower_better ? "JCT " : "capacity ")
+    study_out() << "\nrecommended: " << candidate_name(bv, bi) << " (" << (lower_better ? "JCT " : "capacity ")
               << std::setprecision(5) << bo.value << (lower_better ? " s" : " APS")
               << ", binds on " << bo.binds << "; "
               << (b.have_range && analysis::in_range(b.range, b.splits[bi].P, b.splits[bi].D) ? "inside" : "outside")
@@ -226,48 +227,48 @@ nlohmann::json report_plan(const PlanReport& r, const std::vector<VariantPlan>& 
       if (r.varied) rec["runner_up_variant"] = plans[rv].variant.label;
       rec["margin"] = margin_of(bo.value, ro.value);
       if (!tie && ro.search == "dropped")  // its bracket is only as narrow as needed to rule it out
-        std::cout << ", ahead of the runner-up " << candidate_name(rv, ri) << ", which fails at "
+        study_out() << ", ahead of the runner-up " << candidate_name(rv, ri) << ", which fails at "
                   << std::setprecision(4) << ro.lowest_failing << " APS (this split serves at least "
                   << std::setprecision(3) << 100 * (bo.value / ro.lowest_failing - 1) << "% more)";
       else if (!tie)
-        std::cout << ", " << std::setprecision(3) << 100 * margin_of(bo.value, ro.value)
+        study_out() << ", " << std::setprecision(3) << 100 * margin_of(bo.value, ro.value)
                   << "% better than the runner-up " << candidate_name(rv, ri);
     } else if (!tie && all_index.size() > 1) {
-      std::cout << ", ahead of every other split (each fails at or below its capacity)";
+      study_out() << ", ahead of every other split (each fails at or below its capacity)";
     }
     if (tie) {
       // Not a winner: the evaluation cannot separate them. Say what would.
       rec["tied_with"] = nlohmann::json::array();
-      std::cout << "\nbut it is a TIE with";
+      study_out() << "\nbut it is a TIE with";
       for (size_t t = 0; t < tied.size(); ++t) {
         rec["tied_with"].push_back(candidate_name(tied[t].first, tied[t].second));
-        std::cout << (t == 0 ? " " : t + 1 == tied.size() ? " and " : ", ") << candidate_name(tied[t].first, tied[t].second);
+        study_out() << (t == 0 ? " " : t + 1 == tied.size() ? " and " : ", ") << candidate_name(tied[t].first, tied[t].second);
       }
-      std::cout << ", not a winner: ";
+      study_out() << ", not a winner: ";
       if (lower_better) {
-        std::cout << "their JCTs are within the " << 100 * analysis::kJctTieMargin
+        study_out() << "their JCTs are within the " << 100 * analysis::kJctTieMargin
                   << "% one run moves under a tiny perturbation";
       } else {
-        std::cout << "its capacity " << std::setprecision(5) << bo.value << " APS is below the lowest failing rate of "
+        study_out() << "its capacity " << std::setprecision(5) << bo.value << " APS is below the lowest failing rate of "
                   << (tied.size() > 1 ? "each" : "the other") << ", so the brackets overlap; a finer --resolution "
                   << "(now " << r.resolution << ") or --objective jct on an offline run would separate them";
       }
     }
-    if (bo.lower_bound) std::cout << "\n(its capacity is a lower bound: every agent finished before a steady state; "
+    if (bo.lower_bound) study_out() << "\n(its capacity is a lower bound: every agent finished before a steady state; "
                                      "a longer workload.duration would decide)";
     if (cost)
-      std::cout << "\ncost at " << dollars(cost->per_hour) << " an hour for its " << b.nodes << " nodes: "
+      study_out() << "\ncost at " << dollars(cost->per_hour) << " an hour for its " << b.nodes << " nodes: "
                 << dollars(cost->per_agent) << " per agent, " << dollars(cost->per_million_input_tokens)
                 << " per million input tokens, " << dollars(cost->per_million_output_tokens)
                 << " per million output tokens (each figure the whole cost)";
     rec["tie"] = tie;
-    std::cout << "\n";
+    study_out() << "\n";
     out["recommendation"] = rec;
   } else {
-    std::cout << "\nno split could be evaluated\n";
+    study_out() << "\nno split could be evaluated\n";
   }
   has_best = bt.best.has_value();
   return out;
 }
 
-}  // namespace dualpath::cli
+}  // namespace dualpath::study

@@ -1,5 +1,5 @@
 // `dualpath plan --objective capacity`: the SLO capacity of every P/D split (of every variant) by one joint search
-// (core/analysis/joint_capacity_search.hpp) whose probes are `dualpath run` children (cli/capacity_probe.hpp),
+// (core/analysis/joint_capacity_search.hpp) whose probes (core/study/probe.hpp) a ProbeRunner runs,
 // a round of at most --jobs at a time. Each split's probes go to SPLIT/probes/<policy>/aps=<A>/ (a capacity
 // search's layout), each published by renaming its staging folder when it succeeds, so an interrupted plan keeps
 // every finished probe and its rerun replays the same rounds, running only the probes that were not finished.
@@ -13,7 +13,9 @@
 
 #include <nlohmann/json.hpp>
 
-namespace dualpath::cli {
+#include "core/study/probe_runner.hpp"
+
+namespace dualpath::study {
 
 struct CapacityCandidate {
   std::string name;                // e.g. "2P2D" or "topology.snic_bw=200 Gbps 2P2D" (messages)
@@ -33,6 +35,7 @@ struct CapacityPlanSpec {
   unsigned slots = 1;              // probes per round
   bool joint = true;               // false (a shard): every split searched on its own, to the resolution
   nlohmann::json identity;         // the plan's, recorded in each capacity.json
+  ProbeRunner* runner = nullptr;   // runs the probes (the command line's children, or threads of this process)
 };
 
 struct CapacityResult {
@@ -52,4 +55,4 @@ struct CapacityResult {
 // each round's probes, each verdict with the bracket so far, an estimate of the time left.
 std::vector<CapacityResult> search_capacities(const CapacityPlanSpec& spec, const std::vector<CapacityCandidate>& c);
 
-}  // namespace dualpath::cli
+}  // namespace dualpath::study

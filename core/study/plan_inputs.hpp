@@ -4,11 +4,11 @@
 
 #include <string>
 
-#include "cli/plan_report.hpp"
+#include "core/study/plan_report.hpp"
 #include "core/analysis/plan_cost.hpp"
 #include "core/config/scenario.hpp"
 
-namespace dualpath::cli {
+namespace dualpath::study {
 
 // InputError (at `where`) unless the scenario's arrivals suit the objective: JCT offline, capacity online with probes
 // long enough for the stop rule.
@@ -21,4 +21,4 @@ void price_variant(const analysis::Prices& prices, const std::string& option, co
 // A JCT candidate's result from its run folder (not ok when absent or incomplete).
 Outcome read_outcome(const std::string& dir);
 
-}  // namespace dualpath::cli
+}  // namespace dualpath::study

@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
-#include "cli/plan_capacity.hpp"
-#include "cli/plan_report.hpp"
+#include "core/study/plan_capacity.hpp"
+#include "core/study/plan_report.hpp"
 
-namespace dualpath::cli {
+namespace dualpath::study {
 
 // Fills each variant's `ideal` (the variants whose splits all failed get none). The Oracle's probes go to
 // SPLIT/oracle/ (a rerun takes them as given); `overrides` are the user's --set values.
@@ -26,4 +26,4 @@ void print_ideal(const VariantPlan& vp);
 // `link` the links full first at the best read mix.
 double read_bound_aps(const VariantPlan& vp, const analysis::PdSplit& s, double read_per_agent, std::string& link);
 
-}  // namespace dualpath::cli
+}  // namespace dualpath::study

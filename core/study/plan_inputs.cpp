@@ -1,12 +1,13 @@
-#include "cli/plan_inputs.hpp"
+#include "core/study/plan_inputs.hpp"
 
 #include <exception>
 
-#include "cli/child_probes.hpp"
+#include "core/study/probe.hpp"
+#include "core/study/probe_runner.hpp"
 #include "core/config/input_error.hpp"
 #include "core/run/summary_sections.hpp"
 
-namespace dualpath::cli {
+namespace dualpath::study {
 
 void price_variant(const analysis::Prices& prices, const std::string& option, const Scenario& sc, VariantPlan& vp) {
   auto price = [&](const Topology& t) {
@@ -54,4 +55,4 @@ void check_objective(const Scenario& sc, PlanObjective objective, const std::str
 }
 
 
-}  // namespace dualpath::cli
+}  // namespace dualpath::study

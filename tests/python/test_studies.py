@@ -1,7 +1,7 @@
-"""The capacity study in this process (issue 78: core/study/capacity_study.hpp under both faces): dualpath.capacity
-writes the same capacity.json bytes, and the same probe results, as `dualpath capacity`; a policy registered from
-Python is probed like a built-in one (py-basic reimplements Basic, so its capacity is Basic's to the probe); its
-mistakes come back as dualpath.PolicyError, not as a failed child."""
+"""The studies in this process (issue 78: core/study/ under both faces): dualpath.capacity and dualpath.plan write
+the same capacity.json and plan.json bytes, and the same run results, as `dualpath capacity` and `dualpath plan`; a
+policy registered from Python is probed and planned like a built-in one (py-cap-basic reimplements Basic, so its
+figures are Basic's); its mistakes come back as dualpath.PolicyError, not as a failed child."""
 import filecmp
 import json
 import os
@@ -86,3 +86,44 @@ def test_bad_values_are_refused_before_any_probe(path, tmp_path):
         with pytest.raises(dp.InputError, match=message):
             dp.capacity(sc, out=tmp_path / "bad", **kwargs)
     assert not os.path.exists(tmp_path / "bad" / "probes")
+
+
+OFFLINE = {"workload.agents": 16, "workload.trajectories": 16}
+
+
+def test_plan_same_bytes_as_the_command_line(path, tmp_path):
+    cli = [dp._cli.cli_path(), "plan", path, "--nodes", "3", "--jobs", "2", "--node-hour-cost", "98.32", "--no-plot",
+           "--out", str(tmp_path / "cli")]
+    for k, v in OFFLINE.items():
+        cli += ["--set", f"{k}={v}"]
+    subprocess.run(cli, check=True, capture_output=True)
+    py = dp.plan(dp.Scenario(path, set=OFFLINE), nodes=3, jobs=2, node_hour_cost=98.32, out=tmp_path / "py")
+    with open(tmp_path / "cli" / "plan.json", "rb") as a, open(tmp_path / "py" / "plan.json", "rb") as b:
+        assert a.read() == b.read()
+    assert py["recommendation"]["split"] in ("1P2D", "2P1D")
+    for split in ("1P2D", "2P1D"):
+        for f in ("summary.json", "requests.csv"):
+            assert filecmp.cmp(tmp_path / "cli" / "splits" / split / f, tmp_path / "py" / "splits" / split / f,
+                               shallow=False), f"{split}/{f}"
+
+
+def test_a_python_policy_is_planned(path, tmp_path):
+    sc = dp.Scenario(path, set=OFFLINE)
+    py = dp.plan(sc, nodes=3, jobs=2, policy="py-cap-basic")
+    cpp = dp.plan(sc, nodes=3, jobs=2, policy="basic")
+    assert py["identity"]["policy"] == "py-cap-basic"
+    assert [(s["P"], s["D"], s["jct_s"]) for s in py["splits"]] == [(s["P"], s["D"], s["jct_s"]) for s in cpp["splits"]]
+
+
+def test_plan_bad_values_are_refused(path):
+    sc = dp.Scenario(path, set=OFFLINE)
+    for kwargs, message in (({"nodes": 3, "jobs": 0}, "jobs: expected an integer in 1..1024"),
+                            ({"nodes": "3"}, "nodes: expected an integer"),
+                            ({"nodes": 3, "objective": "speed"}, "objective: expected"),
+                            ({"nodes": 3, "budget": 16}, "give one of them"),
+                            ({"nodes": 3, "max_nodes": 4}, "max_nodes: needs target_aps"),
+                            ({"nodes": 3, "node_hour_cost": ""}, "node_hour_cost: expected a price"),
+                            ({"nodes": 1}, "--nodes 1: expected 2"),
+                            ({}, "expected the cluster size")):
+        with pytest.raises(dp.InputError, match=message):
+            dp.plan(sc, **kwargs)
