@@ -11,6 +11,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <exception>
+#include <functional>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -43,6 +44,15 @@ namespace {
 // until the run ended). A pending KeyboardInterrupt asks every run of this process to stop (core/backend/interrupt.hpp:
 // the native engine stops at its next clock advance), waits for the worker and raises it. A Python policy takes the
 // GIL back for each decision, on the worker.
+// Runs body() on this thread (not the interpreter's) with a Python thread state of its own for the whole of it, the
+// GIL released: a Python policy's decisions then take the GIL back cheaply (without it, each decision would make and
+// drop a thread state, about 10 us).
+void with_python_thread(const std::function<void()>& body) {
+  py::gil_scoped_acquire state;
+  py::gil_scoped_release free;
+  body();
+}
+
 template <typename F>
 void interruptible(F&& body) {
   std::exception_ptr error;
@@ -53,7 +63,7 @@ void interruptible(F&& body) {
     py::gil_scoped_release free;
     std::thread worker([&] {
       try {
-        body();
+        with_python_thread(body);
       } catch (...) {
         error = std::current_exception();
       }
@@ -160,7 +170,7 @@ std::string capacity_study(const std::string& scenario, const std::vector<std::s
   study::CapacityStudy st;
   std::exception_ptr probe_error;
   interruptible([&] {
-    sim::InProcessProbeRunner runner(std::max(1u, std::thread::hardware_concurrency()));
+    sim::InProcessProbeRunner runner(std::max(1u, std::thread::hardware_concurrency()), with_python_thread);
     st = study::run_capacity_study(spec, runner, nullptr);
     probe_error = runner.first_error();
   });
@@ -197,7 +207,7 @@ void plan_study(const std::string& scenario, const std::vector<std::string>& ove
   interruptible([&] {
     const study::PlanInputs in = study::read_plan_inputs(spec);
     study::PlanSetup setup = study::setup_plan(spec, in);
-    sim::InProcessProbeRunner runner(std::max(1u, std::thread::hardware_concurrency()));
+    sim::InProcessProbeRunner runner(std::max(1u, std::thread::hardware_concurrency()), with_python_thread);
     end = study::run_plan_study(spec, in, setup, runner);
     probe_error = runner.first_error();
   });

@@ -16,10 +16,12 @@ template <typename T>
 struct Handle {
   const T* p = nullptr;
   std::shared_ptr<Lease> lease;
+  uint64_t generation = 0;
+  const char* decision = "";
   const char* type = "";
   const T& get() const {
-    if (!lease->alive)
-      throw PolicyError("policy " + lease->policy + ": the " + type + " handed to " + lease->decision +
+    if (lease->generation != generation)
+      throw PolicyError("policy " + lease->policy + ": the " + type + " handed to " + decision +
                         " was used after that decision returned; it is valid during its call only (keep the values "
                         "you need, not the object)");
     return *p;
@@ -38,14 +40,13 @@ void field(py::class_<Handle<T>>& c, const char* name, F f, const char* doc = ""
 
 }  // namespace
 
-DecisionLease::DecisionLease(const std::string& policy, const char* decision)
-    : lease_(std::make_shared<Lease>(Lease{policy, decision, true})) {}
+py::object DecisionLease::view(const ClusterView& v) const {
+  return py::cast(ViewHandle{&v, lease_, generation_, decision_, "ClusterView"});
+}
 
-DecisionLease::~DecisionLease() { lease_->alive = false; }
-
-py::object DecisionLease::view(const ClusterView& v) const { return py::cast(ViewHandle{&v, lease_, "ClusterView"}); }
-
-py::object DecisionLease::request(const Request& r) const { return py::cast(RequestHandle{&r, lease_, "Request"}); }
+py::object DecisionLease::request(const Request& r) const {
+  return py::cast(RequestHandle{&r, lease_, generation_, decision_, "Request"});
+}
 
 void bind_policy_view_types(py::module_& m) {
   py::class_<EngineHandle> engine(m, "EngineState",
@@ -71,10 +72,15 @@ void bind_policy_view_types(py::module_& m) {
   py::class_<ViewHandle> view(m, "ClusterView", "The scheduler's snapshot of the cluster (valid during the decision)");
   view.def(
           "engine",
-          [](const ViewHandle& h, size_t gpu) { return EngineHandle{&h.get().engines.at(gpu), h.lease, "EngineState"}; },
+          [](const ViewHandle& h, size_t gpu) {
+            return EngineHandle{&h.get().engines.at(gpu), h.lease, h.generation, h.decision, "EngineState"};
+          },
           py::arg("gpu"))
       .def(
-          "node", [](const ViewHandle& h, size_t n) { return NodeHandle{&h.get().nodes.at(n), h.lease, "NodeState"}; },
+          "node",
+          [](const ViewHandle& h, size_t n) {
+            return NodeHandle{&h.get().nodes.at(n), h.lease, h.generation, h.decision, "NodeState"};
+          },
           py::arg("node"));
   field(view, "engine_count", [](const ClusterView& v) { return v.engines.size(); });
   field(view, "node_count", [](const ClusterView& v) { return v.nodes.size(); });

@@ -5,6 +5,7 @@
 // the decision that handed it out, where a bare reference would read freed memory.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -15,24 +16,29 @@
 
 namespace dualpath::python {
 
+// A policy's leases: one per policy object, shared with every handle it gave out. A handle is valid while the
+// generation it was made in is the current one; each decision that ends starts the next (so a decision costs no
+// allocation of its own).
 struct Lease {
   std::string policy;
-  const char* decision = "";
-  bool alive = true;
+  uint64_t generation = 0;
 };
 
 // One decision's lease: the handles it makes are valid until it is destroyed (the decision returned or threw).
 class DecisionLease {
  public:
-  DecisionLease(const std::string& policy, const char* decision);
-  ~DecisionLease();
+  DecisionLease(const std::shared_ptr<Lease>& lease, const char* decision)
+      : lease_(lease), decision_(decision), generation_(lease->generation) {}
+  ~DecisionLease() { ++lease_->generation; }
   DecisionLease(const DecisionLease&) = delete;
   DecisionLease& operator=(const DecisionLease&) = delete;
   pybind11::object view(const ClusterView& v) const;
   pybind11::object request(const Request& r) const;
 
  private:
-  std::shared_ptr<Lease> lease_;
+  const std::shared_ptr<Lease>& lease_;
+  const char* decision_;  // a string literal: the decision's name
+  uint64_t generation_;
 };
 
 // The handle types (ClusterView, EngineState, NodeState, Request) and QueuedRequest (a copy), bound into `m`.

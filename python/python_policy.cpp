@@ -108,7 +108,7 @@ class PythonPlacement final : public EnginePlacement {
   std::vector<int> route_decode(const ClusterView& view, const std::deque<QueuedRequest>& global) override {
     if (!own_route_) return builtin_->route_decode(view, global);
     py::gil_scoped_acquire gil;
-    const DecisionLease lease(name_, "route_decode");
+    const DecisionLease lease(lease_, "route_decode");
     const py::object got =
         call(name_, "route_decode", [&] { return obj_.attr("route_decode")(lease.view(view), queue_list(global)); });
     std::vector<long long> groups;
@@ -146,7 +146,7 @@ class PythonPlacement final : public EnginePlacement {
   std::vector<Placement> python_placed(const char* method, const ClusterView& view, int group,
                                        const std::deque<QueuedRequest>& queue, bool decode) {
     py::gil_scoped_acquire gil;
-    const DecisionLease lease(name_, method);
+    const DecisionLease lease(lease_, method);
     const py::object got =
         call(name_, method, [&] { return obj_.attr(method)(lease.view(view), group, queue_list(queue)); });
     const auto& groups = decode ? view.de_groups : view.pe_groups;
@@ -158,6 +158,7 @@ class PythonPlacement final : public EnginePlacement {
   }
   std::string name_;
   py::object obj_;
+  std::shared_ptr<Lease> lease_ = std::make_shared<Lease>(Lease{name_, 0});
   std::unique_ptr<EnginePlacement> builtin_;
   bool own_prefill_ = false, own_route_ = false, own_decode_ = false;
 };
@@ -178,7 +179,7 @@ class PythonPolicy final : public Policy {
 
   ReadSide choose_read_side(const ClusterView& view, const Request& r) override {
     py::gil_scoped_acquire gil;
-    const DecisionLease lease(name_, "choose_read_side");
+    const DecisionLease lease(lease_, "choose_read_side");
     const py::object got = call(name_, "choose_read_side",
                                 [&] { return obj_.attr("choose_read_side")(lease.view(view), lease.request(r)); });
     split_tokens_ = -1;
@@ -216,6 +217,7 @@ class PythonPolicy final : public Policy {
   std::string name_;
   PolicyFeatures f_;
   py::object obj_;
+  std::shared_ptr<Lease> lease_ = std::make_shared<Lease>(Lease{name_, 0});
   PythonPlacement placement_;
   int64_t split_tokens_ = -1;  // the last choose_read_side's split (the Cluster asks right after)
 };

@@ -8,7 +8,7 @@ PKGS=(
   libsimgrid-dev nlohmann-json3-dev libcli11-dev libgtest-dev libgmock-dev libbenchmark-dev
   libucx-dev liburing-dev libopenmpi-dev openmpi-bin clang-14 libfuzzer-14-dev
   python3 python3-matplotlib python3-pandas python3-numpy python3-jsonschema python3-yaml python3-lxml
-  pybind11-dev python3-dev python3-pytest  # the Python module (python/, docs/python.md) and its tests
+  pybind11-dev python3-dev python3-pytest python3-hypothesis  # the Python module (python/, docs/python.md) and its tests
   time  # /usr/bin/time: tests/cli/bad_input_classes.sh measures a refusal's memory
   slurm-wlm munge  # tests/cli/slurm.sh starts a single-node Slurm of its own (docs/slurm.md)
   chromium  # tests/cli/plan_report_browser.sh renders a plan's report page headless: console errors, DOM, screenshot

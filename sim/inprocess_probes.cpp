@@ -4,6 +4,7 @@
 #include <atomic>
 #include <filesystem>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "core/config/input_error.hpp"
@@ -12,7 +13,8 @@
 
 namespace dualpath::sim {
 
-InProcessProbeRunner::InProcessProbeRunner(unsigned slots) : slots_(std::max(1u, slots)) {}
+InProcessProbeRunner::InProcessProbeRunner(unsigned slots, ThreadWrapper thread)
+    : slots_(std::max(1u, slots)), thread_(std::move(thread)) {}
 
 void InProcessProbeRunner::run(const std::vector<study::ProbeTask>& tasks, unsigned parallel,
                                const std::function<void(size_t, const study::ProbeEnd&)>& done,
@@ -48,7 +50,11 @@ void InProcessProbeRunner::run(const std::vector<study::ProbeTask>& tasks, unsig
   };
   const unsigned n = std::max(1u, std::min<unsigned>(parallel, static_cast<unsigned>(tasks.size())));
   std::vector<std::thread> threads;
-  for (unsigned k = 1; k < n; ++k) threads.emplace_back(worker);
+  for (unsigned k = 1; k < n; ++k)
+    threads.emplace_back([&] {
+      if (thread_) thread_(worker);
+      else worker();
+    });
   worker();
   for (auto& th : threads) th.join();
 }

@@ -14,8 +14,10 @@ namespace dualpath::sim {
 
 class InProcessProbeRunner : public study::ProbeRunner {
  public:
-  // `slots`: probes at once when the study asks for the default (at least 1).
-  explicit InProcessProbeRunner(unsigned slots);
+  // `slots`: probes at once when the study asks for the default (at least 1). `thread` runs each worker thread's
+  // loop (Python gives each a thread state of its own); empty: the loop as it is.
+  using ThreadWrapper = std::function<void(const std::function<void()>&)>;
+  explicit InProcessProbeRunner(unsigned slots, ThreadWrapper thread = {});
   unsigned slots() const override { return slots_; }
   // Each task is loaded (its overlays and --set list) and run on the native engine into its folder; a task on
   // SimGrid fails naming sim.engine. An exception a run throws ends that probe (its message is the error) and is
@@ -28,6 +30,7 @@ class InProcessProbeRunner : public study::ProbeRunner {
 
  private:
   unsigned slots_;
+  ThreadWrapper thread_;
   std::exception_ptr first_error_;
 };
 
