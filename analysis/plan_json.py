@@ -1,11 +1,11 @@
-"""plan.json as `dualpath plan` writes it (cli/plan_report.cpp, cli/plan_target.cpp, cli/plan_ideal.cpp), read and
+"""plan.json as `dualpath plan` writes it (core/study/plan_report.cpp, core/study/plan_target.cpp, core/study/plan_ideal.cpp), read and
 checked for the plan's page (analysis/plan_report_html.py): load_plan raises ResultsError naming the file and the JSON
 path of the first value that is not what plan writes (exit 2 from report.py).
 """
 import json
-import math
 
-from results import ResultsError
+import json_shapes
+from json_shapes import ResultsError
 
 # --- plan.json, checked --------------------------------------------------------------------------------------------
 # A key ending in ? may be absent; "a|b" takes either; [spec] is an array of spec; {..} an object with those keys.
@@ -36,47 +36,14 @@ TARGET = dict(COMMON, **{
                        "probe?": {k + "?": "number|null" for k in (
                            "ttft_window_mean_s", "tpot_mean_s", "storage_read_per_s")}}]}]}],
     "recommendation?": {"variant": "string", "nodes": "count", "tie?": "boolean", "tied_with?": ["string"]}})
-WANT = {"object": "an object", "array": "an array", "string": "a string", "boolean": "true or false",
-        "number": "a number", "int": "a whole number", "count": "a whole number >= 1", "null": "null",
-        "prices": "a price or an object of prices per topology"}
-
-
-def _ok(v, kind):
-    if kind == "prices":
-        return _ok(v, "number") or (isinstance(v, dict) and bool(v) and all(_ok(x, "number") for x in v.values()))
-    if kind in ("number", "int", "count"):
-        return (not isinstance(v, bool) and isinstance(v, (int, float)) and math.isfinite(v)
-                and (kind == "number" or (v == int(v) and (kind == "int" or v >= 1))))
-    return v is None if kind == "null" else type(v) is {"string": str, "boolean": bool, "object": dict,
-                                                         "array": list}[kind]
-
-
 def check(v, spec, where, path):
     """Raises ResultsError naming `path` and the JSON path of the first value that does not match `spec`."""
-    kinds = ("object" if isinstance(spec, dict) else "array" if isinstance(spec, list) else spec).split("|")
-    if not any(_ok(v, k) for k in kinds):
-        shown = json.dumps(v)
-        raise ResultsError(f"{path}: {where or '/'}: expected {' or '.join(WANT[k] for k in kinds)}, found "
-                           f"{shown if len(shown) <= 60 else shown[:57] + '...'} (not a plan.json `dualpath plan` writes)")
-    for key, sub in (spec.items() if isinstance(spec, dict) else ()):
-        if key.rstrip("?") in v:
-            check(v[key.rstrip("?")], sub, f"{where}/{key.rstrip('?')}", path)
-        elif not key.endswith("?"):
-            raise ResultsError(f"{path}: {where}/{key}: missing (not a plan.json `dualpath plan` writes)")
-    for i, x in enumerate(v if isinstance(spec, list) else ()):
-        check(x, spec[0], f"{where}/{i}", path)
+    json_shapes.check(v, spec, where, path, "plan.json `dualpath plan`")
 
 
 def load_plan(path):
-    """plan.json, parsed and checked against the shapes cli/plan_report.cpp and cli/plan_target.cpp write."""
-    try:
-        with open(path, encoding="utf-8") as f:
-            p = json.load(f)
-    except json.JSONDecodeError as e:
-        raise ResultsError(f"{path}: not valid JSON (line {e.lineno} column {e.colno}: {e.msg}); "
-                           "a plan interrupted while writing? rerun its `dualpath plan` command") from None
-    except (OSError, UnicodeDecodeError) as e:
-        raise ResultsError(f"{path}: unreadable ({e})") from None
+    """plan.json, parsed and checked against the shapes core/study/plan_report.cpp and core/study/plan_target.cpp write."""
+    p = json_shapes.read_json(path, "a plan.json")
     target = isinstance(p, dict) and "target_aps" in p
     check(p, TARGET if target else FORWARD, "", path)
     bad = ("/objective", 'expected "jct" or "capacity"') if p["objective"] not in ("jct", "capacity") else \

@@ -388,7 +388,7 @@ def cost_section(p):
     price = (", ".join(f"{dollars(x)} for {E(t)}" for t, x in prices.items()) if isinstance(prices, dict) else
              dollars(prices)) + (" per node-hour" if unit == "node_hour" else " per GPU-hour, times the node's GPUs")
     rows = [[E(v.get("label") or v["policy"]), str(v["nodes"])] + [dollars(v["cost"][c]) for c in COST]
-            for v in p["variants"] if target and v.get("cost")]
+            for v in p.get("variants", []) if target and v.get("cost")]
     return (f"<h2>Cost</h2><p>Priced at {price}: the cluster's hour is spread over " + (
         "the target rate, at the token rates of the probe that holds it" if target else "what each split serves (a "
         "JCT split its agents in its JCT, a capacity split its capacity at its probe's token rates; the table of "

@@ -8,7 +8,7 @@ its last 150-s window) and the mean TPOT, each with its SLO limit as a horizonta
 SLO, hollow ones did not; a dashed vertical line marks each policy's capacity.
 Needs matplotlib (Debian: python3-matplotlib).
 """
-import json
+import os
 import sys
 
 import matplotlib
@@ -16,9 +16,30 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from json_shapes import ResultsError, check, read_json  # noqa: E402
+
+# What the plot reads from capacity.json (core/study/capacity_study.cpp writes it).
+CAPACITY = {"identity": {"scenario": "string", "slo": {"ttft_s": "number", "tpot_s": "number"}},
+            "policies": "object"}
+POLICY = {"capacity_aps": "number", "probes": [{"aps": "number", "meets_slo": "boolean",
+                                                 "ttft_window_mean_s?": "number|null", "tpot_mean_s?": "number|null"}]}
+
 
 def main(src, png):
-    c = json.load(open(src))
+    c = read_json(src, "a capacity.json")
+    check(c, CAPACITY, "", src, "capacity.json `dualpath capacity`")
+    for name, p in c["policies"].items():
+        check(p, POLICY, f"/policies/{name}", src, "capacity.json `dualpath capacity`")
+        # Rates and times a search can give (at most 1e6 APS, a day's SLO): beyond, nothing can be drawn.
+        figures = [(f"/policies/{name}/capacity_aps", p["capacity_aps"])] + [
+            (f"/policies/{name}/probes/{i}/{k}", pr.get(k)) for i, pr in enumerate(p["probes"])
+            for k in ("aps", "ttft_window_mean_s", "tpot_mean_s")]
+        for where, v in figures + [("/identity/slo/ttft_s", c["identity"]["slo"]["ttft_s"]),
+                                   ("/identity/slo/tpot_s", c["identity"]["slo"]["tpot_s"])]:
+            if v is not None and not 0 <= v <= 1e7:
+                raise ResultsError(f"{src}: {where}: expected a rate or time in [0, 1e7], found {v:g} (not a "
+                                   "capacity.json `dualpath capacity` writes)")
     slo = c["identity"]["slo"]
     fig, (top, bottom) = plt.subplots(2, 1, figsize=(7, 6.5), sharex=True)
     colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
@@ -48,9 +69,14 @@ def main(src, png):
     top.set_title("capacity search: " + c["identity"]["scenario"].rsplit("/", 1)[-1], fontsize=10)
     fig.tight_layout()
     fig.savefig(png, dpi=110)
+    plt.close(fig)
 
 
 if __name__ == "__main__":
     if len(sys.argv) != 3:
         sys.exit("usage: plot_capacity.py capacity.json capacity.png")
-    main(sys.argv[1], sys.argv[2])
+    try:
+        main(sys.argv[1], sys.argv[2])
+    except ResultsError as e:  # a damaged capacity.json: one line, exit 2
+        print(f"dualpath: error: {e}", file=sys.stderr)
+        sys.exit(2)

@@ -8,7 +8,6 @@ on a log axis, one line per cluster variant (--vary). Each variant's §4.2 bottl
 its colour; splits whose weights do not fit a GPU are marked with an x on the axis; a star marks the
 recommendation. Needs matplotlib (Debian: python3-matplotlib).
 """
-import json
 import os
 import sys
 
@@ -19,10 +18,11 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from plot_style import legend_below, plain_numbers, ratio_ticks  # noqa: E402
+from plan_json import ResultsError, load_plan  # noqa: E402
 
 
 def main(src, png):
-    p = json.load(open(src))
+    p = load_plan(src)
     jct = p["objective"] == "jct"
     key = "jct_s" if jct else "capacity_aps"
     variants = p.get("variants") or [{"label": "", "analytic_pd_range": p["analytic_pd_range"]}]
@@ -72,4 +72,8 @@ def main(src, png):
 if __name__ == "__main__":
     if len(sys.argv) != 3:
         sys.exit("usage: plot_plan.py PLAN.json OUT.png")
-    main(sys.argv[1], sys.argv[2])
+    try:
+        main(sys.argv[1], sys.argv[2])
+    except ResultsError as e:  # a damaged plan.json: one line, exit 2
+        print(f"dualpath: error: {e}", file=sys.stderr)
+        sys.exit(2)

@@ -437,3 +437,9 @@ if __name__ == "__main__":
     except ResultsError as e:  # a damaged results folder is bad input: one line, exit 2, no traceback
         print(f"dualpath: error: {e}", file=sys.stderr)
         sys.exit(2)
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError, ZeroDivisionError, OverflowError) as e:
+        # Input the checks let through and the drawing could not use: still one line, never a traceback (a test feeds
+        # damaged files to find these: tests/cli/report_hostile.py).
+        print(f"dualpath: error: report: a results file holds a value it cannot draw ({type(e).__name__}: "
+              f"{str(e)[:120]}); is it a folder dualpath wrote?", file=sys.stderr)
+        sys.exit(2)

@@ -15,8 +15,20 @@ import pandas as pd
 TTFT_PHASES = ("queue", "allocate", "read", "prefill")
 
 
-class ResultsError(Exception):
-    """A results file that is missing, damaged or truncated; the message names the file and what is wrong."""
+# A results file that is missing, damaged or truncated: the message names the file and what is wrong.
+from json_shapes import ResultsError, check, read_json  # noqa: E402
+
+# What the report reads from a run's summary.json (core/run/run_folder.cpp writes it): the rest is not read.
+STAT = {k + "?": "number|null" for k in ("mean", "p50", "p90", "p99", "max")}
+RUN_SUMMARY = {"policy?": "string", "scenario?": "string", "backend?": "string",
+               "results": {"jct_s": "number", "rounds?": "number", "prompt_tokens_per_s?": "number|null",
+                           "ttft_s?": STAT, "tpot_s?": STAT},
+               "links?": {"pe_snic_read_utilisation?": "number|null", "de_snic_read_utilisation?": "number|null"},
+               "config?": {"deployment?": {"prefill_nodes?": "count", "decode_nodes?": "count"},
+                           "topology?": {"gpus_per_node?": "count"}},
+               "waits?": {"ttft?": {"binds?": "string"}},
+               "faults?": [{"kind": "string", "started?": "number|null", "ended?": "number|null", "node?": "int",
+                            "gpu?": "int", "factor?": "number"}]}
 
 
 def _check_complete(path):
@@ -61,14 +73,13 @@ class Run:
         self.path = path
         self.source = source  # the results folder given on the command line that holds this run
         p = os.path.join(path, "summary.json")
-        try:
-            with open(p) as f:
-                self.summary = json.load(f)
-        except (OSError, ValueError) as e:
-            raise ResultsError(f"{p}: unreadable JSON ({e})") from None
+        self.summary = read_json(p, "a run's summary.json")
         if not isinstance(self.summary, dict) or not isinstance(self.summary.get("results"), dict) or \
                 "jct_s" not in self.summary["results"]:
             raise ResultsError(f"{p}: expected a run summary with results.jct_s (a dualpath run folder)")
+        check(self.summary, RUN_SUMMARY, "", p, "summary.json `dualpath run`")
+        if self.summary.get("backend", "sim") not in ("sim", "hw"):
+            raise ResultsError(f"{p}: /backend: expected \"sim\" or \"hw\", found {json.dumps(self.summary['backend'])}")
         self.policy = self.summary.get("policy", os.path.basename(path))
         self.scenario = self.summary.get("scenario", "?")
         self.backend = self.summary.get("backend", "sim")
