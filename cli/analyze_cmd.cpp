@@ -17,10 +17,8 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
-#include "core/config/command_values.hpp"
 #include "core/analysis/bandwidth_model.hpp"
-#include "core/config/input_error.hpp"
-#include "core/config/loader.hpp"
+#include "core/study/analyze_bandwidth.hpp"
 
 namespace dualpath::cli {
 namespace {
@@ -64,56 +62,43 @@ std::string pct(double f) {
   return o.str();
 }
 
-void analyze(const AnalyzeArgs& a) {
-  const Topology t = load_topology(a.topology);
-  BandwidthParams p;
-  p.g = t.gpus_per_node;
-  p.B = t.cnic_bw;
-  p.s = t.snic_bw / t.cnic_bw;
-  p.M = t.dram_bw;
-  p.pcie = t.pcie_bw;
-  try {
-    validate(p);
-  } catch (const std::invalid_argument& e) {
-    throw InputError(a.topology, e.what());
-  }
-  std::optional<Topology> de;
-  if (!a.decode_topology.empty()) {
-    de = load_topology(a.decode_topology);
-    if (de->gpus_per_node != t.gpus_per_node)
-      throw InputError(a.decode_topology, "expected gpus_per_node " + std::to_string(t.gpus_per_node) +
-                                              " (the prefill topology's), found " + std::to_string(de->gpus_per_node));
-    p.de_s = de->snic_bw / de->cnic_bw, p.de_B = de->cnic_bw, p.de_M = de->dram_bw, p.de_pcie = de->pcie_bw;
-  }
-  // A DE SNIC's share of the reads counts S_D/S prefill SNICs (best_read_mix's unit).
-  const double de_weight = p.de().snic() / p.pe().snic();
-  std::vector<std::pair<int, int>> pds;
-  for (const auto& s : a.pds) pds.push_back(parse_pd_ratio(s));
-  const BandwidthRange r = bottleneck_free_range(p);
+// One P:D's link loads, what saturates first and the sustainable read rate, as a table.
+void print_pd(const study::PdLoads& x, bool basic, double de_weight) {
+  const int P = x.P, D = x.D;
+  std::cout << "\n" << P << "P" << D << "D (P/D = " << ratio(static_cast<double>(P) / D) << ", "
+            << (x.in_range ? "inside" : "OUTSIDE") << " the range), every "
+            << (basic ? "PE SNIC saturated, Basic (no DE reads)" : "SNIC saturated") << ":\n";
+  std::cout << std::left << std::setw(20) << "link" << std::right << std::setw(9) << "load" << std::setw(13) << "GB/s"
+            << "   steps\n";
+  for (const auto& l : x.loads)
+    std::cout << std::left << std::setw(20) << link_name(l.link) << std::right << std::setw(9) << pct(l.fraction)
+              << std::setw(13) << std::fixed << std::setprecision(2) << l.bytes_per_s / 1e9 << std::defaultfloat
+              << "   " << l.steps << (l.fraction > 1 + 1e-9 ? "   OVER CAPACITY" : "") << "\n";
+  if (x.first.fraction <= 1 + 1e-9)
+    std::cout << "no link over capacity: the SNICs are the bottleneck";
+  else
+    std::cout << "first to saturate: " << link_name(x.first.link) << " (" << pct(x.first.fraction) << ")";
+  const ReadMix& mix = x.mix;
+  std::cout << "; sustainable hit-KV read rate " << std::setprecision(4) << mix.snics << " SNICs of "
+            << (basic ? P : P + D) << " used\n";
+  // The mix that attains it: the share of the reads each side should take (a path choice, or the split of each read
+  // in dualpath-split, that reaches the cap has to produce these SNIC loads).
+  if (!basic && mix.snics > 0)
+    std::cout << "at SNIC utilisation PE " << pct(mix.x_pe) << ", DE " << pct(mix.x_de) << ": the DE path carries "
+              << pct(D * de_weight * mix.x_de / mix.snics) << " of the hit KV (any mix of the two paths, per request or "
+              << "split within requests, has this cap)\n";
+}
 
+void analyze(const AnalyzeArgs& a) {
+  const study::BandwidthAnswer ans = study::analyze_bandwidth({a.topology, a.decode_topology, a.pds, a.basic});
   if (a.json) {
-    nlohmann::json j;
-    j["params"] = {{"g", p.g}, {"s", p.s}, {"B", p.B}, {"M", p.M}, {"pcie", p.pcie}, {"M_over_Bs", p.M / (p.B * p.s)}};
-    if (de) j["params"]["decode"] = {{"topology", de->name}, {"s", p.de_s}, {"B", p.de_B}, {"M", p.de_M}, {"pcie", p.de_pcie}};
-    j["range"] = {{"lower", r.lower}, {"upper", std::isfinite(r.upper) ? nlohmann::json(r.upper) : nlohmann::json()},
-                  {"empty", r.empty}};
-    for (auto l : r.binding_lower) j["range"]["binding_lower"].push_back(link_key(l));
-    for (auto l : r.binding_upper) j["range"]["binding_upper"].push_back(link_key(l));
-    for (auto l : r.violated_fixed) j["range"]["violated"].push_back(link_key(l));
-    for (auto [P, D] : pds) {
-      nlohmann::json e = {{"P", P}, {"D", D}, {"in_range", in_range(r, P, D)}};
-      const auto loads = link_loads(p, P, D, 1, a.basic ? 0 : 1);
-      for (const auto& l : loads) e["loads"][link_key(l.link)] = l.fraction;
-      e["first_to_saturate"] = link_key(most_loaded(loads).link);
-      const ReadMix mix = best_read_mix(p, P, D, !a.basic);
-      e["max_read_rate_snics"] = mix.snics;
-      e["best_mix"] = {{"x_pe", mix.x_pe}, {"x_de", mix.x_de}};
-      j["pd"].push_back(e);
-    }
-    std::cout << j.dump(2) << "\n";
+    std::cout << ans.to_json().dump(2) << "\n";
     return;
   }
-
+  const Topology& t = ans.topology;
+  const std::optional<Topology>& de = ans.decode;
+  const BandwidthParams& p = ans.params;
+  const BandwidthRange& r = ans.range;
   std::cout << "topology " << t.name << ": g = " << p.g << ", B = " << p.B * 8 / 1e9 << " Gbps, s = " << p.s
             << ", M = " << p.M / 1e9 << " GB/s (M/(B*s) = " << std::setprecision(4) << p.M / (p.B * p.s)
             << "), PCIe " << p.pcie / 1e9 << " GB/s\n";
@@ -139,34 +124,7 @@ void analyze(const AnalyzeArgs& a) {
     std::cout << "bottleneck-free range: " << ratio(r.lower) << " <= P/D <= " << ratio(r.upper) << "  ("
               << std::setprecision(4) << r.lower << " .. " << r.upper << ")\n"
               << "binding: lower " << names(r.binding_lower) << "; upper " << names(r.binding_upper) << "\n";
-
-  for (auto [P, D] : pds) {
-    const auto loads = link_loads(p, P, D, 1, a.basic ? 0 : 1);
-    const auto first = most_loaded(loads);
-    std::cout << "\n" << P << "P" << D << "D (P/D = " << ratio(static_cast<double>(P) / D) << ", "
-              << (in_range(r, P, D) ? "inside" : "OUTSIDE") << " the range), every "
-              << (a.basic ? "PE SNIC saturated, Basic (no DE reads)" : "SNIC saturated") << ":\n";
-    std::cout << std::left << std::setw(20) << "link" << std::right << std::setw(9) << "load" << std::setw(13)
-              << "GB/s" << "   steps\n";
-    for (const auto& l : loads)
-      std::cout << std::left << std::setw(20) << link_name(l.link) << std::right << std::setw(9) << pct(l.fraction)
-                << std::setw(13) << std::fixed << std::setprecision(2) << l.bytes_per_s / 1e9
-                << std::defaultfloat << "   " << l.steps << (l.fraction > 1 + 1e-9 ? "   OVER CAPACITY" : "")
-                << "\n";
-    if (first.fraction <= 1 + 1e-9)
-      std::cout << "no link over capacity: the SNICs are the bottleneck";
-    else
-      std::cout << "first to saturate: " << link_name(first.link) << " (" << pct(first.fraction) << ")";
-    const ReadMix mix = best_read_mix(p, P, D, !a.basic);
-    std::cout << "; sustainable hit-KV read rate " << std::setprecision(4) << mix.snics << " SNICs of "
-              << (a.basic ? P : P + D) << " used\n";
-    // The mix that attains it: the share of the reads each side should take (a path choice, or the split of
-    // each read in dualpath-split, that reaches the cap has to produce these SNIC loads).
-    if (!a.basic && mix.snics > 0)
-      std::cout << "at SNIC utilisation PE " << pct(mix.x_pe) << ", DE " << pct(mix.x_de) << ": the DE path carries "
-                << pct(D * de_weight * mix.x_de / mix.snics) << " of the hit KV (any mix of the two paths, per request or split "
-                << "within requests, has this cap)\n";
-  }
+  for (const auto& x : ans.pds) print_pd(x, a.basic, ans.de_weight);
 }
 
 }  // namespace

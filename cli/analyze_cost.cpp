@@ -18,13 +18,10 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
-#include "core/config/output_file.hpp"
 #include "core/config/input_error.hpp"
 #include "core/config/loader.hpp"
-#include "core/cost/cost_table.hpp"
-#include "core/cost/profile_writer.hpp"
-#include "core/cost/public_points.hpp"
-#include "core/config/step_profile_file.hpp"
+#include "core/config/output_file.hpp"
+#include "core/study/analyze_cost.hpp"
 
 namespace dualpath::cli {
 namespace {
@@ -43,113 +40,48 @@ struct CostArgs {
   std::string calibration;  // --calibration: the topology under a cluster calibration (docs/calibration.md)
 };
 
-GroupShape group_of(const std::string& flag, int gpus, const Topology& t) {
-  if (gpus < 1) throw InputError(flag, "expected a group of at least 1 GPU, found " + std::to_string(gpus));
-  if (gpus > t.gpus_per_node && gpus % t.gpus_per_node != 0)
-    throw InputError(flag, "expected a multiple of the topology's " + std::to_string(t.gpus_per_node) +
-                               " GPUs per node (or fewer), found " + std::to_string(gpus));
-  return GroupShape::of(gpus, t.gpus_per_node);
-}
-
 double us(double s) { return s * 1e6; }
 
-void analyze_cost(const CostArgs& a) {
+study::CostQuestion question_of(const CostArgs& a) {
+  study::CostQuestion q;
+  q.model = a.model, q.topology = a.topology, q.calibration = a.calibration, q.batches = a.batches;
+  q.context = a.context, q.de_group = a.de_group, q.pe_group = a.pe_group, q.prefill_tokens = a.prefill_tokens;
+  q.cached = a.cached, q.fresh = a.fresh, q.public_points = a.public_points, q.profile = a.profile;
+  return q;
+}
+
+void write_profile(const CostArgs& a) {
+  const study::CostQuestion q = question_of(a);
+  study::check_cost_question(q);
+  if (a.label.empty()) throw InputError("--label", "expected a label saying where the profile's times come from");
+  if (!(a.decode_scale > 0) || !std::isfinite(a.decode_scale))
+    throw InputError("--decode-scale", "expected a factor > 0, found " + std::to_string(a.decode_scale));
+  const nlohmann::json profile = study::roofline_profile_of(q, a.label, a.decode_scale);
+  check_output_file(a.write_profile, "--write-profile", {a.model, a.topology, a.profile});
+  write_text_atomically(a.write_profile, profile.dump(1) + "\n");
   const ModelSpec m = load_model(a.model);
   const Topology t = load_topology(a.topology, a.calibration);
-  if (a.context < 1) throw InputError("--context", "expected >= 1 token, found " + std::to_string(a.context));
-  if (a.prefill_tokens < 1) throw InputError("--prefill-tokens", "expected >= 1 token");
-  if (a.fresh < 1) throw InputError("--fresh", "expected >= 1 token (a prefill computes at least one)");
-  if (a.cached < 0) throw InputError("--cached", "expected >= 0 tokens");
-  std::vector<double> batches = a.batches;
-  if (batches.empty()) batches = {1, 8, 16, 32, 64, 128, 256};
-  for (double b : batches)
-    if (b < 1) throw InputError("--batch", "expected >= 1 request per GPU, found " + std::to_string(b));
-  ModelSpec roofline = m;  // the figures below are the roofline's; a profile is shown beside them
-  roofline.timing = StepTiming::Roofline;
-  roofline.profile.reset();
-  const CostModel cost(roofline, t.gpu, EpNetwork::of(t));
-  const GroupShape de = group_of("--de-group", a.de_group, t), pe = group_of("--pe-group", a.pe_group, t);
-  std::vector<DecodePoint> points;
-  for (double b : batches) points.push_back(decode_point(cost, de, b, a.context));
-  const PrefillPoint pf = prefill_point(cost, pe, t.cnic_bw, a.prefill_tokens, a.cached, a.fresh);
+  std::cout << "wrote " << a.write_profile << ": roofline step times of " << m.name << " on " << t.name
+            << " (prefill EP" << a.pe_group << ", decode EP" << a.de_group << ")"
+            << (a.decode_scale != 1 ? ", decode times x" + std::to_string(a.decode_scale) : std::string()) << "\n";
+}
 
-  if (!a.write_profile.empty()) {
-    if (a.label.empty()) throw InputError("--label", "expected a label saying where the profile's times come from");
-    if (!(a.decode_scale > 0) || !std::isfinite(a.decode_scale))
-      throw InputError("--decode-scale", "expected a factor > 0, found " + std::to_string(a.decode_scale));
-    const nlohmann::json profile =
-        roofline_profile(cost, t, {pe.gpus}, {de.gpus}, a.label, a.decode_scale);
-    check_output_file(a.write_profile, "--write-profile", {a.model, a.topology, a.profile});
-    write_text_atomically(a.write_profile, profile.dump(1) + "\n");
-    std::cout << "wrote " << a.write_profile << ": roofline step times of " << m.name << " on " << t.name
-              << " (prefill EP" << pe.gpus << ", decode EP" << de.gpus << ")"
-              << (a.decode_scale != 1 ? ", decode times x" + std::to_string(a.decode_scale) : std::string()) << "\n";
-    return;
-  }
-
-  // A profile given: the same shapes from its tables (the model file's own profile, or --profile FILE).
-  ModelSpec with_profile = m;
-  if (!a.profile.empty()) {
-    with_profile.timing = StepTiming::Profile;
-    with_profile.profile_file = a.profile;
-    with_profile.profile = std::make_shared<const StepProfile>(read_step_profile(a.profile));
-  }
-  const bool profiled = with_profile.timing == StepTiming::Profile && with_profile.profile;
-  const CostModel prof(with_profile, t.gpu, EpNetwork::of(t));
-  std::vector<double> profile_steps;
-  double profile_forward = -1;
-  if (profiled) {
-    if (with_profile.profile->decode_for(de.gpus))
-      for (double b : batches) profile_steps.push_back(decode_point(prof, de, b, a.context).step);
-    if (with_profile.profile->prefill_for(pe.gpus))
-      profile_forward = prefill_point(prof, pe, t.cnic_bw, a.prefill_tokens, a.cached, a.fresh).forward;
-  }
-  std::vector<PublicPoint> pub;
-  if (a.public_points) {
-    if (!is_deepseek_v3_family(m))
-      throw InputError("--public", "the public points are measurements of DeepSeek-V3/V3.2 (256 routed experts, top-8, "
-                                   "61 layers); " + m.name + " is not one");
-    pub = public_points(roofline, t, profiled ? &with_profile : nullptr);
-  }
-
+void analyze_cost(const CostArgs& a) {
+  if (!a.write_profile.empty()) return write_profile(a);
+  const study::CostAnswer ans = study::analyze_cost(question_of(a));
   if (a.json) {
-    nlohmann::json j;
-    j["model"] = m.name;
-    j["topology"] = t.name;
-    j["decode"] = {{"group_gpus", de.gpus}, {"nodes", de.nodes}, {"context", a.context}};
-    for (const auto& p : points)
-      j["decode"]["points"].push_back({{"batch", p.batch},
-                                       {"step_s", p.step},
-                                       {"layer_s",
-                                        {{"attention", p.layer.attention},
-                                         {"dense_weights", p.layer.dense},
-                                         {"routed_experts", p.layer.experts},
-                                         {"kernel_overheads", p.layer.kernels},
-                                         {"ep_all_to_all", p.layer.ep},
-                                         {"overlap_hidden", p.layer.hidden}}},
-                                       {"tokens_per_user", p.tokens_per_user},
-                                       {"tokens_per_node", p.tokens_per_node}});
-    if (profiled) {
-      j["profile"] = {{"file", with_profile.profile->file}, {"label", with_profile.profile->label}};
-      if (!profile_steps.empty()) j["profile"]["decode_step_s"] = profile_steps;
-      if (profile_forward >= 0) j["profile"]["prefill_forward_s"] = profile_forward;
-    }
-    for (const auto& p : pub) {
-      nlohmann::json q = {{"id", p.id},           {"figure", p.figure},     {"source", p.source},
-                          {"unit", p.unit},       {"measured", p.measured}, {"model", p.model},
-                          {"ratio", p.ratio()},   {"tolerance", p.tolerance}, {"held", p.held()},
-                          {"within", p.within()}, {"note", p.note}};
-      if (p.profile >= 0) q["profile"] = p.profile;
-      j["public_points"].push_back(q);
-    }
-    j["prefill"] = {{"group_gpus", pe.gpus},          {"nodes", pe.nodes},
-                    {"tokens_per_gpu", pf.tokens},    {"cached", pf.cached},
-                    {"fresh", pf.fresh},              {"layer_s", {{"attention", pf.attention}, {"linear", pf.linear}, {"ep_all_to_all", pf.ep}}},
-                    {"forward_s", pf.forward},        {"fresh_tokens_per_node", pf.fresh_per_node},
-                    {"input_tokens_per_node", pf.input_per_node}, {"ep_bound", pf.ep_bound()}};
-    std::cout << j.dump(2) << "\n";
+    std::cout << ans.to_json().dump(2) << "\n";
     return;
   }
+  const ModelSpec& m = ans.model;
+  const Topology& t = ans.topology;
+  const GroupShape &de = ans.de, &pe = ans.pe;
+  const auto& points = ans.points;
+  const auto& profile_steps = ans.profile_steps;
+  const PrefillPoint& pf = ans.prefill;
+  const bool profiled = ans.profiled;
+  const double profile_forward = ans.profile_forward;
+  const auto& pub = ans.public_points;
   std::cout << m.name << " on " << t.name << "\n\ndecode: EP" << de.gpus << " over " << de.nodes << " node"
             << (de.nodes > 1 ? "s" : "") << ", every request at " << a.context << " tokens of context\n";
   if (m.mtp_depth > 0)
@@ -171,7 +103,7 @@ void analyze_cost(const CostArgs& a) {
     std::cout << "\n";
   }
   if (profiled)
-    std::cout << "profile: " << with_profile.profile->file << " (" << with_profile.profile->label << ")"
+    std::cout << "profile: " << ans.profile_file << " (" << ans.profile_label << ")"
               << (profile_steps.empty() ? "; no decode table for EP" + std::to_string(de.gpus) : std::string()) << "\n";
   std::cout << "\nprefill: EP" << pe.gpus << " over " << pe.nodes << " node" << (pe.nodes > 1 ? "s" : "") << ", "
             << std::setprecision(0) << pf.tokens << " fresh tokens per GPU per forward, requests of " << pf.cached

@@ -26,6 +26,8 @@
 #include "core/config/loader.hpp"
 #include "core/run/build_info.hpp"
 #include "core/sched/policy_registry.hpp"
+#include "core/study/analyze_bandwidth.hpp"
+#include "core/study/analyze_cost.hpp"
 #include "core/study/capacity_study.hpp"
 #include "core/study/plan_study.hpp"
 #include "core/study/study_streams.hpp"
@@ -217,6 +219,29 @@ void plan_study(const std::string& scenario, const std::vector<std::string>& ove
   }
 }
 
+// `analyze bandwidth --json` and `analyze cost --json` (core/study/analyze_*.hpp), in this process: the same JSON.
+std::string analyze_bandwidth_json(const std::string& topology, const std::string& decode_topology,
+                                   const std::vector<std::string>& pds, bool basic) {
+  return study::analyze_bandwidth({topology, decode_topology, pds, basic}).to_json().dump();
+}
+
+std::string analyze_cost_json(const std::string& model, const std::string& topology, const std::string& calibration,
+                              const std::vector<double>& batches, std::optional<double> context,
+                              std::optional<int> de_group, std::optional<int> pe_group,
+                              std::optional<double> prefill_tokens, std::optional<long long> cached,
+                              std::optional<long long> fresh, bool public_points, const std::string& profile) {
+  study::CostQuestion q;
+  q.model = model, q.topology = topology, q.calibration = calibration, q.batches = batches;
+  if (context) q.context = *context;
+  if (de_group) q.de_group = *de_group;
+  if (pe_group) q.pe_group = *pe_group;
+  if (prefill_tokens) q.prefill_tokens = *prefill_tokens;
+  if (cached) q.cached = *cached;
+  if (fresh) q.fresh = *fresh;
+  q.public_points = public_points, q.profile = profile;
+  return study::analyze_cost(q).to_json().dump();
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_dualpath, m) {
@@ -278,6 +303,11 @@ PYBIND11_MODULE(_dualpath, m) {
         py::arg("resolution"), py::arg("slo_ttft"), py::arg("slo_tpot"), py::arg("vary"), py::arg("max_candidates"),
         py::arg("node_hour_cost"), py::arg("gpu_hour_cost"), py::arg("ideal"), py::arg("target_aps"),
         py::arg("max_nodes"), py::arg("out"));
+  m.def("analyze_bandwidth_json", &analyze_bandwidth_json, py::arg("topology"), py::arg("decode_topology"),
+        py::arg("pds"), py::arg("basic"));
+  m.def("analyze_cost_json", &analyze_cost_json, py::arg("model"), py::arg("topology"), py::arg("calibration"),
+        py::arg("batches"), py::arg("context"), py::arg("de_group"), py::arg("pe_group"), py::arg("prefill_tokens"),
+        py::arg("cached"), py::arg("fresh"), py::arg("public_points"), py::arg("profile"));
   m.def("trace_columns", &trace_columns, py::arg("path"));
   m.def("register_policy", &python::register_python_policy, py::arg("name"), py::arg("cls"), py::arg("features"));
   python::bind_policy_types(m);

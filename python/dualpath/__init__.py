@@ -455,29 +455,56 @@ def plan(scenario, nodes=None, budget=None, objective="jct", policy=None, vary=N
 
 
 def analyze_bandwidth(topology, pd_ratios=None, basic=False, decode_topology=None):
-    """The §4.2 bandwidth model of `dualpath analyze bandwidth --json` for a topology file: its parameters, the
-    bottleneck-free P/D range and, per P:D ("1:2" or (1, 2)), each link's load and what saturates first."""
-    args = ["analyze", "bandwidth", "--topology", os.fspath(topology), "--json"]
-    if decode_topology is not None:
-        args += ["--decode-topology", os.fspath(decode_topology)]
+    """The §4.2 bandwidth model of `dualpath analyze bandwidth --json` for a topology file, in this process: its
+    parameters, the bottleneck-free P/D range and, per P:D ("1:2" or (1, 2)), each link's load and what saturates
+    first."""
+    pds = []
     for r in pd_ratios or []:
-        if not isinstance(r, str) and not (isinstance(r, (tuple, list)) and len(r) == 2):
-            raise InputError(f"pd_ratios: expected \"P:D\" or a pair (P, D), found {r!r}")
-        args += ["--pd", r if isinstance(r, str) else f"{r[0]}:{r[1]}"]
-    if basic:
-        args.append("--basic")
-    return json.loads(run_cli(args))
+        if isinstance(r, str):
+            pds.append(r)
+        elif isinstance(r, (tuple, list)) and len(r) == 2 and all(isinstance(x, int) and not isinstance(x, bool)
+                                                                  for x in r):
+            pds.append(f"{r[0]}:{r[1]}")
+        else:
+            raise InputError(f"pd_ratios: expected \"P:D\" or a pair of integers (P, D), found {r!r}")
+    if not isinstance(basic, bool):
+        raise InputError(f"basic: expected True or False, found {basic!r}")
+    return json.loads(_dualpath.analyze_bandwidth_json(
+        os.fspath(topology), "" if decode_topology is None else os.fspath(decode_topology), pds, basic))
+
+
+_COST_OPTIONS = {"batch", "context", "de_group", "pe_group", "prefill_tokens", "cached", "fresh", "profile", "public",
+                 "calibration"}
 
 
 def analyze_cost(model, topology, **options):
-    """The cost model's decode step by part and a prefill forward of `dualpath analyze cost --json`. options: batch
-    (a list), context, de_group, pe_group, prefill_tokens, cached, fresh, profile."""
-    args = ["analyze", "cost", "--model", os.fspath(model), "--topology", os.fspath(topology), "--json"]
-    for key, v in options.items():
-        flag = "--" + key.replace("_", "-")
-        for item in (v if isinstance(v, (list, tuple)) else [v]):
-            args += [flag, str(item)]
-    return json.loads(run_cli(args))
+    """The cost model's decode step by part and a prefill forward of `dualpath analyze cost --json`, in this process.
+    options: batch (a number or a list), context, de_group, pe_group, prefill_tokens, cached, fresh, profile (a step
+    profile file), public (True: the public measurements beside the model), calibration (a name or file)."""
+    unknown = sorted(set(options) - _COST_OPTIONS)
+    if unknown:
+        raise InputError(f"{unknown[0]}: unknown option of analyze_cost; expected one of {', '.join(sorted(_COST_OPTIONS))}")
+
+    def number(key, whole=False):
+        v = options.get(key)
+        if v is None:
+            return None
+        if isinstance(v, bool) or not isinstance(v, int if whole else (int, float)):
+            raise InputError(f"{key}: expected {'an integer' if whole else 'a number'}, found {v!r}")
+        return v
+    batch = options.get("batch", [])
+    batches = list(batch) if isinstance(batch, (list, tuple)) else [batch]
+    for b in batches:
+        if isinstance(b, bool) or not isinstance(b, (int, float)):
+            raise InputError(f"batch: expected a number of requests per GPU, found {b!r}")
+    public = options.get("public", False)
+    if not isinstance(public, bool):
+        raise InputError(f"public: expected True or False, found {public!r}")
+    text = {k: "" if options.get(k) is None else os.fspath(options[k]) for k in ("profile", "calibration")}
+    return json.loads(_dualpath.analyze_cost_json(
+        os.fspath(model), os.fspath(topology), text["calibration"], [float(b) for b in batches], number("context"),
+        number("de_group", True), number("pe_group", True), number("prefill_tokens"), number("cached", True),
+        number("fresh", True), public, text["profile"]))
 
 
 from . import trace  # noqa: E402  (the trace verbs use the names above)

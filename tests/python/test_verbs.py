@@ -6,6 +6,8 @@ import json
 import os
 import subprocess
 
+import pytest
+
 import dualpath as dp
 from dualpath._cli import cli_path
 
@@ -37,6 +39,19 @@ def test_analyze(data):
     topo = os.path.join(data, "topologies", "hopper-8gpu-80g.json")
     bw = dp.analyze_bandwidth(topo, pd_ratios=[(1, 1), "1:2"])
     assert [(r["P"], r["D"]) for r in bw["pd"]] == [(1, 1), (1, 2)] and bw["params"]["g"] == 8
+    # In this process (core/study/analyze_bandwidth.hpp), the command line's JSON to the value.
+    assert bw == json.loads(cli("analyze", "bandwidth", "--topology", topo, "--pd", "1:1", "--pd", "1:2", "--json"))
+    v32 = os.path.join(data, "models", "deepseek-v3.2-660b.json")
+    pace = os.path.join(data, "profiles", "ds660b-hopper-table3-pace.json")
+    assert dp.analyze_cost(v32, topo, public=True, profile=pace, calibration="paper-cluster") == json.loads(
+        cli("analyze", "cost", "--model", v32, "--topology", topo, "--public", "--profile", pace, "--calibration",
+            "paper-cluster", "--json"))
+    with pytest.raises(dp.InputError, match="speed: unknown option of analyze_cost"):
+        dp.analyze_cost(v32, topo, speed=3)
+    with pytest.raises(dp.InputError, match="de_group: expected an integer"):
+        dp.analyze_cost(v32, topo, de_group=8.5)
+    with pytest.raises(dp.InputError, match="--context: expected >= 1 token"):
+        dp.analyze_cost(v32, topo, context=0)
     mixed = dp.analyze_bandwidth(topo, decode_topology=os.path.join(data, "topologies", "h20-8gpu-96g.json"))
     assert mixed["params"]["decode"]["topology"] == "h20-8gpu-96g" and mixed["range"] == bw["range"]  # same NICs
     cost = dp.analyze_cost(os.path.join(data, "models", "ds-27b.json"), topo, batch=[1, 8], de_group=8, pe_group=8)
