@@ -18,11 +18,23 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from plot_style import legend_below, plain_numbers, ratio_ticks  # noqa: E402
-from plan_json import ResultsError, load_plan  # noqa: E402
+from json_shapes import ResultsError, check, read_json  # noqa: E402
+
+# What the plot reads from plan.json (core/study/plan_report.cpp writes it; analysis/plan_json.py checks the whole).
+RANGE = {"lower": "number", "upper": "number|null"}
+PLOT = {"objective": "string", "identity": {"policy": "string"}, "nodes?": "count", "budget_gpus?": "count",
+        "analytic_pd_range?": RANGE,
+        "variants?": [{"label": "string", "nodes": "count", "analytic_pd_range": RANGE}],
+        "recommendation?": {"split": "string", "variant?": "string"},
+        "splits": [{"P": "count", "D": "count", "feasible": "boolean", "variant?": "string",
+                    "jct_s?": "number|null", "capacity_aps?": "number|null"}]}
 
 
 def main(src, png):
-    p = load_plan(src)
+    p = read_json(src, "a plan.json")
+    check(p, PLOT, "", src, "plan.json `dualpath plan`")
+    if not p.get("variants") and ("analytic_pd_range" not in p or "nodes" not in p and "budget_gpus" not in p):
+        raise ResultsError(f"{src}: /analytic_pd_range: missing (not a plan.json `dualpath plan` writes)")
     jct = p["objective"] == "jct"
     key = "jct_s" if jct else "capacity_aps"
     variants = p.get("variants") or [{"label": "", "analytic_pd_range": p["analytic_pd_range"]}]

@@ -12,6 +12,7 @@
 #include "core/config/input_error.hpp"
 #include "core/config/loader.hpp"
 #include "core/study/output_folder.hpp"
+#include "core/study/probe_memory.hpp"
 #include "core/study/run_folders.hpp"
 #include "core/study/runnable.hpp"
 
@@ -48,8 +49,8 @@ std::string ratio_text(double r) {
 // One policy's search: probe sets proposed by the search, run by `runner` (a shard runs its slice of each set
 // first, then whatever of the set is still missing: every shard completes the search, and a probe two shards ran is
 // kept once), lengthened while the failing end is a transient. False when a probe failed.
-bool search_policy(const CapacityStudySpec& spec, const Scenario& sc, unsigned jobs, double max_duration,
-                   ProbeRunner& runner, std::ostream* log, PolicyCapacity& out) {
+bool search_policy(const CapacityStudySpec& spec, const Scenario& sc, const ProbeMemory& memory, unsigned jobs,
+                   double max_duration, ProbeRunner& runner, std::ostream* log, PolicyCapacity& out) {
   const std::string& policy = out.policy;
   analysis::CapacitySearchSpec ss;
   ss.start = sc.workload.aps;
@@ -77,6 +78,7 @@ bool search_policy(const CapacityStudySpec& spec, const Scenario& sc, unsigned j
             continue;
           }
           if (pass == 0 && !in_shard(spec.shard, k)) continue;  // first pass: this shard's slice only
+          memory.check(aps, duration, "capacity of " + policy);  // a load that cannot fit: exit 2, not bad_alloc
           const ProbeRun r{spec.scenario, spec.overlays, overrides, policy, spec.ttft, spec.tpot,
                            sc.workload.stop == StopMode::SloTtft};
           tasks.push_back({spec.scenario, spec.overlays, probe_overrides(r, aps), make_probe_staging(dir), "", ""});
@@ -180,12 +182,13 @@ CapacityStudy run_capacity_study(const CapacityStudySpec& spec, ProbeRunner& run
   st.max_probe_duration = spec.max_probe_duration > 0 ? spec.max_probe_duration : 4 * sc.workload.duration;
   st.shard_only = spec.shard.has_value();
   if (spec.shard) st.shard_text = spec.shard->text();
+  const ProbeMemory memory(sc);  // check_capacity_study checked the first probe's (check_runnable)
   claim_output_folder(spec.out, "capacity.json", st.identity, "a capacity search");
   const unsigned jobs = spec.jobs ? spec.jobs : std::max(1u, runner.slots());
   for (const auto& policy : spec.policies) {
     PolicyCapacity pc;
     pc.policy = policy;
-    if (!search_policy(spec, sc, jobs, st.max_probe_duration, runner, log, pc)) {
+    if (!search_policy(spec, sc, memory, jobs, st.max_probe_duration, runner, log, pc)) {
       st.probe_failed = true;
       return st;
     }

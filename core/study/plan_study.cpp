@@ -24,6 +24,7 @@
 #include "core/study/plan_inputs.hpp"
 #include "core/study/plan_target.hpp"
 #include "core/study/probe.hpp"
+#include "core/study/probe_memory.hpp"
 #include "core/study/run_folders.hpp"
 #include "core/study/runnable.hpp"
 #include "core/study/study_streams.hpp"
@@ -164,6 +165,9 @@ PlanSetup setup_plan(const PlanStudySpec& a, const PlanInputs& in) {
       vp.have_range = !vp.range.empty;
     } catch (const std::invalid_argument&) {
     }
+    // The inverse question probes every split at the target: a rate whose probes cannot fit is refused now.
+    if (a.target_aps)
+      ProbeMemory(sc).check(*a.target_aps, sc.workload.duration, "--target-aps " + analysis::load_text(*a.target_aps));
     st.plans.push_back(std::move(vp));
     st.scenarios.push_back(std::move(sc));
   }

@@ -8,6 +8,7 @@
 #include "core/config/scenario.hpp"
 #include "core/cost/cost_model.hpp"
 #include "core/sched/policy_registry.hpp"
+#include "core/study/probe_memory.hpp"
 #include "core/workload/agents.hpp"
 
 namespace dualpath::study {
@@ -38,6 +39,7 @@ inline void check_runnable(const Scenario& sc, const std::string& scenario_path)
   check_step_profile(sc);
   check_weights_fit(sc);
   check_policy(sc, scenario_path, sc.policy.name, scenario_path + ": /policy/name");
+  ProbeMemory(sc).check_scenario(sc, scenario_path);  // before the agents are made: they may not fit
   make_agents(load_workload_trace(sc.workload, ""), sc.workload);  // the loader resolved workload.file
 }
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # analysis/plot_plan.py draws plan.png for a capacity plan whose dropped and infeasible splits have no capacity
 # (null in plan.json): issue 68 found `plan --objective capacity` never drew it (max() over None) and blamed a
-# missing matplotlib. A synthetic plan.json of the shape plan_cmd.cpp writes; the PNG must exist and not be blank.
+# missing matplotlib. A synthetic plan.json with the keys plot_plan.py reads; the PNG must exist and not be blank.
 # Usage: plot_plan.sh <dualpath-binary> <repo-root>
 set -euo pipefail
 root="$2"
