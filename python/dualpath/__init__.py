@@ -73,6 +73,8 @@ class Scenario:
             self._path = os.fspath(source)
             self._document = None
         self._loaded = self._load()
+        # Its policy under its settings, as `dualpath check` refuses them (a Python policy: register it first).
+        _dualpath.check_policy(self._loaded)
 
     def _load(self):
         if self._path is not None:

@@ -58,3 +58,11 @@ def test_cli_verbs_raise_the_cli_line(tmp_path):
     assert "trace file" in str(e.value) and "does not exist" in str(e.value)
     with pytest.raises(dp.InputError, match="--resolution: expected a fraction in"):
         dp.capacity(dp.Scenario(os.path.join(dp.DATA_DIR, "scenarios", "ds660b-2p4d-online.json")), resolution=1e-9)
+
+
+def test_a_scenario_refuses_a_policy_check_refuses(default_scenario):
+    """Issue 80: dp.Scenario took a policy.name that `dualpath check` refuses; it is refused at construction."""
+    with pytest.raises(dp.InputError, match="unknown policy 'nope'"):
+        dp.Scenario(default_scenario, set={"policy.name": "nope"})
+    with pytest.raises(dp.InputError, match="unknown policy 'nope'"):
+        dp.Scenario(default_scenario).with_set({"policy.name": "nope"})

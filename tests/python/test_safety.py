@@ -106,15 +106,21 @@ def test_a_placement_that_never_places_ends(scenario):
 def test_ctrl_c_stops_a_run(default_scenario, tmp_path):
     out = tmp_path / "run"
     script = textwrap.dedent(f"""
-        import sys
+        import signal, sys, time
         sys.path.insert(0, {os.environ.get("DUALPATH_PYTHONPATH", "")!r})
         import dualpath as dp
         sc = dp.Scenario({default_scenario!r}, set={{"workload.agents": 4096, "workload.trajectories": 4096}})
+        seen = []
+
+        def on_int(sig, frame):  # Python's own handler, timed: when the interpreter saw Ctrl-C
+            seen.append(time.monotonic())
+            raise KeyboardInterrupt
+        signal.signal(signal.SIGINT, on_int)
         print("started", flush=True)
         try:
             dp.run(sc, "dualpath", out={str(out)!r})
         except KeyboardInterrupt:
-            print("interrupted", flush=True)
+            print(f"interrupted {{time.monotonic() - seen[0]:.3f}}", flush=True)
             sys.exit(3)
         print("finished", flush=True)
     """)
@@ -126,6 +132,10 @@ def test_ctrl_c_stops_a_run(default_scenario, tmp_path):
     p.send_signal(signal.SIGINT)
     rest, err = p.communicate(timeout=30)
     took = time.monotonic() - sent
-    assert p.returncode == 3 and rest.strip() == "interrupted", (p.returncode, rest, err)
-    assert took < 1.5, f"KeyboardInterrupt came {took:.2f} s after Ctrl-C"
+    assert p.returncode == 3 and rest.startswith("interrupted "), (p.returncode, rest, err)
+    # The run stopped and unwound within a second of the interpreter seeing Ctrl-C (it looks every 50 ms); the
+    # whole round trip, process start-up and a loaded CI machine included, within a few.
+    stop = float(rest.split()[1])
+    assert stop < 1.0, f"the run took {stop:.2f} s to stop after Ctrl-C"
+    assert took < 5, f"KeyboardInterrupt came {took:.2f} s after Ctrl-C"
     assert not out.exists(), "the folder the run made is removed"
