@@ -9,14 +9,12 @@
 
 namespace dualpath {
 
-inline std::atomic<bool>& interrupt_flag() {
-  static std::atomic<bool> flag{false};
-  return flag;
-}
-inline void request_interrupt() { interrupt_flag().store(true, std::memory_order_relaxed); }
-inline void clear_interrupt() { interrupt_flag().store(false, std::memory_order_relaxed); }
+// One flag for the process (an inline variable: no initialisation guard on the engine's hot path).
+inline std::atomic<bool> interrupt_requested{false};
+inline void request_interrupt() { interrupt_requested.store(true, std::memory_order_relaxed); }
+inline void clear_interrupt() { interrupt_requested.store(false, std::memory_order_relaxed); }
 inline void check_interrupt() {
-  if (interrupt_flag().load(std::memory_order_relaxed)) throw Interrupted("the run was interrupted");
+  if (interrupt_requested.load(std::memory_order_relaxed)) throw Interrupted("the run was interrupted");
 }
 
 }  // namespace dualpath

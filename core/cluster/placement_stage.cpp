@@ -152,13 +152,18 @@ void PlacementStage::decode_fetch(int group) {
 
 void PlacementStage::watch(bool prefill, bool placed_any, size_t waiting) {
   double& since = prefill ? pe_stuck_since_ : de_stuck_since_;
-  // With resident prefixes (pe-pull-from-de) an idle decode engine's HBM may stay pinned for policy.de_retention,
-  // however long the user sets it: that side is not watched.
-  bool idle = !placed_any && waiting > 0 && (prefill || resident_ == nullptr);
-  for (const auto& g : prefill ? view_.pe_groups : view_.de_groups)
-    for (int e : g)
-      idle = idle && view_.engines[e].seq == 0 && view_.engines[e].can_take && !faults_.engine_lost(e);
-  if (!idle) {
+  // Stuck only while nothing can change what the policy sees: every engine of the role idle (no request holds it),
+  // able to take one and not lost. With resident prefixes (pe-pull-from-de) an idle decode engine's HBM may stay
+  // pinned for policy.de_retention, however long the user sets it: that side is not watched. The first busy engine
+  // ends the scan, so a loaded cluster pays one look per fetch.
+  const auto idle = [&] {
+    if (placed_any || waiting == 0 || (!prefill && resident_ != nullptr)) return false;
+    for (const auto& g : prefill ? view_.pe_groups : view_.de_groups)
+      for (int e : g)
+        if (view_.engines[e].seq != 0 || !view_.engines[e].can_take || faults_.engine_lost(e)) return false;
+    return true;
+  };
+  if (!idle()) {
     since = -1;
     return;
   }

@@ -149,16 +149,7 @@ Scenario check_capacity_study(const CapacityStudySpec& spec) {
   if (spec.policies.empty()) throw InputError("--policy", "expected one or more policy names, e.g. basic,dualpath");
   std::string names;
   for (const auto& p : spec.policies) names += (names.empty() ? "" : ",") + p;
-  for (const auto& p : spec.policies) {
-    PolicySpec ps = sc.policy;
-    ps.name = p;
-    try {
-      effective_features(ps);  // unknown names throw, naming the known ones
-    } catch (const InputError& e) {
-      const std::string what = e.what();
-      throw InputError("--policy " + names, what.substr(what.find(": ") + 2));
-    }
-  }
+  for (const auto& p : spec.policies) features_at(sc.policy, p, "--policy " + names);  // unknown names list the known
   if (sc.workload.mode != ArrivalMode::Online)
     throw InputError(spec.scenario + ": /workload/mode",
                      "capacity searches the arrival rate of an online scenario; this one is offline "

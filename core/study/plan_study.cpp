@@ -43,17 +43,6 @@ void refuse_split_keys(const std::string& option, const std::string& key) {
     if (key == k) throw InputError(option + " " + key, "plan sets this for each P/D split; it cannot be set or varied");
 }
 
-PolicyFeatures features_of(const PolicySpec& from, const std::string& name) {
-  PolicySpec spec = from;
-  spec.name = name;
-  try {
-    return effective_features(spec);
-  } catch (const InputError& e) {
-    const std::string what = e.what();
-    throw InputError("--policy " + name, what.substr(what.find(": ") + 2));
-  }
-}
-
 // The cluster size, the prices and the capacity objective's own options.
 void check_sizes_and_prices(const PlanStudySpec& a, PlanObjective objective, PlanInputs& in) {
   if (a.ideal && (objective != PlanObjective::Capacity || a.target_aps))
@@ -123,7 +112,7 @@ PlanSetup setup_plan(const PlanStudySpec& a, const PlanInputs& in) {
   const auto grid = analysis::variant_grid(in.axes);
   PlanSetup st;
   st.policy = a.policy.empty() ? base.policy.name : a.policy;
-  features_of(base.policy, st.policy);
+  features_at(base.policy, st.policy, "--policy " + st.policy);
   check_objective(base, in.objective, a.scenario);
   check_runnable(base, a.scenario);  // a --set every split would refuse: exit 2 now, not a failed probe
 
@@ -151,7 +140,7 @@ PlanSetup setup_plan(const PlanStudySpec& a, const PlanInputs& in) {
     vp.outcomes.resize(vp.splits.size());
     const analysis::BandwidthParams bp = analysis::bandwidth_params(sc, /*with_pcie=*/false);
     vp.policy = a.policy.empty() ? sc.policy.name : a.policy;  // --vary policy.name sets it per variant
-    const PolicyFeatures f = features_of(sc.policy, vp.policy);
+    const PolicyFeatures f = features_at(sc.policy, vp.policy, "--policy " + vp.policy);
     vp.dual_path = f.dual_path;
     vp.reads_from_storage = !f.dram_pool && !f.de_resident && !f.bypass_io;
     vp.bandwidth = bp;

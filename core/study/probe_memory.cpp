@@ -56,8 +56,9 @@ double machine_memory_budget() {
 }
 
 ProbeMemory::ProbeMemory(const Scenario& sc, double budget)
-    : budget_(budget > 0 ? budget : machine_memory_budget()) {
-  const Trace trace = load_workload_trace(sc.workload, "");  // the loader resolved workload.file
+    : ProbeMemory(load_workload_trace(sc.workload, ""), budget) {}  // the loader resolved workload.file
+
+ProbeMemory::ProbeMemory(const Trace& trace, double budget) : budget_(budget > 0 ? budget : machine_memory_budget()) {
   double rounds = 0;
   for (const auto& t : trace.trajectories) rounds += static_cast<double>(t.rounds.size());
   trajectories_ = static_cast<double>(trace.trajectories.size());

@@ -13,6 +13,7 @@
 #include <string>
 
 #include "core/config/scenario.hpp"
+#include "core/workload/trace.hpp"
 
 namespace dualpath::study {
 
@@ -24,8 +25,10 @@ double machine_memory_budget();
 
 class ProbeMemory {
  public:
-  // `budget`: bytes a probe may take (0: machine_memory_budget()). Reads the scenario's trace once.
-  ProbeMemory(const Scenario& sc, double budget = 0);
+  // `budget`: bytes a probe may take (0: machine_memory_budget()). From the scenario's trace (read here), or from
+  // one the caller has read already.
+  explicit ProbeMemory(const Scenario& sc, double budget = 0);
+  explicit ProbeMemory(const Trace& trace, double budget = 0);
   // The agents and bytes of a probe at `aps` over `duration` seconds of arrivals (0: one hour's).
   static double agents(double aps, double duration) { return aps * (duration > 0 ? duration : 3600); }
   double bytes(double aps, double duration) const { return agents(aps, duration) * bytes_per_agent_; }

@@ -31,6 +31,19 @@ inline void check_policy(const Scenario& sc, const std::string& scenario_path, c
   }
 }
 
+// The features of policy `name` under the policy settings `from`; an unknown name or a setting it refuses is an
+// InputError located at `where` (the option that named it).
+inline PolicyFeatures features_at(const PolicySpec& from, const std::string& name, const std::string& where) {
+  PolicySpec spec = from;
+  spec.name = name;
+  try {
+    return effective_features(spec);
+  } catch (const InputError& e) {
+    const std::string what = e.what();
+    throw InputError(where, what.substr(what.find(": ") + 2));
+  }
+}
+
 // Every rule `run` applies when it builds the cluster and its agents, checked without simulating: the step profile
 // has the scenario's group sizes, the weights fit, the policy exists and takes the settings, the trace parses and its
 // agents can be made (max_len fits every first round, aps = 0 has arrival times). `check` prints the configuration
@@ -39,8 +52,9 @@ inline void check_runnable(const Scenario& sc, const std::string& scenario_path)
   check_step_profile(sc);
   check_weights_fit(sc);
   check_policy(sc, scenario_path, sc.policy.name, scenario_path + ": /policy/name");
-  ProbeMemory(sc).check_scenario(sc, scenario_path);  // before the agents are made: they may not fit
-  make_agents(load_workload_trace(sc.workload, ""), sc.workload);  // the loader resolved workload.file
+  const Trace trace = load_workload_trace(sc.workload, "");  // the loader resolved workload.file
+  ProbeMemory(trace).check_scenario(sc, scenario_path);      // before the agents are made: they may not fit
+  make_agents(trace, sc.workload);
 }
 
 }  // namespace dualpath::study
