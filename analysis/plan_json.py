@@ -31,8 +31,10 @@ TARGET = dict(COMMON, **{
     "target_aps": "number", "max_nodes": "count",
     "variants": [{"policy": "string", "label?": "string", "nodes": "count|null", "largest_failing_nodes": "count|null",
                   "cost?": COST, "holding_splits?": [{"split": "string", "binds": "string"}],
+                  "undecided_splits?": ["string"], "search?": {"probes": "int", "ruled_out": {}},
                   "decided": [{"nodes": "count", "holds": "boolean", "splits": [
                       {"split": "string", "meets_slo": "boolean", "binds?": "string", "ruled_out?": "string",
+                       "bound?": "string",
                        "probe?": {k + "?": "number|null" for k in (
                            "ttft_window_mean_s", "tpot_mean_s", "storage_read_per_s")}}]}]}],
     "recommendation?": {"variant": "string", "nodes": "count", "tie?": "boolean", "tied_with?": ["string"]}})

@@ -43,6 +43,7 @@ struct PlanArgs {
   std::string shard;  // "I/N": evaluate only this slice of the candidates (cli/shard.hpp)
   SlurmArgs slurm;
   bool no_plot = false;
+  std::string bounds = "on";  // --bounds
 };
 
 void plan(PlanArgs a) {
@@ -83,6 +84,15 @@ void register_plan_command(CLI::App& app) {
                                  "per second within the SLO (--objective capacity)")
                      ->excludes(nodes);
   cmd->add_option("--max-nodes", args->spec.max_nodes, "With --target-aps: the largest cluster searched (default 64)")
+      ->needs(target);
+  cmd->add_flag("--ties", args->spec.ties,
+                "With --target-aps: decide every split of the answer, to name all that hold (default: only when the "
+                "rest fit in one more round of --jobs)")
+      ->needs(target);
+  cmd->add_option("--bounds", args->bounds,
+                  "With --target-aps: on (default) rules out unprobed the splits a bound shows cannot hold the load; "
+                  "off probes every split")
+      ->check(CLI::IsMember({"on", "off"}))
       ->needs(target);
   cmd->add_option("--budget", args->spec.budget,
                   "GPU budget instead of --nodes: as many whole nodes as it makes (per variant's GPUs per node)")
@@ -126,6 +136,7 @@ void register_plan_command(CLI::App& app) {
                   "print the answer as a range with the calibration at each end (docs/calibration.md)");
   cmd->callback([args, resolution] {
     args->spec.resolution_given = resolution->count() > 0;
+    args->spec.bounds = args->bounds == "on";
     plan(*args);
   });
 }

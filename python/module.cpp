@@ -192,7 +192,8 @@ void plan_study(const std::string& scenario, const std::vector<std::string>& ove
                 std::optional<double> resolution, const std::string& slo_ttft, const std::string& slo_tpot,
                 const std::vector<std::string>& vary, std::optional<size_t> max_candidates,
                 const std::string& node_hour_cost, const std::string& gpu_hour_cost, bool ideal,
-                std::optional<double> target_aps, std::optional<int> max_nodes, const std::string& out) {
+                std::optional<double> target_aps, std::optional<int> max_nodes, bool ties, bool bounds,
+                const std::string& out) {
   study::PlanStudySpec spec;
   spec.scenario = scenario, spec.out = out, spec.overlays = overlays, spec.overrides = overrides;
   spec.objective = objective, spec.policy = policy, spec.nodes = nodes, spec.budget = budget, spec.jobs = jobs;
@@ -203,6 +204,7 @@ void plan_study(const std::string& scenario, const std::vector<std::string>& ove
   spec.node_hour_cost = node_hour_cost, spec.gpu_hour_cost = gpu_hour_cost, spec.ideal = ideal;
   spec.target_aps = target_aps;
   if (max_nodes) spec.max_nodes = *max_nodes;
+  spec.ties = ties, spec.bounds = bounds;
   const study::QuietStudy quiet;  // Python's verbs return data
   study::PlanEnd end;
   std::exception_ptr probe_error;
@@ -302,7 +304,7 @@ PYBIND11_MODULE(_dualpath, m) {
         py::arg("objective"), py::arg("policy"), py::arg("nodes"), py::arg("budget"), py::arg("jobs"),
         py::arg("resolution"), py::arg("slo_ttft"), py::arg("slo_tpot"), py::arg("vary"), py::arg("max_candidates"),
         py::arg("node_hour_cost"), py::arg("gpu_hour_cost"), py::arg("ideal"), py::arg("target_aps"),
-        py::arg("max_nodes"), py::arg("out"));
+        py::arg("max_nodes"), py::arg("ties"), py::arg("bounds"), py::arg("out"));
   m.def("analyze_bandwidth_json", &analyze_bandwidth_json, py::arg("topology"), py::arg("decode_topology"),
         py::arg("pds"), py::arg("basic"));
   m.def("analyze_cost_json", &analyze_cost_json, py::arg("model"), py::arg("topology"), py::arg("calibration"),

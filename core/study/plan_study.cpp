@@ -364,6 +364,7 @@ PlanEnd run_plan_study(const PlanStudySpec& a, const PlanInputs& in, PlanSetup& 
     t.ttft_only = in.base.workload.stop == StopMode::SloTtft;
     t.slots = jobs;
     t.varied = !in.axes.empty();
+    t.ties = a.ties, t.bounds = a.bounds;
     t.prices = in.prices;
     t.identity = st.identity;
     t.runner = &runner;

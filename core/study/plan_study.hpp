@@ -44,6 +44,8 @@ struct PlanStudySpec {
   bool ideal = false;                         // the Oracle's capacity and the §4.2 read bound beside the best split
   std::optional<double> target_aps;           // the inverse question
   int max_nodes = 64;                         // its search's largest cluster
+  bool ties = false;                          // its answer's every split decided (core/study/plan_target.hpp)
+  bool bounds = true;                         // its bounds rule splits out unprobed
 };
 
 struct PlanInputs {

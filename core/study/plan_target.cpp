@@ -1,6 +1,7 @@
 #include "core/study/plan_target.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <iomanip>
@@ -8,6 +9,7 @@
 #include <map>
 #include <sstream>
 
+#include "core/study/plan_bounds.hpp"
 #include "core/study/study_streams.hpp"
 #include "core/study/probe.hpp"
 #include "core/study/probe_runner.hpp"
@@ -27,7 +29,9 @@ struct SplitProbe {
   analysis::PdSplit split;
   std::string dir;  // the split's folder
   std::optional<Probe> probe;
-  std::string ruled_out;  // why it cannot hold the load, unprobed (its storage NICs read too little); "" = probed
+  std::string ruled_out;  // why it cannot hold the load, unprobed; "" = probed or undecided
+  std::string bound;      // the bound that ruled it out ("storage reads", "prefill compute", "measured reads")
+  bool decided() const { return probe || !ruled_out.empty(); }
 };
 
 // One node count's verdict: the splits probed, in order.
@@ -37,13 +41,18 @@ struct Decision {
   std::vector<SplitProbe> splits;
 };
 
-// The feasible splits of `nodes`, those that read the most through their storage NICs first (the §4.2 read rate of
-// the policy's paths), ties to the most even split: the likeliest to hold the load are probed first.
-std::vector<analysis::PdSplit> ordered_splits(const Scenario& sc, const VariantPlan& vp, int nodes) {
+// The feasible splits of `nodes`, the likeliest to hold the load first. Where the closed-form bounds are in force
+// (core/study/plan_bounds.hpp), a split they leave is one whose storage NICs and prefill GPUs can carry the load
+// (within the margin), and what can still fail it is the decode side, which a lopsided split starves: the most even
+// first. Otherwise those that read the most through their storage NICs first (the §4.2 read rate of the policy's
+// paths), ties to the most even split.
+std::vector<analysis::PdSplit> ordered_splits(const Scenario& sc, const VariantPlan& vp, bool bounded, int nodes) {
   std::vector<analysis::PdSplit> out;
   for (const auto& s : analysis::enumerate_splits(sc, nodes))
     if (s.feasible) out.push_back(s);
-  auto rate = [&](const analysis::PdSplit& s) { return analysis::max_read_rate_snics(vp.bandwidth, s.P, s.D, vp.dual_path); };
+  auto rate = [&](const analysis::PdSplit& s) {
+    return bounded ? 0.0 : analysis::max_read_rate_snics(vp.bandwidth, s.P, s.D, vp.dual_path);
+  };
   std::stable_sort(out.begin(), out.end(), [&](const auto& a, const auto& b) {
     const double ra = rate(a), rb = rate(b);
     if (ra != rb) return ra > rb;
@@ -55,15 +64,28 @@ std::vector<analysis::PdSplit> ordered_splits(const Scenario& sc, const VariantP
 class VariantTarget {
  public:
   VariantTarget(const TargetPlanSpec& spec, const VariantPlan& vp, const Scenario& sc)
-      : spec_(spec), vp_(vp), sc_(sc), base_(spec.out + "/target" + (spec.varied ? vp.folder.substr(vp.folder.rfind('/')) : "")) {}
+      : spec_(spec), vp_(vp), sc_(sc), base_(spec.out + "/target" + (spec.varied ? vp.folder.substr(vp.folder.rfind('/')) : "")),
+        demand_model_(agent_demand(sc)) {
+    std::ostringstream m;
+    m << std::setprecision(4) << "plan: " << label() << "the bounds, from the trace: an agent reads "
+      << demand_model_.read_bytes / 1e9 << " GB of hits from storage (cv " << demand_model_.read_cv << ")";
+    if (demand_model_.no_compute_bound.empty())
+      m << " and takes " << demand_model_.prefill_gpu_s << " prefill GPU-seconds (cv " << demand_model_.prefill_cv << ")";
+    else
+      m << "; no prefill compute bound: " << demand_model_.no_compute_bound;
+    if (!spec_.bounds) m << " (--bounds off: none rules a split out)";
+    else if (spec_.ttft_only) m << " (the TTFT-only reading: a probe may hold before its load is steady, so they rule "
+                                   "nothing out)";
+    study_log() << m.str() << "\n";
+  }
 
   // Probes the splits of `nodes` in order, --jobs at a time, until one meets the SLO at the target (`all`: every
   // split, to name the ties at the answer). False when a probe failed to run.
   bool decide(int nodes, bool all, Decision& d) {
     d.nodes = nodes;
     if (d.splits.empty())
-      for (const auto& s : ordered_splits(sc_, vp_, nodes))
-        d.splits.push_back({s, base_ + "/nodes=" + std::to_string(nodes) + "/" + split_name(s), std::nullopt, ""});
+      for (const auto& s : ordered_splits(sc_, vp_, spec_.bounds && !spec_.ttft_only, nodes))
+        d.splits.push_back({s, base_ + "/nodes=" + std::to_string(nodes) + "/" + split_name(s), std::nullopt, "", ""});
     const unsigned slots = std::max(1u, spec_.slots);
     rule_out(d);
     // Rounds of the next --jobs undecided splits, the same rounds whether a probe is run or found finished (a rerun
@@ -71,7 +93,7 @@ class VariantTarget {
     for (size_t next = 0; next < d.splits.size() && (all || !d.holds);) {
       std::vector<size_t> round;
       for (; next < d.splits.size() && round.size() < slots; ++next)
-        if (!d.splits[next].probe && d.splits[next].ruled_out.empty()) round.push_back(next);
+        if (!d.splits[next].decided()) round.push_back(next);
       std::vector<ProbeTask> jobs;
       std::vector<size_t> pending;
       for (const size_t k : round) {
@@ -79,6 +101,7 @@ class VariantTarget {
         const std::string dir = probe_dir(sp.dir, vp_.policy, spec_.target_aps);
         if ((sp.probe = finished_probe(dir, spec_.target_aps, spec_.tpot))) {  // an earlier run of this plan's
           demand_ = std::max(demand_, sp.probe->storage_read_per_s);
+          ++reused_;
           continue;
         }
         const ProbeRun r{spec_.scenario, spec_.overlays, split_overrides(spec_.overrides, vp_, sp.split),
@@ -98,6 +121,7 @@ class VariantTarget {
           return;
         }
         sp.probe = read_probe(dir, spec_.target_aps, spec_.tpot);
+        ++run_;
         demand_ = std::max(demand_, sp.probe->storage_read_per_s);
         study_log() << "plan: " << label() << split_name(sp.split) << " at " << aps_text(spec_.target_aps) << " APS "
                   << verdict(*sp.probe, spec_.ttft, spec_.tpot) << "\n";
@@ -111,7 +135,14 @@ class VariantTarget {
 
   // The whole search; false when a probe failed to run.
   bool search() {
-    analysis::NodeCountSearch s(2, spec_.max_nodes);
+    const int floor = bound_floor();
+    analysis::NodeCountSearch s(2, spec_.max_nodes, floor);
+    if (floor > 2) {  // the count below the floor, every split ruled out: the bracket's failing end when it holds
+      const int below = std::min(floor, spec_.max_nodes + 1) - 1;
+      if (!decide(below, false, decisions_[below])) return false;
+      study_log() << "plan: " << label() << below << " nodes do not hold " << aps_text(spec_.target_aps)
+                  << " APS (no split passes the bounds, nor does any of a smaller cluster)\n";
+    }
     while (const auto n = s.next()) {
       Decision& d = decisions_[*n];
       if (!decide(*n, false, d)) return false;
@@ -121,7 +152,13 @@ class VariantTarget {
     }
     answer_ = s.answer();
     below_ = s.largest_failing();
-    return !answer_ || decide(*answer_, true, decisions_[*answer_]);
+    if (!answer_) return true;
+    // The ties at the answer: every split decided when asked (--ties), or when the rest fit in one more round.
+    Decision& d = decisions_[*answer_];
+    size_t undecided = 0;
+    for (const auto& sp : d.splits) undecided += sp.decided() ? 0 : 1;
+    if (!spec_.ties && undecided > std::max(1u, spec_.slots)) return true;
+    return decide(*answer_, true, d);
   }
 
   std::optional<int> answer() const { return answer_; }
@@ -161,6 +198,13 @@ class VariantTarget {
         v["holding_splits"].push_back({{"split", split_name(h[i]->split)}, {"binds", h[i]->probe->binds}});
       }
       study_out() << ")";
+      std::vector<std::string> open;
+      for (const auto& sp : decisions_.at(*answer_).splits)
+        if (!sp.decided()) open.push_back(split_name(sp.split));
+      if (!open.empty()) {
+        study_out() << "; " << open.size() << " more of its splits not decided (--ties probes them)";
+        v["undecided_splits"] = open;
+      }
       if (below_) study_out() << "; " << *below_ << " nodes do not (no split holds it)";
       else study_out() << "; the smallest cluster, 2 nodes";
       study_out() << "\n";
@@ -178,14 +222,15 @@ class VariantTarget {
                 << " APS (raise --max-nodes)\n";
     }
     study_out() << "nodes  verdict       splits probed at " << aps_text(spec_.target_aps)
-              << " APS (+ meets, - misses, * every agent finished first: a lower bound, ! ruled out by the read bound)\n";
+              << " APS (+ meets, - misses, * every agent finished first: a lower bound, ! ruled out by a bound)\n";
     for (const auto& [n, d] : decisions_) {
       study_out() << std::left << std::setw(7) << n << std::setw(14) << (d.holds ? "holds" : "does not hold");
       nlohmann::json dj = {{"nodes", n}, {"holds", d.holds}, {"splits", nlohmann::json::array()}};
       for (const auto& sp : d.splits) {
         if (!sp.ruled_out.empty()) {
           study_out() << " " << split_name(sp.split) << "!";
-          dj["splits"].push_back({{"split", split_name(sp.split)}, {"meets_slo", false}, {"ruled_out", sp.ruled_out}});
+          dj["splits"].push_back({{"split", split_name(sp.split)}, {"meets_slo", false}, {"ruled_out", sp.ruled_out},
+                                  {"bound", sp.bound}});
           continue;
         }
         if (!sp.probe) continue;
@@ -197,22 +242,60 @@ class VariantTarget {
       study_out() << "\n";
       v["decided"].push_back(dj);
     }
+    // Where the search went: the probes that decided it and the splits each bound ruled out unprobed.
+    int probes = 0, ruled = 0;
+    for (const auto& [n, d] : decisions_)
+      for (const auto& sp : d.splits) probes += sp.probe ? 1 : 0;
+    nlohmann::json by = nlohmann::json::object();
+    for (const auto& [bound, k] : ruled_) by[bound] = k, ruled += k;
+    v["search"] = {{"probes", probes}, {"ruled_out", by}};
+    study_out() << "search: " << probes << " probes, " << ruled << " splits ruled out unprobed";
+    for (auto it = ruled_.begin(); it != ruled_.end(); ++it)
+      study_out() << (it == ruled_.begin() ? " (" : ", ") << it->first << " " << it->second;
+    study_out() << (ruled_.empty() ? "" : ")") << "\n";
     return v;
   }
+  int probes_run() const { return run_; }
+  int probes_reused() const { return reused_; }
 
  private:
   std::string label() const { return spec_.varied ? vp_.variant.label + " " : std::string(); }
 
-  // The §4.2 read bound, put to work: at the target every probe read from storage at some rate, and none can read
-  // faster than the load demands (a probe still ramping up, or saturated, or cut short reads less), so the highest
-  // rate measured is at most the demand. A split whose storage NICs together read less than that cannot keep up
-  // with the load: it is ruled out unprobed. Only for a policy whose every hit comes through storage NICs (a DRAM
-  // pool or an HBM-resident pull serves hits past them). Sound for a sustained load; a probe of such a split could
-  // still pass as a transient or a lower bound, which the bound reads as what it is, too little.
-  void rule_out(Decision& d) const {
-    if (!vp_.reads_from_storage || demand_ <= 0) return;
+  // The smallest count some feasible split of which the closed-form bounds leave room for (2 with --bounds off or
+  // under the TTFT-only reading; max_nodes + 1 when none up to it): every count below it fails unprobed.
+  int bound_floor() const {
+    if (!spec_.bounds || spec_.ttft_only) return 2;
+    for (int n = 2; n <= spec_.max_nodes; ++n)
+      for (const auto& s : analysis::enumerate_splits(sc_, n)) {
+        if (!s.feasible) continue;
+        bool out = false;
+        for (const auto& b : split_bounds(vp_, sc_, demand_model_, s, spec_.target_aps)) out = out || b.rules_out();
+        if (!out) return n;
+      }
+    return spec_.max_nodes + 1;
+  }
+
+  // Rules out the undecided splits of `d` that cannot hold the target, unprobed (none with --bounds off):
+  // - the closed-form bounds (core/study/plan_bounds.hpp: the trace's storage reads and prefill compute per agent),
+  //   each a steady-state argument, so only where a probe must reach a steady state to hold (workload.stop = slo;
+  //   under the TTFT-only reading a probe may hold as a lower bound or a transient before its load is stationary);
+  // - the §4.2 read bound, measured: at the target every probe read from storage at some rate, and none can read
+  //   faster than the load demands (a probe still ramping up, or saturated, or cut short reads less), so the highest
+  //   rate measured is at most the demand. A split whose storage NICs together read less than that cannot keep up
+  //   with the load. Only for a policy whose every hit comes through storage NICs (a DRAM pool or an HBM-resident
+  //   pull serves hits past them). Sound for a sustained load; a probe of such a split could still pass as a
+  //   transient or a lower bound, which the bound reads as what it is, too little.
+  void rule_out(Decision& d) {
+    if (!spec_.bounds) return;
     for (auto& sp : d.splits) {
-      if (sp.probe || !sp.ruled_out.empty()) continue;
+      if (sp.decided()) continue;
+      if (!spec_.ttft_only)
+        for (const auto& b : split_bounds(vp_, sc_, demand_model_, sp.split, spec_.target_aps))
+          if (b.rules_out()) {
+            rule(sp, b.name, b.why);
+            break;
+          }
+      if (sp.decided() || !vp_.reads_from_storage || demand_ <= 0) continue;
       const double snics = sp.split.P + (vp_.dual_path ? sp.split.D : 0);
       // Each side's SNICs at their own line rate (mixed hardware: the decode nodes' may be faster).
       const double can = sp.split.P * vp_.bandwidth.pe().snic() + (vp_.dual_path ? sp.split.D * vp_.bandwidth.de().snic() : 0);
@@ -220,16 +303,25 @@ class VariantTarget {
       std::ostringstream why;
       why << "its " << snics << " storage NICs read at most " << std::setprecision(4) << can / 1e9
           << " GB/s, less than the " << demand_ / 1e9 << " GB/s a probe read at this rate";
-      sp.ruled_out = why.str();
-      study_log() << "plan: " << label() << split_name(sp.split) << " ruled out: " << sp.ruled_out << "\n";
+      rule(sp, "measured reads", why.str());
     }
   }
+  void rule(SplitProbe& sp, const std::string& bound, const std::string& why) {
+    sp.ruled_out = why, sp.bound = bound;
+    ++ruled_[bound];
+    study_log() << "plan: " << label() << split_name(sp.split) << " ruled out by the " << bound
+                << " bound: " << sp.ruled_out << "\n";
+  }
+
   const TargetPlanSpec& spec_;
   const VariantPlan& vp_;
   const Scenario& sc_;
   std::string base_;
   std::map<int, Decision> decisions_;
   double demand_ = 0;  // the highest storage read rate a probe at the target measured, bytes/s
+  AgentDemand demand_model_;  // what an agent asks of the cluster, from the trace (the closed-form bounds)
+  std::map<std::string, int> ruled_;  // splits ruled out, by bound
+  int run_ = 0, reused_ = 0;          // probes run now, and found finished by an earlier run
   std::optional<int> answer_, below_;
 };
 
@@ -251,10 +343,18 @@ void check_target_question(double target_aps, int max_nodes, bool capacity_objec
 
 bool run_target_plan(const TargetPlanSpec& spec, const std::vector<VariantPlan>& plans,
                      const std::vector<Scenario>& scenarios) {
+  const auto t0 = std::chrono::steady_clock::now();
   std::vector<VariantTarget> targets;
   for (size_t i = 0; i < plans.size(); ++i) targets.emplace_back(spec, plans[i], scenarios[i]);
   for (auto& t : targets)
     if (!t.search()) return false;
+  // The wall time goes to the log only: plan.json and the answer on stdout are the same for the same question.
+  int run = 0, reused = 0;
+  for (const auto& t : targets) run += t.probes_run(), reused += t.probes_reused();
+  study_log() << "plan: searched in " << std::fixed << std::setprecision(1)
+              << std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() << " s wall: " << run
+              << " probes run, " << reused << " found finished in the folder\n"
+              << std::defaultfloat;
   nlohmann::json out = {{"identity", spec.identity}, {"objective", "capacity"}, {"target_aps", spec.target_aps},
                         {"max_nodes", spec.max_nodes}, {"variants", nlohmann::json::array()}};
   if (spec.prices.priced()) out["cost_basis"] = cost_basis_json(spec.prices);

@@ -1,10 +1,11 @@
 // `dualpath plan --target-aps X` (docs/capacity.md, "The inverse question"): per variant (e.g. per policy), the
 // fewest nodes and the P/D splits of them that hold X agents per second within the SLO, with the bracket (the count
-// below fails: every split of it was probed and missed) and what binds. The node counts are searched by
-// core/analysis/node_count_search.hpp; a count is decided by probes at exactly X (`dualpath run` children with the
-// stop rule, core/study/probe.hpp, run by a ProbeRunner), its splits in the order of their §4.2 read rate, --jobs at a time, stopping at
-// the first that holds; at the answer every split is probed, so ties are named. Probes go to
-// DIR/target[/<variant>]/nodes=<N>/<split>/probes/<policy>/aps=<X>/, published when finished, so a rerun reuses
+// below fails: every split was probed and missed, or a bound ruled it out) and what binds. The closed-form bounds
+// (core/study/plan_bounds.hpp) rule splits out unprobed and give the node-count search its floor
+// (core/analysis/node_count_search.hpp); a count is decided by probes at exactly X (`dualpath run` children with the
+// stop rule, core/study/probe.hpp, run by a ProbeRunner), --jobs at a time, stopping at the first round with a split
+// that holds; at the answer the other splits are probed when they fit in one more round, or with --ties. Probes go
+// to DIR/target[/<variant>]/nodes=<N>/<split>/probes/<policy>/aps=<X>/, published when finished, so a rerun reuses
 // them.
 #pragma once
 
@@ -29,6 +30,9 @@ struct TargetPlanSpec {
   bool ttft_only = false;        // the scenario's workload.stop is slo-ttft
   unsigned slots = 1;            // probes at once
   bool varied = false;
+  // At the answer, every split decided to name the ties (--ties); otherwise only when the rest fit in one round.
+  bool ties = false;
+  bool bounds = true;  // rule splits out unprobed by the bounds (--bounds off: every split probed)
   analysis::Prices prices;
   nlohmann::json identity;
   ProbeRunner* runner = nullptr;  // runs the probes (the command line's children, or threads of this process)

@@ -132,12 +132,13 @@ def _optional_number(value, what):
 
 def plan(scenario, nodes=None, budget=None, objective="jct", policy=None, vary=None, resolution=None, slo_ttft=None,
          slo_tpot=None, jobs=None, max_candidates=None, node_hour_cost=None, gpu_hour_cost=None, target_aps=None,
-         max_nodes=None, ideal=False, out=None):
+         max_nodes=None, ideal=False, ties=False, bounds=True, out=None):
     """The best P/D split of `dualpath plan` (docs/capacity.md): returns plan.json as a dict (its "splits" and its
     "recommendation"; with a price, each one's "cost"), the same bytes the command line writes. The runs go on
     threads of this process (native engine), so `policy` may name a policy registered from Python. vary: {key:
     [values]} as --vary KEY=V1,V2. target_aps asks the inverse question (objective "capacity"): the fewest nodes
-    holding that load, per variant. A price is one number or, per topology name, {"hopper-8gpu-80g": 98.32,
+    holding that load, per variant; ties=True decides every split of its answer (to name all that hold), bounds=False
+    probes every split (no split ruled out by a bound). A price is one number or, per topology name, {"hopper-8gpu-80g": 98.32,
     "h20-8gpu-96g": 40}. ideal (capacity plans): each variant's best split also carries "ideal" (the Oracle's
     capacity and the §4.2 read bound)."""
     def price(v, what):
@@ -167,8 +168,12 @@ def plan(scenario, nodes=None, budget=None, objective="jct", policy=None, vary=N
     resolution, target_aps = _optional_number(resolution, "resolution"), _optional_number(target_aps, "target_aps")
     if sum(v is not None for v in (nodes, budget, target_aps)) > 1:
         raise InputError("nodes / budget / target_aps: give one of them")
-    if max_nodes is not None and target_aps is None:
-        raise InputError("max_nodes: needs target_aps")
+    for name, value, default in (("max_nodes", max_nodes, None), ("ties", ties, False), ("bounds", bounds, True)):
+        if value is not default and value != default and target_aps is None:
+            raise InputError(f"{name}: needs target_aps")
+    for name, value in (("ties", ties), ("bounds", bounds)):
+        if not isinstance(value, bool):
+            raise InputError(f"{name}: expected True or False, found {value!r}")
     if not isinstance(vary, (dict, type(None))):
         raise InputError(f"vary: expected {{key: [values]}}, found {vary!r}")
     varies = [f"{key}=" + ",".join(_value_text(v) for v in values) for key, values in (vary or {}).items()]
@@ -182,7 +187,7 @@ def plan(scenario, nodes=None, budget=None, objective="jct", policy=None, vary=N
                                  "" if slo_ttft is None else _duration_text(slo_ttft, "slo_ttft"),
                                  "" if slo_tpot is None else _duration_text(slo_tpot, "slo_tpot"), varies,
                                  max_candidates, node_hour_cost, gpu_hour_cost, bool(ideal), target_aps, max_nodes,
-                                 folder)
+                                 ties, bounds, folder)
             with open(os.path.join(folder, "plan.json")) as f:
                 return json.load(f)
         return _in_folder(out, "dualpath-plan-", body)

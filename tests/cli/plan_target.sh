@@ -73,6 +73,9 @@ bad "a target on a JCT plan" "--target-aps: the fewest nodes for a load is a cap
 bad "a target of 0" "--target-aps 0: expected agents per second in [0.001, 1000000]" --target-aps 0 "${online[@]}" --out "$tmp/b2"
 bad "a target and --nodes" "excludes" --target-aps 2 --nodes 4 "${online[@]}" --out "$tmp/b3"
 bad "--max-nodes alone" "requires --target-aps" --nodes 4 --max-nodes 8 "${online[@]}" --out "$tmp/b4"
+bad "--ties alone" "requires --target-aps" --nodes 4 --ties "${online[@]}" --out "$tmp/b9"
+bad "--bounds alone" "requires --target-aps" --nodes 4 --bounds off "${online[@]}" --out "$tmp/b10"
+bad "--bounds maybe" "--bounds: maybe not in {on,off}" --target-aps 2 --bounds maybe "${online[@]}" --out "$tmp/b11"
 bad "--max-nodes 1" "--max-nodes 1: expected 2 to 100000 nodes" --target-aps 2 --max-nodes 1 "${online[@]}" --out "$tmp/b5"
 bad "a target with a resolution" "--resolution: the inverse question probes every split at the target rate" \
   --target-aps 2 --resolution 0.05 "${online[@]}" --out "$tmp/b7"

@@ -122,6 +122,11 @@ def test_plan_bad_values_are_refused(path):
                             ({"nodes": 3, "objective": "speed"}, "objective: expected"),
                             ({"nodes": 3, "budget": 16}, "give one of them"),
                             ({"nodes": 3, "max_nodes": 4}, "max_nodes: needs target_aps"),
+                            ({"nodes": 3, "ties": True}, "ties: needs target_aps"),
+                            ({"nodes": 3, "bounds": False}, "bounds: needs target_aps"),
+                            ({"target_aps": 1, "objective": "capacity", "ties": 1}, "ties: expected True or False"),
+                            ({"target_aps": 1, "objective": "capacity", "bounds": "off"},
+                             "bounds: expected True or False"),
                             ({"nodes": 3, "node_hour_cost": ""}, "node_hour_cost: expected a price"),
                             ({"nodes": 1}, "--nodes 1: expected 2"),
                             ({}, "expected the cluster size")):
