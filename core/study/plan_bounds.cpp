@@ -55,10 +55,14 @@ AgentDemand agent_demand(const Scenario& sc) {
   std::vector<double> reads, prefill;
   for (Agent& a : agents) {
     shared = shared || !a.shares.empty() || a.hashed;
-    a.id = 0;  // replayed alone: hits from other agents' content are not counted (fewer reads: the safe side)
-    const ZeroServiceReuse r = zero_service_reuse({a}, sc.policy.block_tokens);
+    // Replayed alone (hits from other agents' content are not counted) and with only each prompt's blocks
+    // persisted: the simulator issues a round as soon as the last one's pause ends, possibly before that round's
+    // decode blocks are written, so its hits may miss them. Fewer reads than any run makes: the safe side.
+    a.id = 0;
+    const ZeroServiceReuse r = zero_service_reuse({a}, sc.policy.block_tokens, /*persist_generation=*/false);
     reads.push_back(r.hit_tokens * sc.model.kv_bytes_per_token());
-    // Each round's fresh tokens attend over its hit; the solo replay's hit is each round's persisted prefix.
+    // Each round's fresh tokens attend over its hit, here the most a round can hit (its whole context persisted, the
+    // generation too): the fewest fresh tokens, the safe side for a compute bound.
     double gpu_s = 0;
     int64_t context = 0;
     const auto bt = static_cast<int64_t>(sc.policy.block_tokens);
@@ -83,7 +87,7 @@ AgentDemand agent_demand(const Scenario& sc) {
 }
 
 std::vector<SplitBound> split_bounds(const VariantPlan& vp, const Scenario& sc, const AgentDemand& d,
-                                     const analysis::PdSplit& s, double aps) {
+                                     const analysis::PdSplit& s, double aps, bool explain) {
   std::vector<SplitBound> out;
   if (vp.reads_from_storage && d.read_bytes > 0) {
     SplitBound b;
@@ -94,7 +98,8 @@ std::vector<SplitBound> split_bounds(const VariantPlan& vp, const Scenario& sc, 
     b.need = aps * d.read_bytes;
     b.margin = bound_margin(aps, d.read_cv);
     std::ostringstream why;
-    why << std::setprecision(4) << "its " << snics << " storage NICs read at most " << gb(b.can) << ", less than the "
+    if (explain)
+      why << std::setprecision(4) << "its " << snics << " storage NICs read at most " << gb(b.can) << ", less than the "
         << gb(b.need) << " an agent's hits take at this rate (" << d.read_bytes / 1e9 << " GB each) beyond a "
         << 100 * b.margin << "% margin";
     b.why = why.str();
@@ -108,7 +113,8 @@ std::vector<SplitBound> split_bounds(const VariantPlan& vp, const Scenario& sc, 
     b.need = aps * d.prefill_gpu_s;
     b.margin = bound_margin(aps, d.prefill_cv);
     std::ostringstream why;
-    why << std::setprecision(4) << "its " << gpus << " prefill GPUs compute at most " << b.can
+    if (explain)
+      why << std::setprecision(4) << "its " << gpus << " prefill GPUs compute at most " << b.can
         << " GPU-seconds a second, less than the " << b.need << " an agent's fresh tokens take at this rate ("
         << d.prefill_gpu_s << " s each at a full batch) beyond a " << 100 * b.margin << "% margin";
     b.why = why.str();

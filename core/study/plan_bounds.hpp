@@ -51,8 +51,9 @@ struct SplitBound {
 };
 
 // The bounds of `s` at `aps` for a variant (its policy's read paths and its links), its scenario `sc` and demand `d`.
+// `explain` false leaves each bound's `why` empty (the node-count floor weighs every split of every count).
 std::vector<SplitBound> split_bounds(const VariantPlan& vp, const Scenario& sc, const AgentDemand& d,
-                                     const analysis::PdSplit& s, double aps);
+                                     const analysis::PdSplit& s, double aps, bool explain = true);
 
 // The margin of a demand of per-agent coefficient of variation `cv` at `aps` (above).
 double bound_margin(double aps, double cv);

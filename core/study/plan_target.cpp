@@ -41,8 +41,8 @@ struct Decision {
   std::vector<SplitProbe> splits;
 };
 
-// The feasible splits of `nodes`, the likeliest to hold the load first. Where the closed-form bounds are in force
-// (core/study/plan_bounds.hpp), a split they leave is one whose storage NICs and prefill GPUs can carry the load
+// The feasible splits of `nodes`, the likeliest to hold the load first. Where the closed-form storage-reads bound
+// is in force (core/study/plan_bounds.hpp), a split it leaves is one whose storage NICs can carry the load's reads
 // (within the margin), and what can still fail it is the decode side, which a lopsided split starves: the most even
 // first. Otherwise those that read the most through their storage NICs first (the §4.2 read rate of the policy's
 // paths), ties to the most even split.
@@ -84,7 +84,7 @@ class VariantTarget {
   bool decide(int nodes, bool all, Decision& d) {
     d.nodes = nodes;
     if (d.splits.empty())
-      for (const auto& s : ordered_splits(sc_, vp_, spec_.bounds && !spec_.ttft_only, nodes))
+      for (const auto& s : ordered_splits(sc_, vp_, read_bound_in_force(), nodes))
         d.splits.push_back({s, base_ + "/nodes=" + std::to_string(nodes) + "/" + split_name(s), std::nullopt, "", ""});
     const unsigned slots = std::max(1u, spec_.slots);
     rule_out(d);
@@ -261,6 +261,12 @@ class VariantTarget {
  private:
   std::string label() const { return spec_.varied ? vp_.variant.label + " " : std::string(); }
 
+  // The closed-form storage-reads bound rules splits out here (core/study/plan_bounds.hpp): every split it leaves
+  // can carry the load's reads, and the splits go most even first.
+  bool read_bound_in_force() const {
+    return spec_.bounds && !spec_.ttft_only && vp_.reads_from_storage && demand_model_.read_bytes > 0;
+  }
+
   // The smallest count some feasible split of which the closed-form bounds leave room for (2 with --bounds off or
   // under the TTFT-only reading; max_nodes + 1 when none up to it): every count below it fails unprobed.
   int bound_floor() const {
@@ -269,7 +275,8 @@ class VariantTarget {
       for (const auto& s : analysis::enumerate_splits(sc_, n)) {
         if (!s.feasible) continue;
         bool out = false;
-        for (const auto& b : split_bounds(vp_, sc_, demand_model_, s, spec_.target_aps)) out = out || b.rules_out();
+        for (const auto& b : split_bounds(vp_, sc_, demand_model_, s, spec_.target_aps, /*explain=*/false))
+          out = out || b.rules_out();
         if (!out) return n;
       }
     return spec_.max_nodes + 1;
@@ -351,10 +358,11 @@ bool run_target_plan(const TargetPlanSpec& spec, const std::vector<VariantPlan>&
   // The wall time goes to the log only: plan.json and the answer on stdout are the same for the same question.
   int run = 0, reused = 0;
   for (const auto& t : targets) run += t.probes_run(), reused += t.probes_reused();
-  study_log() << "plan: searched in " << std::fixed << std::setprecision(1)
-              << std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() << " s wall: " << run
-              << " probes run, " << reused << " found finished in the folder\n"
-              << std::defaultfloat;
+  std::ostringstream took;
+  took << std::fixed << std::setprecision(1)
+       << std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  study_log() << "plan: searched in " << took.str() << " s wall: " << run << " probes run, " << reused
+              << " found finished in the folder\n";
   nlohmann::json out = {{"identity", spec.identity}, {"objective", "capacity"}, {"target_aps", spec.target_aps},
                         {"max_nodes", spec.max_nodes}, {"variants", nlohmann::json::array()}};
   if (spec.prices.priced()) out["cost_basis"] = cost_basis_json(spec.prices);

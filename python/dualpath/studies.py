@@ -132,7 +132,7 @@ def _optional_number(value, what):
 
 def plan(scenario, nodes=None, budget=None, objective="jct", policy=None, vary=None, resolution=None, slo_ttft=None,
          slo_tpot=None, jobs=None, max_candidates=None, node_hour_cost=None, gpu_hour_cost=None, target_aps=None,
-         max_nodes=None, ideal=False, ties=False, bounds=True, out=None):
+         max_nodes=None, ideal=False, out=None, ties=False, bounds=True):
     """The best P/D split of `dualpath plan` (docs/capacity.md): returns plan.json as a dict (its "splits" and its
     "recommendation"; with a price, each one's "cost"), the same bytes the command line writes. The runs go on
     threads of this process (native engine), so `policy` may name a policy registered from Python. vary: {key:
