@@ -48,9 +48,16 @@ void LinkLog::add(Link& l, TrafficClass cls, double start, double end, double by
 
 void LinkLog::storage(int node, bool read, double start, double end, double bytes) {
   Link& l = links_.at(static_cast<size_t>(2 * node + (read ? 0 : 1)));
-  // Paced FIFO: the operation's own bytes moved during the last bytes / rate seconds before it completed.
+  // Paced FIFO (SnicPacer): an operation's bytes leave at the link's rate once it is issued and the operation
+  // before it has left, so they are placed there, not before the completion: a completion the event loop delivers
+  // late would otherwise overlap the next operation's bytes and show the link above its rate. An operation that
+  // completed before that place could end (completions out of order) keeps the last bytes / rate seconds before
+  // its completion.
   const double busy = l.info.bandwidth > 0 ? bytes / l.info.bandwidth : 0;
-  add(l, TrafficClass::Kv, std::max(start, end - busy), end, bytes);
+  double from = std::max(start, l.paced_until), to = from + busy;
+  if (to > end) from = std::max(start, end - busy), to = end;
+  l.paced_until = std::max(l.paced_until, to);
+  add(l, TrafficClass::Kv, from, to, bytes);
 }
 
 void LinkLog::transfer(int src, int dst, TrafficClass cls, double start, double end, double bytes) {

@@ -28,6 +28,7 @@ class LinkLog {
   struct Link {
     LinkInfo info;
     std::vector<double> model, kv;  // bytes per window
+    double paced_until = 0;         // storage links: where the last operation's bytes end (LinkLog::storage)
   };
   void add(Link& l, TrafficClass cls, double start, double end, double bytes);
   int nodes_;
