@@ -86,6 +86,10 @@ AgentDemand agent_demand(const Scenario& sc) {
   return d;
 }
 
+double snic_line_rate(const VariantPlan& vp, const analysis::PdSplit& s) {
+  return s.P * vp.bandwidth.pe().snic() + (vp.dual_path ? s.D * vp.bandwidth.de().snic() : 0);
+}
+
 std::vector<SplitBound> split_bounds(const VariantPlan& vp, const Scenario& sc, const AgentDemand& d,
                                      const analysis::PdSplit& s, double aps, bool explain) {
   std::vector<SplitBound> out;
@@ -93,8 +97,7 @@ std::vector<SplitBound> split_bounds(const VariantPlan& vp, const Scenario& sc, 
     SplitBound b;
     b.name = "storage reads";
     const int snics = s.P + (vp.dual_path ? s.D : 0);
-    // Each side's storage NICs at their own line rate (mixed hardware), as much as the storage client reads of it.
-    b.can = (s.P * vp.bandwidth.pe().snic() + (vp.dual_path ? s.D * vp.bandwidth.de().snic() : 0)) * vp.read_efficiency;
+    b.can = snic_line_rate(vp, s) * vp.read_efficiency;  // as much as the storage client reads of the line rate
     b.need = aps * d.read_bytes;
     b.margin = bound_margin(aps, d.read_cv);
     std::ostringstream why;

@@ -55,6 +55,10 @@ struct SplitBound {
 std::vector<SplitBound> split_bounds(const VariantPlan& vp, const Scenario& sc, const AgentDemand& d,
                                      const analysis::PdSplit& s, double aps, bool explain = true);
 
+// What a split's storage NICs can read at line rate, bytes/s: the prefill nodes' (and, for a policy that reads on
+// both paths, the decode nodes'), each side at its own NICs' rate (mixed hardware).
+double snic_line_rate(const VariantPlan& vp, const analysis::PdSplit& s);
+
 // The margin of a demand of per-agent coefficient of variation `cv` at `aps` (above).
 double bound_margin(double aps, double cv);
 

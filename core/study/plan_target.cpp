@@ -244,15 +244,17 @@ class VariantTarget {
     }
     // Where the search went: the probes that decided it and the splits each bound ruled out unprobed.
     int probes = 0, ruled = 0;
+    std::map<std::string, int> by_bound;
     for (const auto& [n, d] : decisions_)
-      for (const auto& sp : d.splits) probes += sp.probe ? 1 : 0;
-    nlohmann::json by = nlohmann::json::object();
-    for (const auto& [bound, k] : ruled_) by[bound] = k, ruled += k;
-    v["search"] = {{"probes", probes}, {"ruled_out", by}};
+      for (const auto& sp : d.splits) {
+        probes += sp.probe ? 1 : 0;
+        if (!sp.bound.empty()) ++by_bound[sp.bound], ++ruled;
+      }
+    v["search"] = {{"probes", probes}, {"ruled_out", by_bound.empty() ? nlohmann::json::object() : nlohmann::json(by_bound)}};
     study_out() << "search: " << probes << " probes, " << ruled << " splits ruled out unprobed";
-    for (auto it = ruled_.begin(); it != ruled_.end(); ++it)
-      study_out() << (it == ruled_.begin() ? " (" : ", ") << it->first << " " << it->second;
-    study_out() << (ruled_.empty() ? "" : ")") << "\n";
+    for (auto it = by_bound.begin(); it != by_bound.end(); ++it)
+      study_out() << (it == by_bound.begin() ? " (" : ", ") << it->first << " " << it->second;
+    study_out() << (by_bound.empty() ? "" : ")") << "\n";
     return v;
   }
   int probes_run() const { return run_; }
@@ -263,14 +265,14 @@ class VariantTarget {
 
   // The closed-form storage-reads bound rules splits out here (core/study/plan_bounds.hpp): every split it leaves
   // can carry the load's reads, and the splits go most even first.
-  bool read_bound_in_force() const {
-    return spec_.bounds && !spec_.ttft_only && vp_.reads_from_storage && demand_model_.read_bytes > 0;
-  }
+  bool read_bound_in_force() const { return closed_form_in_force() && vp_.reads_from_storage && demand_model_.read_bytes > 0; }
+  // The closed-form bounds rule splits out: unless --bounds off, and only where a probe must reach a steady state.
+  bool closed_form_in_force() const { return spec_.bounds && !spec_.ttft_only; }
 
   // The smallest count some feasible split of which the closed-form bounds leave room for (2 with --bounds off or
   // under the TTFT-only reading; max_nodes + 1 when none up to it): every count below it fails unprobed.
   int bound_floor() const {
-    if (!spec_.bounds || spec_.ttft_only) return 2;
+    if (!closed_form_in_force()) return 2;
     for (int n = 2; n <= spec_.max_nodes; ++n)
       for (const auto& s : analysis::enumerate_splits(sc_, n)) {
         if (!s.feasible) continue;
@@ -296,7 +298,7 @@ class VariantTarget {
     if (!spec_.bounds) return;
     for (auto& sp : d.splits) {
       if (sp.decided()) continue;
-      if (!spec_.ttft_only)
+      if (closed_form_in_force())
         for (const auto& b : split_bounds(vp_, sc_, demand_model_, sp.split, spec_.target_aps))
           if (b.rules_out()) {
             rule(sp, b.name, b.why);
@@ -304,8 +306,7 @@ class VariantTarget {
           }
       if (sp.decided() || !vp_.reads_from_storage || demand_ <= 0) continue;
       const double snics = sp.split.P + (vp_.dual_path ? sp.split.D : 0);
-      // Each side's SNICs at their own line rate (mixed hardware: the decode nodes' may be faster).
-      const double can = sp.split.P * vp_.bandwidth.pe().snic() + (vp_.dual_path ? sp.split.D * vp_.bandwidth.de().snic() : 0);
+      const double can = snic_line_rate(vp_, sp.split);
       if (can >= demand_) continue;
       std::ostringstream why;
       why << "its " << snics << " storage NICs read at most " << std::setprecision(4) << can / 1e9
@@ -313,9 +314,8 @@ class VariantTarget {
       rule(sp, "measured reads", why.str());
     }
   }
-  void rule(SplitProbe& sp, const std::string& bound, const std::string& why) {
+  void rule(SplitProbe& sp, const std::string& bound, const std::string& why) const {
     sp.ruled_out = why, sp.bound = bound;
-    ++ruled_[bound];
     study_log() << "plan: " << label() << split_name(sp.split) << " ruled out by the " << bound
                 << " bound: " << sp.ruled_out << "\n";
   }
@@ -327,7 +327,6 @@ class VariantTarget {
   std::map<int, Decision> decisions_;
   double demand_ = 0;  // the highest storage read rate a probe at the target measured, bytes/s
   AgentDemand demand_model_;  // what an agent asks of the cluster, from the trace (the closed-form bounds)
-  std::map<std::string, int> ruled_;  // splits ruled out, by bound
   int run_ = 0, reused_ = 0;          // probes run now, and found finished by an earlier run
   std::optional<int> answer_, below_;
 };
